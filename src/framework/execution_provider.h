@@ -1,0 +1,99 @@
+// The execution-provider interface: what an EP can run (GetCapability), where its memory lives
+// (allocators), how to move data in and out (data transfer), and its kernels.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/allocator.h"
+#include "framework/data_transfer.h"
+#include "framework/kernel_registry.h"
+
+namespace prism {
+
+class GraphViewer;
+class Graph;
+
+using ProviderOptions = std::map<std::string, std::string>;
+
+// A group of nodes an EP compiles into one fused kernel.
+struct MetaDef {
+  std::string name;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+// One claim of GetCapability: a single node with a registered kernel (meta_def null), or
+// several nodes fused into one kernel the EP compiles (meta_def set).
+struct ComputeCapability {
+  std::vector<NodeIndex> nodes;
+  std::unique_ptr<MetaDef> meta_def;
+};
+
+// A node an EP looked at and did not take, and why (shown in the partition report).
+struct DeclinedNode {
+  NodeIndex node = 0;
+  std::string reason;
+};
+
+// Kernel lookup handed to GetCapability: the EP's registry plus the reason for a miss.
+class KernelLookup {
+ public:
+  explicit KernelLookup(const KernelRegistry* registry) : registry_(registry) {}
+  const KernelCreateInfo* Find(const Node& node, std::string* reason) const;
+
+ private:
+  const KernelRegistry* registry_;
+};
+
+class IExecutionProvider {
+ public:
+  explicit IExecutionProvider(std::string type) : type_(std::move(type)) {}
+  virtual ~IExecutionProvider() = default;
+
+  // onnxruntime's spelling, e.g. "CPUExecutionProvider".
+  const std::string& Type() const { return type_; }
+
+  // Default: every node of the viewer that has a kernel in lookup; the rest are declined with
+  // the lookup's reason.
+  virtual std::vector<ComputeCapability> GetCapability(const GraphViewer& graph,
+                                                       const KernelLookup& lookup,
+                                                       std::vector<DeclinedNode>* declined) const;
+
+  virtual std::shared_ptr<KernelRegistry> GetKernelRegistry() const = 0;
+  // Default memory (kDefault) and the host memory it uses for CPU inputs/outputs.
+  virtual AllocatorPtr GetAllocator(MemType mem_type) const;
+  // Copies between this EP's memory and the host; nullptr for CPU-memory EPs.
+  virtual std::shared_ptr<IDataTransfer> GetDataTransfer() const { return nullptr; }
+  virtual ProviderOptions GetProviderOptions() const { return {}; }
+  // Compiles a fused capability into one kernel; EPs that never fuse keep the default (throws).
+  virtual std::unique_ptr<OpKernel> Compile(const MetaDef& meta_def, const GraphViewer& nodes,
+                                            const OpKernelInfo& info) const;
+
+ private:
+  std::string type_;
+};
+
+// Creates providers of one kind. Plugins export
+//   extern "C" prism::IExecutionProviderFactory* PrismCreateProviderFactory();
+class IExecutionProviderFactory {
+ public:
+  virtual ~IExecutionProviderFactory() = default;
+  virtual std::string Name() const = 0;  // "CUDAExecutionProvider"
+  // Whether the device this EP needs is present; *why says what is missing.
+  virtual bool IsAvailable(std::string* why) const = 0;
+  // Whether get_available_providers() lists it (the test EP hides itself).
+  virtual bool IsListed() const { return true; }
+  virtual std::unique_ptr<IExecutionProvider> Create(const ProviderOptions& options) const = 0;
+};
+
+constexpr const char* kCpuExecutionProvider = "CPUExecutionProvider";
+
+}  // namespace prism
+
+extern "C" {
+using PrismCreateProviderFactoryFn = prism::IExecutionProviderFactory* (*)();
+}

@@ -1,0 +1,59 @@
+#include "framework/kernel_def.h"
+
+#include "common/status.h"
+
+namespace prism {
+
+std::string KernelDef::VersionRange() const {
+  if (end_version == INT_MAX) return MakeString(since_version, "+");
+  if (end_version == since_version) return std::to_string(since_version);
+  return MakeString(since_version, "-", end_version);
+}
+
+KernelDefBuilder::KernelDefBuilder(std::string op_type) { def_.op_type = std::move(op_type); }
+
+KernelDefBuilder& KernelDefBuilder::Domain(std::string domain) {
+  def_.domain = std::move(domain);
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::Versions(int since, int end) {
+  def_.since_version = since;
+  def_.end_version = end;
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::Constraint(std::string name, std::vector<ElementType> allowed,
+                                               std::vector<int> inputs, std::vector<int> outputs) {
+  TypeConstraint constraint;
+  constraint.name = std::move(name);
+  constraint.allowed = std::move(allowed);
+  constraint.inputs = std::move(inputs);
+  constraint.outputs = std::move(outputs);
+  def_.constraints.push_back(std::move(constraint));
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::AlsoSequence() {
+  PRISM_ENFORCE(!def_.constraints.empty(), kFail, "AlsoSequence before any Constraint");
+  def_.constraints.back().allow_sequence = true;
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::AlsoOptional() {
+  PRISM_ENFORCE(!def_.constraints.empty(), kFail, "AlsoOptional before any Constraint");
+  def_.constraints.back().allow_optional = true;
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::CpuInput(int index) {
+  def_.cpu_inputs.insert(index);
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::CpuOutput(int index) {
+  def_.cpu_outputs.insert(index);
+  return *this;
+}
+
+}  // namespace prism

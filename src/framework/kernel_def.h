@@ -1,0 +1,56 @@
+// What a kernel handles: op, domain, opset range, element types, and where its inputs and
+// outputs must live.
+#pragma once
+
+#include <climits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/element_type.h"
+
+namespace prism {
+
+// Input index meaning "this and every later input" (variadic inputs such as Concat's).
+constexpr int kVariadicFrom(int first) { return -1 - first; }
+
+struct TypeConstraint {
+  std::string name;                   // the ONNX spec's name: "T", "T1", ...
+  std::vector<ElementType> allowed;   // element types (of tensors, or of sequence elements)
+  std::vector<int> inputs;            // bound input indices (kVariadicFrom(i) for i..end)
+  std::vector<int> outputs;           // bound output indices
+  bool allow_tensor = true;
+  bool allow_sequence = false;        // seq(tensor(T)) also matches
+  bool allow_optional = false;        // optional(...) also matches
+};
+
+struct KernelDef {
+  std::string op_type;
+  std::string domain;  // "" is ai.onnx
+  int since_version = 1;
+  int end_version = INT_MAX;  // inclusive
+  std::vector<TypeConstraint> constraints;
+  std::set<int> cpu_inputs;   // inputs that must be in CPU memory even on a device EP
+  std::set<int> cpu_outputs;  // outputs produced in CPU memory
+  std::string VersionRange() const;  // "7-12", "14+"
+};
+
+class KernelDefBuilder {
+ public:
+  explicit KernelDefBuilder(std::string op_type);
+  KernelDefBuilder& Domain(std::string domain);
+  KernelDefBuilder& Versions(int since, int end = INT_MAX);
+  KernelDefBuilder& Constraint(std::string name, std::vector<ElementType> allowed,
+                               std::vector<int> inputs, std::vector<int> outputs = {});
+  // Lets the last added constraint match sequences and/or optionals too.
+  KernelDefBuilder& AlsoSequence();
+  KernelDefBuilder& AlsoOptional();
+  KernelDefBuilder& CpuInput(int index);
+  KernelDefBuilder& CpuOutput(int index);
+  KernelDef Build() const { return def_; }
+
+ private:
+  KernelDef def_;
+};
+
+}  // namespace prism

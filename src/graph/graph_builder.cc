@@ -1,0 +1,322 @@
+#include "graph/graph_builder.h"
+
+#include <algorithm>
+#include <deque>
+
+#include <onnx/onnx_pb.h>
+
+#include "graph/model.h"
+
+namespace prism {
+namespace {
+
+ElementType CheckedElementType(int32_t value, const std::string& what) {
+  PRISM_ENFORCE(IsKnownElementType(value), kInvalidGraph, what, " has unknown element type ", value);
+  return static_cast<ElementType>(value);
+}
+
+std::optional<SymbolicShape> ShapeFromProto(const onnx::TypeProto& proto) {
+  if (!proto.has_tensor_type() || !proto.tensor_type().has_shape()) return std::nullopt;
+  SymbolicShape shape;
+  for (const auto& d : proto.tensor_type().shape().dim()) {
+    Dim dim;
+    if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
+    else if (d.has_dim_param()) dim.param = d.dim_param();
+    shape.dims.push_back(dim);
+  }
+  return shape;
+}
+
+}  // namespace
+
+ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& what) {
+  ValueType type;
+  if (proto.has_tensor_type()) {
+    type.kind = TypeKind::kTensor;
+    if (proto.tensor_type().elem_type() != 0)
+      type.elem = CheckedElementType(proto.tensor_type().elem_type(), what);
+  } else if (proto.has_sparse_tensor_type()) {
+    type.kind = TypeKind::kSparseTensor;
+    if (proto.sparse_tensor_type().elem_type() != 0)
+      type.elem = CheckedElementType(proto.sparse_tensor_type().elem_type(), what);
+  } else if (proto.has_sequence_type()) {
+    type.kind = TypeKind::kSequence;
+    if (proto.sequence_type().has_elem_type()) {
+      const ValueType inner = ValueTypeFromProto(proto.sequence_type().elem_type(), what);
+      type.elem = inner.elem;
+    }
+  } else if (proto.has_optional_type()) {
+    type.kind = TypeKind::kOptional;
+    if (proto.optional_type().has_elem_type()) {
+      const ValueType inner = ValueTypeFromProto(proto.optional_type().elem_type(), what);
+      type.inner = inner.kind;
+      type.elem = inner.elem;
+    }
+  } else if (proto.has_map_type()) {
+    type.kind = TypeKind::kMap;
+  }
+  return type;
+}
+
+NodeArg* GraphBuilder::GetOrCreateArg(Graph& graph, const std::string& name) {
+  auto& slot = graph.node_args_[name];
+  if (!slot) {
+    slot = std::make_unique<NodeArg>();
+    slot->name = name;
+  }
+  return slot.get();
+}
+
+// A local value, or one from an enclosing graph (recorded as outer scope).
+NodeArg* GraphBuilder::Resolve(Graph& graph, const std::string& name, bool* outer) {
+  *outer = false;
+  auto it = graph.node_args_.find(name);
+  if (it != graph.node_args_.end()) return it->second.get();
+  for (const Graph* g = graph.parent_; g != nullptr; g = g->parent_) {
+    auto found = g->node_args_.find(name);
+    if (found != g->node_args_.end()) {
+      *outer = true;
+      return found->second.get();
+    }
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const Graph* parent,
+                                           const std::string& path) {
+  auto graph = std::make_unique<Graph>();
+  graph->name_ = proto.name();
+  graph->model_ = &model_;
+  graph->parent_ = parent;
+  PRISM_ENFORCE(graph->Depth() <= kMaxSubgraphDepth, kInvalidGraph, "graph ", path,
+                " is nested deeper than ", kMaxSubgraphDepth, " levels");
+
+  // Initializers first: a graph input of the same name makes it overridable.
+  for (const auto& init : proto.initializer()) {
+    const std::string what = MakeString("initializer '", init.name(), "' of graph ", path);
+    PRISM_ENFORCE(!init.name().empty(), kInvalidGraph, "graph ", path, " has an unnamed initializer");
+    PRISM_ENFORCE(graph->initializers_.count(init.name()) == 0, kInvalidGraph, "graph ", path,
+                  " has two initializers named '", init.name(), "'");
+    Tensor tensor = TensorFromProto(init, policy_, what);
+    NodeArg* arg = GetOrCreateArg(*graph, init.name());
+    arg->type = ValueType::Tensor(tensor.Type());
+    SymbolicShape shape;
+    for (int64_t d : tensor.Shape().Dims()) shape.dims.push_back(Dim{d, ""});
+    arg->shape = shape;
+    graph->initializers_.emplace(init.name(), std::move(tensor));
+  }
+  PRISM_ENFORCE(proto.sparse_initializer_size() == 0, kNotImplemented, "graph ", path,
+                " has sparse initializers, which are not supported yet");
+
+  std::unordered_set<std::string> input_names;
+  for (const auto& input : proto.input()) {
+    PRISM_ENFORCE(!input.name().empty(), kInvalidGraph, "graph ", path, " has an unnamed input");
+    PRISM_ENFORCE(input_names.insert(input.name()).second, kInvalidGraph, "graph ", path,
+                  " declares input '", input.name(), "' twice");
+    NodeArg* arg = GetOrCreateArg(*graph, input.name());
+    const ValueType declared =
+        ValueTypeFromProto(input.type(), MakeString("input '", input.name(), "' of graph ", path));
+    const bool is_initializer = graph->initializers_.count(input.name()) > 0;
+    if (is_initializer) {
+      PRISM_ENFORCE(declared.kind == TypeKind::kUnknown || declared.elem == ElementType::kUndefined ||
+                        declared == arg->type,
+                    kInvalidGraph, "graph ", path, " input '", input.name(), "' is declared ",
+                    declared.ToString(), " but its initializer is ", arg->type.ToString());
+      graph->overridable_.push_back(arg);
+    } else {
+      arg->type = declared;
+      arg->shape = ShapeFromProto(input.type());
+      graph->required_inputs_.push_back(arg);
+    }
+    graph->inputs_.push_back(arg);
+  }
+
+  // Register every node output before resolving inputs: models need not be sorted, and
+  // subgraphs may read any value of this graph.
+  for (int n = 0; n < proto.node_size(); ++n) {
+    for (const std::string& name : proto.node(n).output()) {
+      if (name.empty()) continue;
+      PRISM_ENFORCE(graph->node_args_.count(name) == 0, kInvalidGraph, "graph ", path, ": value '",
+                    name, "' is produced by node '", proto.node(n).name(),
+                    "' but is already a graph input, initializer or another node's output");
+      GetOrCreateArg(*graph, name);
+      graph->producers_[name] = static_cast<NodeIndex>(n);
+    }
+  }
+  for (int n = 0; n < proto.node_size(); ++n)
+    AddNode(*graph, proto.node(n), static_cast<size_t>(n), path);
+
+  for (const auto& info : proto.value_info()) {
+    auto it = graph->node_args_.find(info.name());
+    if (it == graph->node_args_.end()) continue;
+    NodeArg* arg = it->second.get();
+    if (arg->type.kind == TypeKind::kUnknown)
+      arg->type = ValueTypeFromProto(info.type(), MakeString("value_info '", info.name(), "'"));
+    if (!arg->shape) arg->shape = ShapeFromProto(info.type());
+  }
+
+  for (const auto& output : proto.output()) {
+    bool outer = false;
+    NodeArg* arg = Resolve(*graph, output.name(), &outer);
+    PRISM_ENFORCE(arg != nullptr, kInvalidGraph, "graph ", path, " output '", output.name(),
+                  "' is not produced by any node, graph input or initializer");
+    if (outer &&
+        std::find(graph->outer_scope_values_.begin(), graph->outer_scope_values_.end(),
+                  output.name()) == graph->outer_scope_values_.end())
+      graph->outer_scope_values_.push_back(output.name());
+    const ValueType declared = ValueTypeFromProto(
+        output.type(), MakeString("output '", output.name(), "' of graph ", path));
+    if (arg->type.kind == TypeKind::kUnknown) arg->type = declared;
+    if (!outer && !arg->shape) arg->shape = ShapeFromProto(output.type());
+    graph->outputs_.push_back(arg);
+  }
+
+  TopologicalSort(*graph, path);
+  return graph;
+}
+
+void GraphBuilder::AddNode(Graph& graph, const onnx::NodeProto& proto, size_t index,
+                           const std::string& path) {
+  auto node = std::make_unique<Node>();
+  node->index_ = index;
+  node->name_ = proto.name();
+  node->op_type_ = proto.op_type();
+  node->domain_ = CanonicalDomain(proto.domain());
+  node->graph_ = &graph;
+  PRISM_ENFORCE(!proto.op_type().empty(), kInvalidGraph, "graph ", path, ": node ", index,
+                " ('", proto.name(), "') has no op_type");
+  if (node->name_.empty()) node->name_ = MakeString(proto.op_type(), "_", index);
+  auto opset = model_.OpsetImports().find(node->domain_);
+  PRISM_ENFORCE(opset != model_.OpsetImports().end(), kInvalidGraph, node->Describe(), " in graph ",
+                path, " uses domain '", proto.domain(),
+                "', which the model does not import (no opset_import entry)");
+  node->opset_version_ = opset->second;
+
+  for (const std::string& name : proto.input()) {
+    if (name.empty()) {
+      node->inputs_.push_back(nullptr);
+      continue;
+    }
+    bool outer = false;
+    NodeArg* arg = Resolve(graph, name, &outer);
+    PRISM_ENFORCE(arg != nullptr, kInvalidGraph, node->Describe(), " in graph ", path, ": input '",
+                  name, "' is not produced by any node, graph input, initializer or outer scope");
+    if (outer &&
+        std::find(graph.outer_scope_values_.begin(), graph.outer_scope_values_.end(), name) ==
+            graph.outer_scope_values_.end())
+      graph.outer_scope_values_.push_back(name);
+    node->inputs_.push_back(arg);
+    graph.consumers_[name].push_back(index);
+  }
+  for (const std::string& name : proto.output())
+    node->outputs_.push_back(name.empty() ? nullptr : graph.node_args_.at(name).get());
+
+  for (const auto& attribute : proto.attribute()) ConvertAttribute(graph, *node, attribute, path);
+
+  // Values the subgraphs read from this graph or above become implicit inputs.
+  for (const Graph* sub : node->Subgraphs()) {
+    for (const std::string& name : sub->OuterScopeValues()) {
+      bool outer = false;
+      NodeArg* arg = Resolve(graph, name, &outer);
+      PRISM_ENFORCE(arg != nullptr, kInvalidGraph, node->Describe(), ": subgraph reads '", name,
+                    "', which no enclosing graph defines");
+      if (std::find(node->implicit_inputs_.begin(), node->implicit_inputs_.end(), arg) ==
+          node->implicit_inputs_.end()) {
+        node->implicit_inputs_.push_back(arg);
+        graph.consumers_[name].push_back(index);
+      }
+      if (outer && std::find(graph.outer_scope_values_.begin(), graph.outer_scope_values_.end(),
+                             name) == graph.outer_scope_values_.end())
+        graph.outer_scope_values_.push_back(name);
+    }
+  }
+  graph.nodes_.push_back(std::move(node));
+}
+
+void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::AttributeProto& proto,
+                                    const std::string& path) {
+  Attribute attribute;
+  attribute.name = proto.name();
+  const std::string what = MakeString(node.Describe(), " attribute '", proto.name(), "'");
+  PRISM_ENFORCE(!proto.name().empty(), kInvalidGraph, node.Describe(), " has an unnamed attribute");
+  PRISM_ENFORCE(node.attributes_.count(proto.name()) == 0, kInvalidGraph, node.Describe(),
+                " has attribute '", proto.name(), "' twice");
+  PRISM_ENFORCE(proto.ref_attr_name().empty(), kInvalidGraph, what,
+                " refers to a function attribute outside a function");
+  attribute.type = static_cast<AttributeType>(proto.type());
+  switch (proto.type()) {
+    case onnx::AttributeProto::FLOAT: attribute.f = proto.f(); break;
+    case onnx::AttributeProto::INT: attribute.i = proto.i(); break;
+    case onnx::AttributeProto::STRING: attribute.s = proto.s(); break;
+    case onnx::AttributeProto::FLOATS:
+      attribute.floats.assign(proto.floats().begin(), proto.floats().end());
+      break;
+    case onnx::AttributeProto::INTS:
+      attribute.ints.assign(proto.ints().begin(), proto.ints().end());
+      break;
+    case onnx::AttributeProto::STRINGS:
+      attribute.strings.assign(proto.strings().begin(), proto.strings().end());
+      break;
+    case onnx::AttributeProto::TENSOR:
+      attribute.tensor = std::make_shared<Tensor>(TensorFromProto(proto.t(), policy_, what));
+      break;
+    case onnx::AttributeProto::GRAPH:
+      attribute.graphs.push_back(
+          Build(proto.g(), &graph, MakeString(path, "/", node.Name(), ":", proto.name())));
+      break;
+    case onnx::AttributeProto::GRAPHS:
+      for (int i = 0; i < proto.graphs_size(); ++i)
+        attribute.graphs.push_back(Build(proto.graphs(i), &graph,
+                                         MakeString(path, "/", node.Name(), ":", proto.name(), i)));
+      break;
+    case onnx::AttributeProto::SPARSE_TENSOR:
+    case onnx::AttributeProto::TENSORS:
+    case onnx::AttributeProto::SPARSE_TENSORS:
+    case onnx::AttributeProto::TYPE_PROTO:
+    case onnx::AttributeProto::TYPE_PROTOS:
+      break;  // kept by type only; kernels that need them report NOT_IMPLEMENTED
+    default:
+      PRISM_THROW(kInvalidGraph, what, " has no valid type (", proto.type(), ")");
+  }
+  node.attributes_.emplace(proto.name(), std::move(attribute));
+}
+
+void GraphBuilder::TopologicalSort(Graph& graph, const std::string& path) {
+  const size_t count = graph.nodes_.size();
+  std::vector<size_t> pending(count, 0);
+  std::vector<std::vector<NodeIndex>> dependents(count);
+  for (const auto& node : graph.nodes_) {
+    auto add_edge = [&](const NodeArg* arg) {
+      if (arg == nullptr) return;
+      auto it = graph.producers_.find(arg->name);
+      if (it == graph.producers_.end()) return;
+      // Only edges within this graph order it; outer values are ready before it runs.
+      if (graph.node_args_.count(arg->name) == 0 ||
+          graph.node_args_.at(arg->name).get() != arg)
+        return;
+      dependents[it->second].push_back(node->index_);
+      ++pending[node->index_];
+    };
+    for (const NodeArg* arg : node->inputs_) add_edge(arg);
+    for (const NodeArg* arg : node->implicit_inputs_) add_edge(arg);
+  }
+  std::deque<NodeIndex> ready;
+  for (size_t i = 0; i < count; ++i)
+    if (pending[i] == 0) ready.push_back(i);
+  graph.topological_order_.clear();
+  while (!ready.empty()) {
+    const NodeIndex index = ready.front();
+    ready.pop_front();
+    graph.topological_order_.push_back(index);
+    for (NodeIndex next : dependents[index])
+      if (--pending[next] == 0) ready.push_back(next);
+  }
+  if (graph.topological_order_.size() != count) {
+    std::string stuck;
+    for (size_t i = 0; i < count && stuck.size() < 200; ++i)
+      if (pending[i] > 0) stuck += MakeString(stuck.empty() ? "" : ", ", "'", graph.nodes_[i]->name_, "'");
+    PRISM_THROW(kInvalidGraph, "graph ", path, " has a cycle through nodes ", stuck);
+  }
+}
+
+}  // namespace prism

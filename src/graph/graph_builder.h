@@ -1,0 +1,45 @@
+// Builds Graph IR from GraphProto, validating as it goes (internal to the graph layer).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "graph/graph.h"
+#include "graph/tensor_proto.h"
+
+namespace onnx {
+class GraphProto;
+class TypeProto;
+class NodeProto;
+class AttributeProto;
+}  // namespace onnx
+
+namespace prism {
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const Model& model, const ExternalDataPolicy& policy)
+      : model_(model), policy_(policy) {}
+
+  // parent is null for the main graph; path names the graph in errors ("main", "If 'x'/then_branch").
+  std::unique_ptr<Graph> Build(const onnx::GraphProto& proto, const Graph* parent,
+                               const std::string& path);
+  // Fills in the element types of node outputs (recursively into subgraphs).
+  static void InferTypes(Graph& graph);
+
+ private:
+  NodeArg* GetOrCreateArg(Graph& graph, const std::string& name);
+  NodeArg* Resolve(Graph& graph, const std::string& name, bool* outer);
+  void AddNode(Graph& graph, const onnx::NodeProto& proto, size_t index, const std::string& path);
+  void ConvertAttribute(Graph& graph, Node& node, const onnx::AttributeProto& proto,
+                        const std::string& path);
+  void TopologicalSort(Graph& graph, const std::string& path);
+
+  const Model& model_;
+  const ExternalDataPolicy& policy_;
+};
+
+ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& what);
+
+}  // namespace prism

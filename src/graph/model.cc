@@ -1,0 +1,102 @@
+#include "graph/model.h"
+
+#include <fstream>
+#include <limits>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+
+#include "graph/graph_builder.h"
+
+namespace prism {
+
+std::string CanonicalDomain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+class ModelLoader {
+ public:
+  static std::shared_ptr<const Model> Load(const void* data, size_t size,
+                                           const std::string& directory) {
+    PRISM_ENFORCE(size <= static_cast<size_t>(std::numeric_limits<int>::max()), kInvalidProtobuf,
+                  "model of ", size, " bytes exceeds protobuf's 2 GiB limit; use external data");
+    onnx::ModelProto proto;
+    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data),
+                                                  static_cast<int>(size));
+    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    stream.SetRecursionLimit(200);
+    PRISM_ENFORCE(proto.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage(),
+                  kInvalidProtobuf, "failed to parse the model: not a valid ONNX ModelProto");
+    PRISM_ENFORCE(proto.has_graph(), kInvalidGraph, "the model has no graph");
+
+    auto model = std::make_shared<Model>();
+    model->ir_version_ = proto.ir_version();
+    PRISM_ENFORCE(model->ir_version_ >= 3 && model->ir_version_ <= kMaxIrVersion, kInvalidGraph,
+                  "unsupported IR version ", model->ir_version_, " (supported: 3 to ",
+                  kMaxIrVersion, ")");
+    model->directory_ = directory;
+    for (const auto& opset : proto.opset_import()) {
+      const std::string domain = CanonicalDomain(opset.domain());
+      PRISM_ENFORCE(model->opsets_.count(domain) == 0, kInvalidGraph, "opset for domain '",
+                    opset.domain(), "' is imported twice");
+      const int64_t version = opset.version();
+      PRISM_ENFORCE(version >= 1 && version <= std::numeric_limits<int>::max(), kInvalidGraph,
+                    "invalid opset version ", version, " for domain '", opset.domain(), "'");
+      if (domain.empty())
+        PRISM_ENFORCE(version <= kMaxOnnxOpset, kInvalidGraph, "the model imports ai.onnx opset ",
+                      version, "; Prism supports opsets up to ", kMaxOnnxOpset);
+      if (domain == "ai.onnx.ml")
+        PRISM_ENFORCE(version <= kMaxOnnxMlOpset, kInvalidGraph,
+                      "the model imports ai.onnx.ml opset ", version,
+                      "; Prism supports opsets up to ", kMaxOnnxMlOpset);
+      model->opsets_[domain] = static_cast<int>(version);
+    }
+    PRISM_ENFORCE(model->opsets_.count("") > 0 || proto.graph().node_size() == 0, kInvalidGraph,
+                  "the model has no ai.onnx opset_import");
+    PRISM_ENFORCE(proto.functions_size() == 0, kNotImplemented,
+                  "the model defines local functions (", proto.functions(0).name(),
+                  "), which are not supported yet");
+
+    ModelMetadata& meta = model->metadata_;
+    meta.producer_name = proto.producer_name();
+    meta.producer_version = proto.producer_version();
+    meta.domain = proto.domain();
+    meta.description = proto.doc_string();
+    meta.version = proto.model_version();
+    meta.graph_name = proto.graph().name();
+    meta.graph_description = proto.graph().doc_string();
+    for (const auto& entry : proto.metadata_props()) meta.custom_metadata[entry.key()] = entry.value();
+
+    ExternalDataPolicy policy{directory};
+    GraphBuilder builder(*model, policy);
+    model->main_graph_ = builder.Build(proto.graph(), nullptr, "main");
+    PRISM_ENFORCE(model->main_graph_->OuterScopeValues().empty(), kInvalidGraph,
+                  "the main graph reads '", model->main_graph_->OuterScopeValues().empty()
+                                                ? std::string()
+                                                : model->main_graph_->OuterScopeValues()[0],
+                  "', which nothing defines");
+    GraphBuilder::InferTypes(*model->main_graph_);
+    return model;
+  }
+};
+
+std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  PRISM_ENFORCE(file.is_open(), kNoSuchFile, "cannot open model file '", path, "'");
+  const std::streamsize size = file.tellg();
+  PRISM_ENFORCE(size >= 0, kNoSuchFile, "cannot read model file '", path, "'");
+  file.seekg(0);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  PRISM_ENFORCE(file.read(bytes.data(), size) || size == 0, kNoSuchFile, "cannot read model file '",
+                path, "'");
+  const size_t slash = path.find_last_of('/');
+  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  return ModelLoader::Load(bytes.data(), bytes.size(), directory);
+}
+
+std::shared_ptr<const Model> Model::LoadFromBytes(const void* data, size_t size,
+                                                  const std::string& model_directory) {
+  return ModelLoader::Load(data, size, model_directory);
+}
+
+}  // namespace prism

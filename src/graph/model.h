@@ -1,0 +1,59 @@
+// A loaded ONNX model: opset imports, metadata and the main graph.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "graph/graph.h"
+
+namespace prism {
+
+struct ModelMetadata {
+  std::string producer_name;
+  std::string producer_version;
+  std::string domain;
+  std::string description;  // the model's doc_string
+  std::string graph_name;
+  std::string graph_description;
+  int64_t version = 0;
+  std::map<std::string, std::string> custom_metadata;
+};
+
+// Newest opset of each domain whose models Prism accepts.
+constexpr int kMaxOnnxOpset = 28;
+constexpr int kMaxOnnxMlOpset = 5;
+constexpr int64_t kMaxIrVersion = 12;
+constexpr int kMaxSubgraphDepth = 32;
+
+class Model {
+ public:
+  // Both throw Exception with INVALID_PROTOBUF / INVALID_GRAPH / NO_SUCHFILE / ... and a message
+  // naming the offending node, value or tensor.
+  static std::shared_ptr<const Model> LoadFromFile(const std::string& path);
+  // model_directory anchors external data; empty refuses external data.
+  static std::shared_ptr<const Model> LoadFromBytes(const void* data, size_t size,
+                                                    const std::string& model_directory = "");
+
+  const Graph& MainGraph() const { return *main_graph_; }
+  int64_t IrVersion() const { return ir_version_; }
+  // Domain ("" for ai.onnx) to imported opset version.
+  const std::map<std::string, int>& OpsetImports() const { return opsets_; }
+  const ModelMetadata& Metadata() const { return metadata_; }
+  const std::string& Directory() const { return directory_; }
+
+ private:
+  friend class GraphBuilder;
+  friend class ModelLoader;
+  int64_t ir_version_ = 0;
+  std::map<std::string, int> opsets_;
+  ModelMetadata metadata_;
+  std::string directory_;
+  std::unique_ptr<Graph> main_graph_;
+};
+
+// "" for "ai.onnx" and "", the domain otherwise.
+std::string CanonicalDomain(const std::string& domain);
+
+}  // namespace prism

@@ -1,0 +1,55 @@
+// The executable form of a (sub)graph: kernel and copy steps in order, value slots with their
+// memory spaces, and the slots each step releases after running.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/execution_provider.h"
+#include "graph/graph.h"
+
+namespace prism {
+
+struct ExecutionStep {
+  enum class Kind { kKernel, kCopy };
+  Kind kind = Kind::kKernel;
+
+  // Kernel steps.
+  const Node* node = nullptr;
+  const IExecutionProvider* provider = nullptr;
+  std::unique_ptr<OpKernel> kernel;
+  std::vector<int> inputs;           // slot per node input, -1 when omitted
+  std::vector<int> outputs;          // slot per node output, -1 when omitted
+  std::vector<AllocatorPtr> output_allocators;
+  AllocatorPtr temp_allocator;
+
+  // Copy steps.
+  int copy_source = -1;
+  int copy_target = -1;
+  AllocatorPtr copy_allocator;
+
+  std::vector<int> release_after;  // slots whose last reader is this step
+};
+
+struct GraphPlan {
+  const Graph* graph = nullptr;
+  std::string path;  // "main", "main/if_0:then_branch"
+  std::vector<std::string> slot_names;
+  std::vector<MemoryInfo> slot_memory;
+  std::unordered_map<std::string, int> slot_of;  // value name -> slot holding it where produced
+  std::vector<int> input_slots;                 // graph inputs (incl. overridable), in order
+  std::vector<std::pair<int, const Tensor*>> constant_slots;  // initializers preloaded per run
+  std::vector<std::pair<std::string, int>> outer_slots;       // read from the enclosing frame
+  std::vector<int> output_slots;
+  std::vector<ExecutionStep> steps;
+  std::vector<bool> keep;  // slots never released (graph outputs)
+  // Plans of the subgraphs of this graph's nodes.
+  std::map<const Graph*, std::unique_ptr<GraphPlan>> subgraphs;
+
+  int AddSlot(const std::string& name, const MemoryInfo& memory);
+};
+
+}  // namespace prism

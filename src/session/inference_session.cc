@@ -1,0 +1,204 @@
+#include "session/inference_session.h"
+
+#include <unordered_map>
+
+#include "common/logging.h"
+#include "session/executor.h"
+#include "session/session_state.h"
+
+namespace prism {
+namespace {
+
+ValueInfo MakeValueInfo(const NodeArg& arg) {
+  ValueInfo info;
+  info.name = arg.name;
+  info.type = arg.type;
+  if (arg.shape) {
+    info.has_shape = true;
+    info.shape = arg.shape->dims;
+  }
+  return info;
+}
+
+std::vector<ValueInfo> MakeValueInfos(const std::vector<NodeArg*>& args) {
+  std::vector<ValueInfo> infos;
+  for (const NodeArg* arg : args) infos.push_back(MakeValueInfo(*arg));
+  return infos;
+}
+
+// Checks a feed against the graph input's declared type and static dims.
+void CheckFeed(const NodeArg& input, const Value& feed) {
+  PRISM_ENFORCE(feed.HasValue() || input.type.kind == TypeKind::kOptional, kInvalidArgument,
+                "input '", input.name, "' was fed an empty value but expects ",
+                input.type.ToString());
+  if (input.type.kind == TypeKind::kTensor) {
+    PRISM_ENFORCE(feed.IsTensor(), kInvalidArgument, "input '", input.name, "' expects ",
+                  input.type.ToString(), ", got ", feed.Describe());
+    const Tensor& tensor = feed.GetTensor();
+    PRISM_ENFORCE(input.type.elem == ElementType::kUndefined || tensor.Type() == input.type.elem,
+                  kInvalidArgument, "input '", input.name, "' expects element type ",
+                  ElementTypeName(input.type.elem), ", got ", ElementTypeName(tensor.Type()));
+    if (input.shape) {
+      const auto& dims = input.shape->dims;
+      PRISM_ENFORCE(dims.size() == tensor.Shape().Rank(), kInvalidArgument, "input '", input.name,
+                    "' expects rank ", dims.size(), " ", input.shape->ToString(), ", got shape ",
+                    tensor.Shape().ToString());
+      for (size_t d = 0; d < dims.size(); ++d)
+        PRISM_ENFORCE(!dims[d].IsKnown() || dims[d].value == tensor.Shape()[d], kInvalidArgument,
+                      "input '", input.name, "' expects shape ", input.shape->ToString(),
+                      ", got ", tensor.Shape().ToString(), " (dimension ", d, ")");
+    }
+  } else if (input.type.kind == TypeKind::kSequence) {
+    PRISM_ENFORCE(feed.IsSequence(), kInvalidArgument, "input '", input.name, "' expects ",
+                  input.type.ToString(), ", got ", feed.Describe());
+  }
+}
+
+}  // namespace
+
+InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderSpec> providers)
+    : options_(std::move(options)), requested_providers_(std::move(providers)) {
+  if (options_.intra_op_num_threads > 1 || options_.inter_op_num_threads > 1)
+    PRISM_LOG(kVerbose, "intra_op/inter_op thread counts are accepted but have no effect yet: "
+                        "kernels are single-threaded and the executor is sequential");
+  if (options_.graph_optimization_level != GraphOptimizationLevel::kDisableAll)
+    PRISM_LOG(kVerbose, "graph_optimization_level is accepted but has no effect yet: "
+                        "no graph optimizer exists");
+  if (options_.execution_mode == ExecutionMode::kParallel)
+    PRISM_LOG(kVerbose, "execution_mode parallel is accepted; runs stay sequential for now");
+}
+
+InferenceSession::~InferenceSession() = default;
+
+void InferenceSession::Load(const std::string& path) {
+  PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
+  model_ = Model::LoadFromFile(path);
+  Initialize();
+}
+
+void InferenceSession::Load(const void* data, size_t size, const std::string& model_directory) {
+  PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
+  model_ = Model::LoadFromBytes(data, size, model_directory);
+  Initialize();
+}
+
+void InferenceSession::Initialize() {
+  PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
+  auto state = SessionState::Build(model_, options_, requested_providers_);
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  state_ = std::move(state);
+}
+
+std::shared_ptr<const SessionState> InferenceSession::State() const {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  PRISM_ENFORCE(state_ != nullptr, kNoModel, "the session has no model loaded");
+  return state_;
+}
+
+std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
+                                         const std::vector<std::string>& feed_names,
+                                         const std::vector<Value>& feeds,
+                                         const std::vector<std::string>& output_names,
+                                         bool keep_device_outputs) const {
+  std::shared_ptr<const SessionState> state = State();  // stays alive across SetProviders
+  const Graph& graph = state->GetModel().MainGraph();
+  const GraphPlan& plan = state->MainPlan();
+  PRISM_ENFORCE(feed_names.size() == feeds.size(), kInvalidArgument, feed_names.size(),
+                " feed names for ", feeds.size(), " feeds");
+
+  std::unordered_map<std::string, size_t> input_position;
+  for (size_t i = 0; i < graph.Inputs().size(); ++i) input_position[graph.Inputs()[i]->name] = i;
+  std::vector<Value> inputs(graph.Inputs().size());
+  std::vector<bool> fed(graph.Inputs().size(), false);
+  for (size_t f = 0; f < feeds.size(); ++f) {
+    auto it = input_position.find(feed_names[f]);
+    PRISM_ENFORCE(it != input_position.end(), kInvalidArgument, "invalid input name '",
+                  feed_names[f], "': the model's inputs are ",
+                  [&] {
+                    std::string names;
+                    for (const NodeArg* arg : graph.Inputs())
+                      names += (names.empty() ? "'" : ", '") + arg->name + "'";
+                    return names;
+                  }());
+    PRISM_ENFORCE(!fed[it->second], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
+    const NodeArg& input = *graph.Inputs()[it->second];
+    CheckFeed(input, feeds[f]);
+    Value feed = feeds[f];
+    // Feeds bound in device memory move to the CPU, where graph inputs are planned to live.
+    if (feed.IsTensor() && !feed.GetTensor().Location().IsCpuAccessible())
+      feed = CopyValueToCpu(state->DataTransfers(), feed);
+    inputs[it->second] = std::move(feed);
+    fed[it->second] = true;
+  }
+  for (const NodeArg* required : graph.RequiredInputs()) {
+    PRISM_ENFORCE(fed[input_position.at(required->name)] || required->type.kind == TypeKind::kOptional,
+                  kInvalidArgument, "missing input '", required->name, "' (",
+                  required->type.ToString(), ")");
+  }
+
+  std::vector<size_t> selected;
+  if (output_names.empty()) {
+    for (size_t i = 0; i < graph.Outputs().size(); ++i) selected.push_back(i);
+  } else {
+    for (const std::string& name : output_names) {
+      size_t found = graph.Outputs().size();
+      for (size_t i = 0; i < graph.Outputs().size(); ++i)
+        if (graph.Outputs()[i]->name == name) found = i;
+      PRISM_ENFORCE(found < graph.Outputs().size(), kInvalidArgument, "invalid output name '",
+                    name, "'");
+      selected.push_back(found);
+    }
+  }
+
+  std::vector<Value> all = ExecuteGraph(*state, plan, inputs, nullptr, run_options);
+  std::vector<Value> results;
+  results.reserve(selected.size());
+  for (size_t index : selected)
+    results.push_back(keep_device_outputs ? all[index]
+                                          : CopyValueToCpu(state->DataTransfers(), all[index]));
+  return results;
+}
+
+std::vector<ValueInfo> InferenceSession::Inputs() const {
+  return MakeValueInfos(GetModel().MainGraph().RequiredInputs());
+}
+
+std::vector<ValueInfo> InferenceSession::Outputs() const {
+  return MakeValueInfos(GetModel().MainGraph().Outputs());
+}
+
+std::vector<ValueInfo> InferenceSession::OverridableInitializers() const {
+  return MakeValueInfos(GetModel().MainGraph().OverridableInitializers());
+}
+
+const ModelMetadata& InferenceSession::Metadata() const { return GetModel().Metadata(); }
+
+const Model& InferenceSession::GetModel() const {
+  PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
+  return *model_;
+}
+
+std::vector<std::string> InferenceSession::Providers() const {
+  std::vector<std::string> names;
+  for (const auto& provider : State()->Providers()) names.push_back(provider->Type());
+  return names;
+}
+
+std::vector<ProviderOptions> InferenceSession::ProviderOptionsList() const {
+  std::vector<ProviderOptions> options;
+  for (const auto& provider : State()->Providers()) options.push_back(provider->GetProviderOptions());
+  return options;
+}
+
+void InferenceSession::SetProviders(std::vector<ProviderSpec> providers) {
+  requested_providers_ = std::move(providers);
+  if (model_) Initialize();
+}
+
+const PartitionReport& InferenceSession::Report() const {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  PRISM_ENFORCE(state_ != nullptr, kNoModel, "the session has no model loaded");
+  return state_->Report();
+}
+
+}  // namespace prism

@@ -1,0 +1,74 @@
+// The internal C++ session API: load a model, partition it across the requested EPs, and run it.
+// Run() is const and may be called from many threads at once.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "framework/value.h"
+#include "graph/model.h"
+#include "session/partition_report.h"
+#include "session/session_options.h"
+
+namespace prism {
+
+class SessionState;
+
+struct ValueInfo {
+  std::string name;
+  ValueType type;
+  bool has_shape = false;
+  std::vector<Dim> shape;  // symbolic dims keep their names, unknown ones have value -1
+};
+
+class InferenceSession {
+ public:
+  // providers: in priority order; CPUExecutionProvider is appended when absent (it is always
+  // last). An empty list means CPU only.
+  explicit InferenceSession(SessionOptions options = {}, std::vector<ProviderSpec> providers = {});
+  ~InferenceSession();
+  InferenceSession(const InferenceSession&) = delete;
+  InferenceSession& operator=(const InferenceSession&) = delete;
+
+  void Load(const std::string& path);
+  void Load(const void* data, size_t size, const std::string& model_directory = "");
+  // Partitions, inserts copies, creates kernels and plans. Called by Load when not yet done.
+  void Initialize();
+
+  // Runs with feeds given by name; returns the requested outputs (all outputs when
+  // output_names is empty) in CPU memory unless keep_device_outputs is set.
+  std::vector<Value> Run(const RunOptions& run_options, const std::vector<std::string>& feed_names,
+                         const std::vector<Value>& feeds,
+                         const std::vector<std::string>& output_names,
+                         bool keep_device_outputs = false) const;
+
+  std::vector<ValueInfo> Inputs() const;  // required inputs (initializers excluded)
+  std::vector<ValueInfo> Outputs() const;
+  std::vector<ValueInfo> OverridableInitializers() const;
+  const ModelMetadata& Metadata() const;
+  const Model& GetModel() const;
+
+  // The EPs in use, in priority order (names), and their options.
+  std::vector<std::string> Providers() const;
+  std::vector<ProviderOptions> ProviderOptionsList() const;
+  // Rebuilds the plan with another provider list (onnxruntime's set_providers).
+  void SetProviders(std::vector<ProviderSpec> providers);
+
+  const PartitionReport& Report() const;
+  const SessionOptions& Options() const { return options_; }
+
+ private:
+  std::shared_ptr<const SessionState> State() const;
+
+  SessionOptions options_;
+  std::vector<ProviderSpec> requested_providers_;
+  std::shared_ptr<const Model> model_;
+  // Swapped atomically by SetProviders; each Run holds its own reference.
+  mutable std::mutex state_mutex_;
+  std::shared_ptr<const SessionState> state_;
+};
+
+}  // namespace prism

@@ -1,0 +1,45 @@
+// Where each node runs and why: the EP that took it, and for every higher-priority EP that did
+// not, its reason; plus every copy inserted between memory spaces.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace prism {
+
+struct NodePlacement {
+  std::string graph;  // "main", or "main/if_node:then_branch" for subgraphs
+  std::string node_name;
+  std::string op_type;
+  std::string domain;
+  int opset = 0;
+  std::string provider;  // the EP that runs it
+  // Each earlier EP in priority order that declined, with its reason.
+  std::vector<std::pair<std::string, std::string>> declined;
+  std::vector<std::string> inputs;   // value names, for drawing edges
+  std::vector<std::string> outputs;
+};
+
+struct CopyRecord {
+  std::string graph;
+  std::string value;           // the value copied
+  std::string from_memory;     // e.g. "Cpu:0"
+  std::string to_memory;       // e.g. "TestDevice:0"
+  std::string consumer;        // the node (or "graph output") that needed the copy
+  std::string reason;          // why the consumer wants it there
+};
+
+class PartitionReport {
+ public:
+  std::vector<NodePlacement> nodes;
+  std::vector<CopyRecord> copies;
+
+  // Nodes per EP, copies not counted.
+  std::map<std::string, int> NodesPerProvider() const;
+  std::string ToText() const;
+  // Graphviz: nodes coloured by EP, copy edges dashed and labelled.
+  std::string ToDot() const;
+};
+
+}  // namespace prism

@@ -1,0 +1,59 @@
+// Session and run settings, with onnxruntime's names and defaults.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/execution_provider.h"
+
+namespace prism {
+
+enum class GraphOptimizationLevel : int { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+enum class ExecutionMode : int { kSequential = 0, kParallel = 1 };
+
+struct SessionOptions {
+  // Accepted for compatibility; no effect yet (see docs/sessions.md): kernels are
+  // single-threaded and the executor is sequential.
+  int intra_op_num_threads = 0;
+  int inter_op_num_threads = 0;
+  ExecutionMode execution_mode = ExecutionMode::kSequential;
+  // No effect until the optimizer exists; accepted for compatibility.
+  GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
+  std::string optimized_model_filepath;
+  bool enable_cpu_mem_arena = true;
+  bool enable_mem_pattern = true;
+
+  int log_severity_level = 2;
+  std::string log_id;
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "prism_profile";
+
+  // Free-form entries (onnxruntime's add_session_config_entry). Known keys:
+  //   session.disable_cpu_ep_fallback = "1": nodes the listed EPs cannot take are an error.
+  //   session.fail_on_unavailable_provider = "1": an unavailable requested EP is an error
+  //     (default: logged and skipped, as onnxruntime does).
+  //   session.provider_library_dir: where plugin EP libraries are looked up first.
+  std::map<std::string, std::string> config_entries;
+
+  std::string ConfigOr(const std::string& key, const std::string& fallback) const {
+    auto it = config_entries.find(key);
+    return it == config_entries.end() ? fallback : it->second;
+  }
+};
+
+struct RunOptions {
+  int log_severity_level = 2;
+  std::string run_tag;
+  // Set from another thread to stop a run between nodes (it then fails with a clear error).
+  std::atomic<bool>* terminate = nullptr;
+};
+
+// One entry of the session's provider list: a name in onnxruntime's spelling and options.
+struct ProviderSpec {
+  std::string name;
+  ProviderOptions options;
+};
+
+}  // namespace prism

@@ -1,0 +1,42 @@
+// Everything a session needs to run, built once per provider list: the EPs, the data transfer
+// manager, the partition report and the execution plan. Immutable once built, so concurrent
+// Runs share it without locks.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/data_transfer.h"
+#include "framework/execution_provider.h"
+#include "graph/model.h"
+#include "session/execution_plan.h"
+#include "session/partition_report.h"
+#include "session/session_options.h"
+
+namespace prism {
+
+class SessionState {
+ public:
+  // Creates the EPs (skipping or failing on unavailable ones as the options say), partitions
+  // the model, inserts copies, creates kernels and plans every graph.
+  static std::shared_ptr<const SessionState> Build(const std::shared_ptr<const Model>& model,
+                                                   const SessionOptions& options,
+                                                   const std::vector<ProviderSpec>& providers);
+
+  const Model& GetModel() const { return *model_; }
+  const std::vector<std::unique_ptr<IExecutionProvider>>& Providers() const { return providers_; }
+  const DataTransferManager& DataTransfers() const { return data_transfers_; }
+  const PartitionReport& Report() const { return report_; }
+  const GraphPlan& MainPlan() const { return *main_plan_; }
+
+ private:
+  class Planner;
+  std::shared_ptr<const Model> model_;
+  std::vector<std::unique_ptr<IExecutionProvider>> providers_;
+  DataTransferManager data_transfers_;
+  PartitionReport report_;
+  std::unique_ptr<GraphPlan> main_plan_;
+};
+
+}  // namespace prism

@@ -1,0 +1,96 @@
+// Builds a one-node ONNX model in memory, runs it through a real InferenceSession and checks the
+// outputs:
+//   OpTester test("Add", 14);
+//   test.Input<float>("A", {2}, {1, 2}).Input<float>("B", {2}, {3, 4});
+//   test.Output<float>("C", {2}, {4, 6});
+//   test.Run();
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "session/inference_session.h"
+#include "tensor_compare.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace prism::testing {
+
+template <typename T>
+Tensor MakeTensor(const std::vector<int64_t>& dims, const std::vector<T>& values) {
+  Tensor tensor(ElementTypeOf<T>(), TensorShape(dims), GetCpuAllocator());
+  PRISM_ENFORCE(static_cast<int64_t>(values.size()) == tensor.NumElements(), kInvalidArgument,
+                "MakeTensor: ", values.size(), " values for shape ", tensor.Shape().ToString());
+  T* out = tensor.MutableData<T>();
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return tensor;
+}
+
+// A tensor of a type without a C++ type (float8, int4, ...) from its raw storage bytes.
+Tensor MakeRawTensor(ElementType type, const std::vector<int64_t>& dims,
+                     const std::vector<uint8_t>& bytes);
+
+class OpTester {
+ public:
+  OpTester(std::string op_type, int opset, std::string domain = "");
+
+  template <typename T>
+  OpTester& Input(const std::string& name, const std::vector<int64_t>& dims,
+                  const std::vector<T>& values, bool constant = false) {
+    return InputTensor(name, MakeTensor<T>(dims, values), constant);
+  }
+  // constant: the input becomes an initializer (kernels may pre-process constant inputs).
+  OpTester& InputTensor(const std::string& name, const Tensor& tensor, bool constant = false);
+  OpTester& MissingInput();  // an omitted optional input ("")
+
+  template <typename T>
+  OpTester& Output(const std::string& name, const std::vector<int64_t>& dims,
+                   const std::vector<T>& expected) {
+    return OutputTensor(name, MakeTensor<T>(dims, expected));
+  }
+  OpTester& OutputTensor(const std::string& name, const Tensor& expected);
+  OpTester& MissingOutput();  // an omitted optional output
+
+  OpTester& Attr(const std::string& name, int64_t value);
+  OpTester& Attr(const std::string& name, float value);
+  OpTester& Attr(const std::string& name, const std::string& value);
+  OpTester& Attr(const std::string& name, const std::vector<int64_t>& values);
+  OpTester& Attr(const std::string& name, const std::vector<float>& values);
+  OpTester& Attr(const std::string& name, const std::vector<std::string>& values);
+  OpTester& AttrTensor(const std::string& name, const Tensor& value);
+
+  OpTester& SetTolerance(double atol, double rtol);
+  OpTester& Providers(std::vector<ProviderSpec> providers);
+
+  // Runs and checks every output (gtest failures on mismatch).
+  void Run();
+  // Expects loading or running to fail with a message containing substring.
+  void ExpectFailure(const std::string& substring);
+  // Runs and returns the outputs without checking them.
+  std::vector<Value> RunAndGet();
+
+ private:
+  std::string Serialize() const;
+  std::string op_type_;
+  std::string domain_;
+  int opset_;
+  struct NamedTensor {
+    std::string name;
+    Tensor tensor;
+    bool constant = false;
+    bool missing = false;
+  };
+  std::vector<NamedTensor> inputs_;
+  std::vector<NamedTensor> outputs_;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> attributes_;  // serialized protos
+  Tolerance tolerance_;
+  std::vector<ProviderSpec> providers_;
+};
+
+// Folder of the shared test data (../shared beside the repository, or $PRISM_SHARED_DIR).
+// Fails the calling test when missing.
+std::string SharedDataDir();
+
+}  // namespace prism::testing
