@@ -1,0 +1,242 @@
+// Gemm: Y = alpha * A' * B' + beta * C with A' = transA ? A^T : A, B' = transB ? B^T : B, and C
+// unidirectionally broadcast to (M, N). Before opset 7 C is required and only broadcast when
+// the "broadcast" attribute is set; from opset 11 C is optional.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "mlas/gemm.h"
+#include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/type_dispatch.h"
+
+namespace prism::cpu {
+namespace {
+
+struct GemmPlan {
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  float alpha = 1.f;
+  float beta = 1.f;
+  const Tensor* c = nullptr;  // nullptr when absent or when beta == 0 makes it irrelevant
+};
+
+// Writes C broadcast to (m, n) into y (row-major, leading dimension n).
+template <typename T>
+void BroadcastC(const T* c, const TensorShape& c_shape, int64_t m, int64_t n, T* y) {
+  const int64_t c_rows = c_shape.Rank() == 2 ? c_shape[0] : 1;
+  const int64_t c_cols = c_shape.Rank() >= 1 ? c_shape[c_shape.Rank() - 1] : 1;
+  for (int64_t i = 0; i < m; ++i) {
+    const T* c_row = c + (c_rows == 1 ? 0 : i * c_cols);
+    T* y_row = y + i * n;
+    if (c_cols == 1) {
+      for (int64_t j = 0; j < n; ++j) y_row[j] = c_row[0];
+    } else {
+      for (int64_t j = 0; j < n; ++j) y_row[j] = c_row[j];
+    }
+  }
+}
+
+template <typename T>
+void RunFloatGemm(const GemmPlan& plan, const T* a, const T* b, const T* c,
+                  const TensorShape& c_shape, T* y) {
+  const int64_t lda = plan.trans_a ? plan.m : plan.k;
+  const int64_t ldb = plan.trans_b ? plan.k : plan.n;
+  T beta = T(0);
+  if (c != nullptr) {
+    BroadcastC(c, c_shape, plan.m, plan.n, y);
+    beta = static_cast<T>(plan.beta);
+  }
+  mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, static_cast<T>(plan.alpha), a,
+                lda, b, ldb, beta, y, plan.n);
+}
+
+// An integral float attribute as the integer type T (wrapping like the integer product does),
+// or false when the value has a fractional part or is out of range.
+template <typename T>
+bool IntegralScalar(float value, T* out) {
+  if (!std::isfinite(value) || std::trunc(value) != value || std::fabs(value) >= 9.2e18f) {
+    return false;
+  }
+  *out = static_cast<T>(static_cast<std::make_unsigned_t<T>>(static_cast<int64_t>(value)));
+  return true;
+}
+
+template <typename T>
+T SaturatingCast(double value) {
+  if (std::isnan(value)) return T(0);
+  if (value <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (value >= static_cast<double>(std::numeric_limits<T>::max())) {
+    return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(value);
+}
+
+template <typename T>
+void RunIntegerGemm(const GemmPlan& plan, const T* a, const T* b, const T* c,
+                    const TensorShape& c_shape, T* y) {
+  const int64_t lda = plan.trans_a ? plan.m : plan.k;
+  const int64_t ldb = plan.trans_b ? plan.k : plan.n;
+  T alpha{};
+  T beta{};
+  const bool exact = IntegralScalar(plan.alpha, &alpha) && IntegralScalar(plan.beta, &beta);
+  if (exact) {
+    // Exact integer arithmetic (the common case: alpha = beta = 1).
+    if (c != nullptr) BroadcastC(c, c_shape, plan.m, plan.n, y);
+    mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, alpha, a, lda, b, ldb,
+                  c != nullptr ? beta : T(0), y, plan.n);
+    return;
+  }
+  // Fractional alpha or beta: exact integer product, then scale in double and truncate toward
+  // zero as numpy's astype does (saturating instead of overflowing).
+  mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, T(1), a, lda, b, ldb, T(0), y,
+                plan.n);
+  std::vector<T> c_full;
+  if (c != nullptr) {
+    c_full.resize(static_cast<size_t>(plan.m * plan.n));
+    BroadcastC(c, c_shape, plan.m, plan.n, c_full.data());
+  }
+  for (int64_t i = 0; i < plan.m * plan.n; ++i) {
+    double value = static_cast<double>(plan.alpha) * static_cast<double>(y[i]);
+    if (c != nullptr) value += static_cast<double>(plan.beta) * static_cast<double>(c_full[i]);
+    y[i] = SaturatingCast<T>(std::trunc(value));
+  }
+}
+
+template <typename T>
+struct GemmImpl {
+  void operator()(const GemmPlan& plan, const Tensor& a, const Tensor& b, Tensor& y) const {
+    const T* c = plan.c != nullptr ? plan.c->Data<T>() : nullptr;
+    const TensorShape c_shape = plan.c != nullptr ? plan.c->Shape() : TensorShape();
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      // Half types compute in float and round once at the end.
+      const auto widen = [](const T* src, int64_t count) {
+        std::vector<float> out(static_cast<size_t>(count));
+        for (size_t i = 0; i < out.size(); ++i) out[i] = src[i].ToFloat();
+        return out;
+      };
+      const std::vector<float> a_float = widen(a.Data<T>(), a.NumElements());
+      const std::vector<float> b_float = widen(b.Data<T>(), b.NumElements());
+      std::vector<float> c_float;
+      if (c != nullptr) c_float = widen(c, plan.c->NumElements());
+      std::vector<float> y_float(static_cast<size_t>(y.NumElements()));
+      RunFloatGemm<float>(plan, a_float.data(), b_float.data(),
+                          c != nullptr ? c_float.data() : nullptr, c_shape, y_float.data());
+      T* out = y.MutableData<T>();
+      for (size_t i = 0; i < y_float.size(); ++i) out[i] = T(y_float[i]);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      RunFloatGemm<T>(plan, a.Data<T>(), b.Data<T>(), c, c_shape, y.MutableData<T>());
+    } else {
+      RunIntegerGemm<T>(plan, a.Data<T>(), b.Data<T>(), c, c_shape, y.MutableData<T>());
+    }
+  }
+};
+
+using GemmTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
+
+class Gemm final : public OpKernel {
+ public:
+  explicit Gemm(const OpKernelInfo& info)
+      : OpKernel(info),
+        trans_a_(info.IntOr("transA", 0) != 0),
+        trans_b_(info.IntOr("transB", 0) != 0),
+        alpha_(info.FloatOr("alpha", 1.f)),
+        beta_(info.FloatOr("beta", 1.f)),
+        // Only opsets 1-6 have the attribute; later C always broadcasts.
+        broadcast_(info.GetNode().OpsetVersion() >= 7 || info.IntOr("broadcast", 0) != 0) {}
+
+  void Compute(OpKernelContext& context) const override {
+    const Node& node = GetNode();
+    const Tensor& a = context.RequiredInput(0);
+    const Tensor& b = context.RequiredInput(1);
+    // C is required before opset 11; RequiredInput names the node when it is missing.
+    const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
+    PRISM_ENFORCE(a.Type() == b.Type() && (c == nullptr || c->Type() == a.Type()),
+                  kInvalidArgument, node.Describe(),
+                  ": Gemm inputs must share one element type, got A ", ElementTypeName(a.Type()),
+                  ", B ", ElementTypeName(b.Type()),
+                  c != nullptr ? MakeString(", C ", ElementTypeName(c->Type())) : "");
+    PRISM_ENFORCE(a.Shape().Rank() == 2 && b.Shape().Rank() == 2, kInvalidArgument,
+                  node.Describe(), ": Gemm needs 2-D A and B, got A ", a.Shape().ToString(),
+                  " and B ", b.Shape().ToString());
+
+    GemmPlan plan;
+    plan.trans_a = trans_a_;
+    plan.trans_b = trans_b_;
+    plan.alpha = alpha_;
+    plan.beta = beta_;
+    plan.m = trans_a_ ? a.Shape()[1] : a.Shape()[0];
+    plan.k = trans_a_ ? a.Shape()[0] : a.Shape()[1];
+    const int64_t b_k = trans_b_ ? b.Shape()[1] : b.Shape()[0];
+    plan.n = trans_b_ ? b.Shape()[0] : b.Shape()[1];
+    PRISM_ENFORCE(plan.k == b_k, kInvalidArgument, node.Describe(),
+                  ": Gemm inner dimensions differ: A", trans_a_ ? "^T" : "", " ",
+                  a.Shape().ToString(), " has K = ", plan.k, " but B", trans_b_ ? "^T" : "", " ",
+                  b.Shape().ToString(), " has K = ", b_k);
+    if (c != nullptr) CheckC(c->Shape(), plan.m, plan.n);
+    // With beta == 0, C does not contribute (not even its NaNs), as in the ONNX reference.
+    plan.c = beta_ != 0.f ? c : nullptr;
+
+    Tensor& y = context.Output(0, TensorShape({plan.m, plan.n}), a.Type());
+    if (y.NumElements() == 0) return;
+    DispatchByType<GemmImpl, GemmTypes>(a.Type(), "Gemm", plan, a, b, y);
+  }
+
+ private:
+  void CheckC(const TensorShape& c_shape, int64_t m, int64_t n) const {
+    const std::vector<int64_t>& dims = c_shape.Dims();
+    bool ok;
+    if (!broadcast_) {
+      ok = dims.size() == 2 && dims[0] == m && dims[1] == n;
+    } else if (dims.size() == 2) {
+      ok = (dims[0] == m || dims[0] == 1) && (dims[1] == n || dims[1] == 1);
+    } else if (dims.size() == 1) {
+      ok = dims[0] == n || dims[0] == 1;
+    } else {
+      ok = dims.empty();
+    }
+    PRISM_ENFORCE(ok, kInvalidArgument, GetNode().Describe(), ": Gemm input C ",
+                  c_shape.ToString(), broadcast_ ? " is not unidirectionally broadcastable to "
+                                                 : " must have shape (broadcast=0) ",
+                  "[", m, ",", n, "]");
+  }
+
+  bool trans_a_;
+  bool trans_b_;
+  float alpha_;
+  float beta_;
+  bool broadcast_;
+};
+
+void RegisterGemmKernels(KernelRegistry& registry) {
+  using ET = ElementType;
+  const std::vector<ET> float_types = {ET::kFloat16, ET::kFloat, ET::kDouble};
+  std::vector<ET> types_v9 = float_types;
+  types_v9.insert(types_v9.end(), {ET::kUint32, ET::kUint64, ET::kInt32, ET::kInt64});
+  std::vector<ET> types_v13 = types_v9;
+  types_v13.push_back(ET::kBFloat16);
+
+  const auto factory = MakeKernelFactory<Gemm>();
+  const auto add = [&](int since, int end, const std::vector<ET>& types) {
+    registry.Register(
+        KernelDefBuilder("Gemm").Versions(since, end).Constraint("T", types, {0, 1, 2}, {0}).Build(),
+        factory);
+  };
+  add(1, 5, float_types);
+  add(6, 6, float_types);
+  add(7, 8, float_types);
+  add(9, 10, types_v9);
+  add(11, 12, types_v9);
+  add(13, INT_MAX, types_v13);
+}
+
+}  // namespace
+
+PRISM_CPU_KERNEL_FAMILY(math_gemm, RegisterGemmKernels);
+
+}  // namespace prism::cpu

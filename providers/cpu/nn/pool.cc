@@ -1,0 +1,252 @@
+// MaxPool and AveragePool over 1 or more spatial axes, with explicit or automatic padding,
+// strides, dilations and ceil mode. MaxPool optionally returns the flattened index of each
+// maximum (row or column major over the spatial axes, plus the (n, c) plane offset).
+#include <cmath>
+#include <limits>
+
+#include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/nn/compute_type.h"
+#include "providers/cpu/nn/pool_attributes.h"
+#include "providers/cpu/type_dispatch.h"
+
+namespace prism::cpu {
+namespace {
+
+enum class PoolKind { kMax, kAverage };
+
+// For each spatial axis and output coordinate along it: the input positions a window reads
+// (inside the input only) and how many of its taps fall inside input + explicit pads (the
+// divisor of count_include_pad; ceil-mode taps beyond the end pad are never counted).
+struct WindowTaps {
+  std::vector<std::vector<std::vector<int64_t>>> positions;  // [axis][out coordinate]
+  std::vector<std::vector<int64_t>> padded_counts;           // [axis][out coordinate]
+  std::vector<int64_t> row_strides;                          // row-major spatial strides
+  std::vector<int64_t> col_strides;                          // column-major spatial strides
+};
+
+WindowTaps BuildTaps(const PoolAttributes& attrs, const PoolGeometry& geometry) {
+  const size_t rank = attrs.SpatialRank();
+  WindowTaps taps;
+  taps.positions.resize(rank);
+  taps.padded_counts.resize(rank);
+  taps.row_strides.assign(rank, 1);
+  taps.col_strides.assign(rank, 1);
+  for (size_t i = rank; i-- > 1;) taps.row_strides[i - 1] = taps.row_strides[i] * geometry.input[i];
+  for (size_t i = 1; i < rank; ++i) taps.col_strides[i] = taps.col_strides[i - 1] * geometry.input[i - 1];
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t in = geometry.input[i];
+    const int64_t out = geometry.output[i];
+    taps.positions[i].resize(static_cast<size_t>(out));
+    taps.padded_counts[i].resize(static_cast<size_t>(out));
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t start = o * attrs.strides[i] - geometry.pad_begin[i];
+      int64_t padded = 0;
+      for (int64_t k = 0; k < attrs.kernel_shape[i]; ++k) {
+        const int64_t pos = start + k * attrs.dilations[i];
+        if (pos >= 0 && pos < in) taps.positions[i][o].push_back(pos);
+        if (pos < in + geometry.pad_end[i]) ++padded;
+      }
+      taps.padded_counts[i][o] = padded;
+    }
+  }
+  return taps;
+}
+
+// Calls fn(row_offset, col_offset) for every input cell of the window whose per-axis position
+// lists are lists[axis..].
+template <typename Fn>
+void VisitWindow(const std::vector<const std::vector<int64_t>*>& lists, const WindowTaps& taps,
+                 size_t axis, int64_t row, int64_t col, Fn& fn) {
+  const int64_t row_stride = taps.row_strides[axis];
+  const int64_t col_stride = taps.col_strides[axis];
+  if (axis + 1 == lists.size()) {
+    for (int64_t pos : *lists[axis]) fn(row + pos * row_stride, col + pos * col_stride);
+    return;
+  }
+  for (int64_t pos : *lists[axis])
+    VisitWindow(lists, taps, axis + 1, row + pos * row_stride, col + pos * col_stride, fn);
+}
+
+struct PoolJob {
+  const Tensor* x;
+  Tensor* y;
+  Tensor* indices;  // MaxPool's optional second output
+  const PoolAttributes* attrs;
+  const PoolGeometry* geometry;
+  const WindowTaps* taps;
+  PoolKind kind;
+};
+
+// Walks every output cell of every (n, c) plane and hands fn the window's position lists.
+template <typename Fn>
+void ForEachOutput(const PoolJob& job, Fn&& fn) {
+  const PoolGeometry& g = *job.geometry;
+  const size_t rank = g.output.size();
+  const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
+  int64_t in_size = 1;
+  int64_t out_size = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    in_size *= g.input[i];
+    out_size *= g.output[i];
+  }
+  std::vector<const std::vector<int64_t>*> lists(rank);
+  std::vector<int64_t> coord(rank);
+  for (int64_t p = 0; p < planes; ++p) {
+    std::fill(coord.begin(), coord.end(), 0);
+    for (int64_t o = 0; o < out_size; ++o) {
+      for (size_t i = 0; i < rank; ++i) lists[i] = &job.taps->positions[i][coord[i]];
+      fn(p, p * in_size, p * out_size + o, lists, coord);
+      for (size_t i = rank; i-- > 0;) {  // odometer over the output coordinates
+        if (++coord[i] < g.output[i]) break;
+        coord[i] = 0;
+      }
+    }
+  }
+}
+
+template <typename T>
+T EmptyWindowMax() {
+  if constexpr (std::is_integral_v<T>) {
+    return std::numeric_limits<T>::lowest();
+  } else {
+    return FromCompute<T>(-std::numeric_limits<float>::infinity());
+  }
+}
+
+template <typename T>
+struct MaxPoolImpl {
+  void operator()(const PoolJob& job) const {
+    const T* x = job.x->Data<T>();
+    T* y = job.y->MutableData<T>();
+    int64_t* indices = job.indices != nullptr ? job.indices->MutableData<int64_t>() : nullptr;
+    const bool column_major = job.attrs->storage_order == 1;
+    ForEachOutput(job, [&](int64_t, int64_t in_base, int64_t out_index, const auto& lists,
+                           const auto&) {
+      const T* plane = x + in_base;
+      int64_t best_row = -1;
+      int64_t best_col = -1;
+      ComputeTypeOf<T> best{};
+      auto visit = [&](int64_t row, int64_t col) {
+        const ComputeTypeOf<T> value = ToCompute(plane[row]);
+        if (best_row < 0 || value > best) {
+          best = value;
+          best_row = row;
+          best_col = col;
+        }
+      };
+      VisitWindow(lists, *job.taps, 0, 0, 0, visit);
+      y[out_index] = best_row >= 0 ? plane[best_row] : EmptyWindowMax<T>();
+      if (indices != nullptr)
+        indices[out_index] = best_row < 0 ? -1 : in_base + (column_major ? best_col : best_row);
+    });
+  }
+};
+
+template <typename T>
+struct AveragePoolImpl {
+  void operator()(const PoolJob& job) const {
+    const T* x = job.x->Data<T>();
+    T* y = job.y->MutableData<T>();
+    const bool include_pad = job.attrs->count_include_pad;
+    ForEachOutput(job, [&](int64_t, int64_t in_base, int64_t out_index, const auto& lists,
+                           const auto& coord) {
+      const T* plane = x + in_base;
+      double sum = 0;
+      int64_t count = 0;
+      auto visit = [&](int64_t row, int64_t) {
+        sum += static_cast<double>(ToCompute(plane[row]));
+        ++count;
+      };
+      VisitWindow(lists, *job.taps, 0, 0, 0, visit);
+      if (include_pad) {
+        count = 1;
+        for (size_t i = 0; i < coord.size(); ++i) count *= job.taps->padded_counts[i][coord[i]];
+      }
+      // A window without any counted cell has no average: 0 / 0 gives NaN.
+      y[out_index] = FromCompute<T>(sum / static_cast<double>(count));
+    });
+  }
+};
+
+using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
+using AveragePoolTypes = TypeList<float, double, Float16, BFloat16>;
+
+class Pool final : public OpKernel {
+ public:
+  Pool(const OpKernelInfo& info, PoolKind kind)
+      : OpKernel(info), attrs_(PoolAttributes::Parse(info)), kind_(kind) {}
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& x = context.RequiredInput(0);
+    const PoolGeometry geometry = attrs_.Geometry(x.Shape(), GetNode());
+    std::vector<int64_t> out_dims = {x.Shape()[0], x.Shape()[1]};
+    out_dims.insert(out_dims.end(), geometry.output.begin(), geometry.output.end());
+    Tensor& y = context.Output(0, TensorShape(out_dims), x.Type());
+    Tensor* indices = nullptr;
+    if (kind_ == PoolKind::kMax && context.OutputCount() > 1 && context.IsOutputRequested(1))
+      indices = &context.Output(1, TensorShape(out_dims), ElementType::kInt64);
+    const WindowTaps taps = BuildTaps(attrs_, geometry);
+    const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps, kind_};
+    if (kind_ == PoolKind::kMax) {
+      DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
+    } else {
+      DispatchByType<AveragePoolImpl, AveragePoolTypes>(x.Type(), GetNode().OpType(), job);
+    }
+  }
+
+ private:
+  PoolAttributes attrs_;
+  PoolKind kind_;
+};
+
+KernelFactory PoolFactory(PoolKind kind) {
+  return [kind](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<Pool>(info, kind);
+  };
+}
+
+void RegisterPoolKernels(KernelRegistry& registry) {
+  using E = ElementType;
+  const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble};
+  const std::vector<E> floats_bf16 = {E::kBFloat16, E::kFloat16, E::kFloat, E::kDouble};
+  const std::vector<E> max12 = {E::kFloat16, E::kFloat, E::kDouble, E::kInt8, E::kUint8};
+  const std::vector<E> max22 = {E::kBFloat16, E::kFloat16, E::kFloat,
+                                E::kDouble,   E::kInt8,    E::kUint8};
+
+  const KernelFactory max_pool = PoolFactory(PoolKind::kMax);
+  registry.Register(
+      KernelDefBuilder("MaxPool").Versions(1, 7).Constraint("T", floats, {0}, {0}).Build(),
+      max_pool);
+  const auto max_with_indices = [&](int since, int end, const std::vector<E>& types) {
+    registry.Register(KernelDefBuilder("MaxPool")
+                          .Versions(since, end)
+                          .Constraint("T", types, {0}, {0})
+                          .Constraint("I", {E::kInt64}, {}, {1})
+                          .Build(),
+                      max_pool);
+  };
+  max_with_indices(8, 9, floats);
+  max_with_indices(10, 10, floats);
+  max_with_indices(11, 11, floats);
+  max_with_indices(12, 21, max12);
+  max_with_indices(22, INT_MAX, max22);
+
+  const KernelFactory average_pool = PoolFactory(PoolKind::kAverage);
+  const auto average = [&](int since, int end, const std::vector<E>& types) {
+    registry.Register(
+        KernelDefBuilder("AveragePool").Versions(since, end).Constraint("T", types, {0}, {0}).Build(),
+        average_pool);
+  };
+  average(1, 6, floats);
+  average(7, 9, floats);
+  average(10, 10, floats);
+  average(11, 18, floats);
+  average(19, 21, floats);
+  average(22, INT_MAX, floats_bf16);
+}
+
+}  // namespace
+
+PRISM_CPU_KERNEL_FAMILY(nn_pool, RegisterPoolKernels);
+
+}  // namespace prism::cpu

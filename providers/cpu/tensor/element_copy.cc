@@ -1,0 +1,51 @@
+#include "providers/cpu/tensor/element_copy.h"
+
+#include <cstring>
+#include <string>
+
+namespace prism::cpu {
+
+void CopyElements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t dst_offset,
+                  int64_t count) {
+  PRISM_ENFORCE(src.Type() == dst.Type(), kRuntimeException, "CopyElements from ",
+                ElementTypeName(src.Type()), " to ", ElementTypeName(dst.Type()));
+  if (count <= 0) return;
+  const ElementType type = src.Type();
+  if (type == ElementType::kString) {
+    const std::string* from = src.Data<std::string>() + src_offset;
+    std::string* to = dst.MutableData<std::string>() + dst_offset;
+    for (int64_t i = 0; i < count; ++i) to[i] = from[i];
+    return;
+  }
+  const int bits = ElementBits(type);
+  PRISM_ENFORCE(bits > 0, kNotImplemented, "cannot copy elements of type ",
+                ElementTypeName(type));
+  const auto* from = static_cast<const uint8_t*>(src.RawData());
+  auto* to = static_cast<uint8_t*>(dst.MutableRawData());
+  if (bits >= 8) {
+    const size_t width = static_cast<size_t>(bits / 8);
+    std::memcpy(to + static_cast<size_t>(dst_offset) * width,
+                from + static_cast<size_t>(src_offset) * width, static_cast<size_t>(count) * width);
+    return;
+  }
+  const int per_byte = 8 / bits;
+  if (src_offset % per_byte == 0 && dst_offset % per_byte == 0) {
+    // Whole bytes first, then the tail element by element (it may share a byte with others).
+    const int64_t whole = count / per_byte;
+    if (whole > 0)
+      std::memcpy(to + dst_offset / per_byte, from + src_offset / per_byte,
+                  static_cast<size_t>(whole));
+    for (int64_t i = whole * per_byte; i < count; ++i)
+      SetPackedElement(to, dst_offset + i, bits, GetPackedElement(from, src_offset + i, bits));
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    SetPackedElement(to, dst_offset + i, bits, GetPackedElement(from, src_offset + i, bits));
+}
+
+void ClearPackedStorage(Tensor& tensor) {
+  if (IsSubByte(tensor.Type()) && tensor.SizeInBytes() > 0)
+    std::memset(tensor.MutableRawData(), 0, tensor.SizeInBytes());
+}
+
+}  // namespace prism::cpu

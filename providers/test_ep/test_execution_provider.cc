@@ -1,0 +1,151 @@
+#include "providers/test_ep/test_execution_provider.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "graph/graph.h"
+#include "providers/cpu/cpu_execution_provider.h"
+#include "providers/test_ep/wrapped_cpu_kernel.h"
+
+namespace prism::test_ep {
+
+AllocationCounters& Counters() {
+  static AllocationCounters counters;
+  return counters;
+}
+
+TestDeviceAllocator::TestDeviceAllocator(int device_id) {
+  info_.name = kMemoryName;
+  info_.device = DeviceType::kSimulated;
+  info_.device_id = device_id;
+}
+
+void* TestDeviceAllocator::Alloc(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  // A size header in front of the block lets Free keep the byte count exact.
+  auto* block = static_cast<size_t*>(GetCpuAllocator()->Alloc(bytes + 64));
+  block[0] = bytes;
+  Counters().live_allocations++;
+  Counters().total_allocations++;
+  Counters().live_bytes += static_cast<int64_t>(bytes);
+  return reinterpret_cast<char*>(block) + 64;
+}
+
+void TestDeviceAllocator::Free(void* pointer) {
+  if (pointer == nullptr) return;
+  auto* block = reinterpret_cast<size_t*>(static_cast<char*>(pointer) - 64);
+  Counters().live_allocations--;
+  Counters().live_bytes -= static_cast<int64_t>(block[0]);
+  GetCpuAllocator()->Free(block);
+}
+
+bool TestDataTransfer::CanCopy(const MemoryInfo& source, const MemoryInfo& destination) const {
+  const bool source_device = source.name == kMemoryName;
+  const bool destination_device = destination.name == kMemoryName;
+  return (source_device || source.IsCpuAccessible()) &&
+         (destination_device || destination.IsCpuAccessible()) &&
+         (source_device || destination_device);
+}
+
+void TestDataTransfer::CopyTensor(const Tensor& source, Tensor& destination) const {
+  PRISM_ENFORCE(source.Type() == destination.Type() && source.Shape() == destination.Shape(),
+                kInvalidArgument, "test EP copy from ", source.Describe(), " to ",
+                destination.Describe());
+  PRISM_ENFORCE(source.Type() != ElementType::kString, kInvalidArgument,
+                "string tensors cannot live in test device memory");
+  const auto* in = static_cast<const uint8_t*>(source.RawData());
+  auto* out = static_cast<uint8_t*>(destination.MutableRawData());
+  const bool scramble = (source.Location().name == kMemoryName) !=
+                        (destination.Location().name == kMemoryName);
+  for (size_t i = 0; i < source.SizeInBytes(); ++i)
+    out[i] = scramble ? static_cast<uint8_t>(in[i] ^ kScrambleKey) : in[i];
+}
+
+namespace {
+
+std::set<std::string> ParseOps(const ProviderOptions& options) {
+  std::set<std::string> ops;
+  auto it = options.find("ops");
+  const std::string list = it == options.end() ? "Add,Mul,Relu" : it->second;
+  std::stringstream stream(list);
+  std::string op;
+  while (std::getline(stream, op, ','))
+    if (!op.empty()) ops.insert(op);
+  return ops;
+}
+
+int ParseDeviceId(const ProviderOptions& options) {
+  auto it = options.find("device_id");
+  if (it == options.end()) return 0;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    PRISM_THROW(kInvalidArgument, kProviderName, ": device_id '", it->second, "' is not a number");
+  }
+}
+
+}  // namespace
+
+TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
+    : IExecutionProvider(kProviderName),
+      options_(options),
+      ops_(ParseOps(options)),
+      device_allocator_(std::make_shared<TestDeviceAllocator>(ParseDeviceId(options))),
+      transfer_(std::make_shared<TestDataTransfer>()),
+      registry_(std::make_shared<KernelRegistry>()) {
+  options_.emplace("ops", "Add,Mul,Relu");
+  options_.emplace("device_id", "0");
+  // Mirror the CPU kernels of the claimed ops; each runs the CPU kernel on unscrambled copies.
+  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
+    if (!ops_.count(info->def.op_type) || !info->def.domain.empty()) continue;
+    registry_->Register(info->def, MakeWrappedKernelFactory(info->factory));
+  }
+}
+
+std::vector<ComputeCapability> TestExecutionProvider::GetCapability(
+    const GraphViewer& graph, const KernelLookup& lookup, std::vector<DeclinedNode>* declined) const {
+  std::vector<ComputeCapability> claims;
+  for (NodeIndex index : graph.Nodes()) {
+    const Node& node = graph.GetNode(index);
+    std::string reason;
+    if (!ops_.count(node.OpType())) {
+      reason = MakeString("op ", node.OpType(), " is not in this EP's 'ops' option");
+    } else {
+      for (const NodeArg* arg : node.Inputs())
+        if (arg && arg->type.elem == ElementType::kString)
+          reason = "string tensors cannot live in test device memory";
+      if (reason.empty() && lookup.Find(node, &reason) != nullptr) {
+        claims.push_back(ComputeCapability{{index}, nullptr});
+        continue;
+      }
+    }
+    if (declined) declined->push_back(DeclinedNode{index, reason});
+  }
+  return claims;
+}
+
+AllocatorPtr TestExecutionProvider::GetAllocator(MemType mem_type) const {
+  return mem_type == MemType::kDefault ? device_allocator_ : GetCpuAllocator();
+}
+
+class TestExecutionProviderFactory final : public IExecutionProviderFactory {
+ public:
+  std::string Name() const override { return kProviderName; }
+  bool IsAvailable(std::string*) const override { return true; }
+  bool IsListed() const override { return false; }  // used only when named explicitly
+  std::unique_ptr<IExecutionProvider> Create(const ProviderOptions& options) const override {
+    return std::make_unique<TestExecutionProvider>(options);
+  }
+};
+
+}  // namespace prism::test_ep
+
+extern "C" __attribute__((visibility("default"))) prism::IExecutionProviderFactory*
+PrismCreateProviderFactory() {
+  return new prism::test_ep::TestExecutionProviderFactory();
+}
+
+// Lets tests check that simulated device memory is freed.
+extern "C" __attribute__((visibility("default"))) int64_t PrismTestEpLiveAllocations() {
+  return prism::test_ep::Counters().live_allocations.load();
+}

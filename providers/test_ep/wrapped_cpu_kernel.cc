@@ -1,0 +1,91 @@
+#include "providers/test_ep/wrapped_cpu_kernel.h"
+
+#include "providers/test_ep/test_execution_provider.h"
+
+namespace prism::test_ep {
+namespace {
+
+Tensor ToHost(const Tensor& tensor) {
+  if (tensor.Location().IsCpuAccessible()) return tensor;
+  Tensor host(tensor.Type(), tensor.Shape(), GetCpuAllocator());
+  TestDataTransfer().CopyTensor(tensor, host);
+  return host;
+}
+
+// The context the wrapped CPU kernel sees: host copies of the inputs, host outputs.
+class HostContext final : public OpKernelContext {
+ public:
+  HostContext(OpKernelContext& outer, std::vector<const Value*> inputs)
+      : OpKernelContext(outer.GetNode()),
+        outer_(outer),
+        inputs_(std::move(inputs)),
+        outputs_(outer.OutputCount()) {}
+
+  size_t InputCount() const override { return inputs_.size(); }
+  const Value* InputValue(size_t i) const override { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  size_t OutputCount() const override { return outputs_.size(); }
+  Tensor& Output(size_t i, const TensorShape& shape, ElementType type) override {
+    outputs_.at(i) = Value(Tensor(type, shape, GetCpuAllocator()));
+    return outputs_[i].MutableTensor();
+  }
+  void SetOutput(size_t i, Value value) override { outputs_.at(i) = std::move(value); }
+  bool IsOutputRequested(size_t i) const override { return outer_.IsOutputRequested(i); }
+  const AllocatorPtr& TempAllocator() const override {
+    static const AllocatorPtr cpu = GetCpuAllocator();
+    return cpu;
+  }
+  std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) override {
+    return outer_.RunSubgraph(subgraph, inputs);
+  }
+  std::vector<Value>& Outputs() { return outputs_; }
+
+ private:
+  OpKernelContext& outer_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value> outputs_;
+};
+
+class WrappedCpuKernel final : public OpKernel {
+ public:
+  WrappedCpuKernel(const OpKernelInfo& info, const KernelFactory& cpu_factory)
+      : OpKernel(info), inner_(cpu_factory(info)) {}
+
+  void Compute(OpKernelContext& context) const override {
+    std::vector<Value> host_values(context.InputCount());
+    std::vector<const Value*> host_inputs(context.InputCount(), nullptr);
+    for (size_t i = 0; i < context.InputCount(); ++i) {
+      const Value* value = context.InputValue(i);
+      if (value == nullptr) continue;
+      host_values[i] = value->IsTensor() ? Value(ToHost(value->GetTensor())) : *value;
+      host_inputs[i] = &host_values[i];
+    }
+    HostContext host(context, host_inputs);
+    inner_->Compute(host);
+    for (size_t o = 0; o < host.Outputs().size(); ++o) {
+      Value& result = host.Outputs()[o];
+      if (!result.IsTensor()) {
+        context.SetOutput(o, std::move(result));
+        continue;
+      }
+      const Tensor& tensor = result.GetTensor();
+      Tensor& device = context.Output(o, tensor.Shape(), tensor.Type());
+      if (device.Location().IsCpuAccessible())
+        context.SetOutput(o, std::move(result));  // a CPU output of the kernel def: hand over
+      else
+        TestDataTransfer().CopyTensor(tensor, device);
+    }
+  }
+
+ private:
+  std::unique_ptr<OpKernel> inner_;
+};
+
+}  // namespace
+
+KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory) {
+  return [cpu_factory](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<WrappedCpuKernel>(info, cpu_factory);
+  };
+}
+
+}  // namespace prism::test_ep

@@ -1,0 +1,109 @@
+// Floating-point GEMM through Eigen's blocked product; integer GEMM as plain exact loops.
+#include "mlas/gemm.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+namespace prism::mlas {
+namespace {
+
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ConstMatrixMap = Eigen::Map<const RowMajorMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <typename T>
+using MatrixMap = Eigen::Map<RowMajorMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// Scales C by beta, treating beta == 0 as "overwrite" so uninitialized C never leaks NaNs.
+template <typename T>
+void ScaleC(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * ldc;
+    if (beta == T(0)) {
+      for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+    } else if (beta != T(1)) {
+      for (int64_t j = 0; j < n; ++j) row[j] = beta * row[j];
+    }
+  }
+}
+
+template <typename T>
+void EigenGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+               int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  // A stored transposed is a K x M row-major matrix; Eigen's transpose() is a free view.
+  ConstMatrixMap<T> a_map(a, trans_a ? k : m, trans_a ? m : k, Eigen::OuterStride<>(lda));
+  ConstMatrixMap<T> b_map(b, trans_b ? n : k, trans_b ? k : n, Eigen::OuterStride<>(ldb));
+  MatrixMap<T> c_map(c, m, n, Eigen::OuterStride<>(ldc));
+  ScaleC(m, n, beta, c, ldc);
+  if (trans_a && trans_b) {
+    c_map.noalias() += alpha * (a_map.transpose() * b_map.transpose());
+  } else if (trans_a) {
+    c_map.noalias() += alpha * (a_map.transpose() * b_map);
+  } else if (trans_b) {
+    c_map.noalias() += alpha * (a_map * b_map.transpose());
+  } else {
+    c_map.noalias() += alpha * (a_map * b_map);
+  }
+}
+
+template <typename T>
+void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  // Unsigned arithmetic wraps modulo 2^bits, which gives two's-complement results for signed
+  // types too, without the undefined behaviour of signed overflow.
+  using U = std::make_unsigned_t<T>;
+  std::vector<U> acc(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(acc.begin(), acc.end(), U(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const U a_value = static_cast<U>(trans_a ? a[p * lda + i] : a[i * lda + p]);
+      if (a_value == 0) continue;
+      if (trans_b) {
+        for (int64_t j = 0; j < n; ++j) acc[j] += a_value * static_cast<U>(b[j * ldb + p]);
+      } else {
+        const T* b_row = b + p * ldb;
+        for (int64_t j = 0; j < n; ++j) acc[j] += a_value * static_cast<U>(b_row[j]);
+      }
+    }
+    T* c_row = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) {
+      U value = static_cast<U>(alpha) * acc[j];
+      if (beta != T(0)) value += static_cast<U>(beta) * static_cast<U>(c_row[j]);
+      c_row[j] = static_cast<T>(value);
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    ScaleC(m, n, beta, c, ldc);
+    return;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    EigenGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    IntegerGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                          const float*, int64_t, float, float*, int64_t);
+template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                           const double*, int64_t, double, double*, int64_t);
+template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*,
+                            int64_t, const int32_t*, int64_t, int32_t, int32_t*, int64_t);
+template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*,
+                            int64_t, const int64_t*, int64_t, int64_t, int64_t*, int64_t);
+template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*,
+                             int64_t, const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t);
+template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*,
+                             int64_t, const uint64_t*, int64_t, uint64_t, uint64_t*, int64_t);
+
+}  // namespace prism::mlas

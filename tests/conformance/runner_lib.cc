@@ -1,0 +1,616 @@
+#include "runner_lib.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <onnx/onnx-data.pb.h>
+#include <onnx/onnx_pb.h>
+
+#include "common/status.h"
+#include "graph/tensor_proto.h"
+#include "session/inference_session.h"
+
+namespace prism::conformance {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  PRISM_ENFORCE(in.good(), kInvalidArgument, "cannot open ", path.string());
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string Trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  const auto end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
+std::string NormalizeDomain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+void CollectGraphOps(const onnx::GraphProto& graph, OpSet& ops);
+
+void CollectNodeOps(const onnx::NodeProto& node, OpSet& ops) {
+  ops.emplace(NormalizeDomain(node.domain()), node.op_type());
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.has_g()) CollectGraphOps(attribute.g(), ops);
+    for (const auto& graph : attribute.graphs()) CollectGraphOps(graph, ops);
+  }
+}
+
+void CollectGraphOps(const onnx::GraphProto& graph, OpSet& ops) {
+  for (const auto& node : graph.node()) CollectNodeOps(node, ops);
+}
+
+// test_data_set_N folders, ordered by N.
+std::vector<fs::path> DataSets(const fs::path& test_dir) {
+  std::vector<std::pair<long, fs::path>> sets;
+  const std::string prefix = "test_data_set_";
+  for (const auto& entry : fs::directory_iterator(test_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.rfind(prefix, 0) != 0) continue;
+    const std::string number = name.substr(prefix.size());
+    long n = -1;
+    if (!number.empty() && std::all_of(number.begin(), number.end(), ::isdigit))
+      n = std::stol(number);
+    sets.emplace_back(n, entry.path());
+  }
+  std::sort(sets.begin(), sets.end());
+  std::vector<fs::path> result;
+  for (auto& [n, path] : sets) result.push_back(path);
+  return result;
+}
+
+// How many <prefix>K.pb files the data set holds (K = 0, 1, ... without gaps).
+size_t CountDataFiles(const fs::path& set_dir, const std::string& prefix) {
+  size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(set_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.size() > 3 && name.substr(name.size() - 3) == ".pb")
+      ++count;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    PRISM_ENFORCE(fs::exists(set_dir / (prefix + std::to_string(k) + ".pb")), kInvalidArgument,
+                  set_dir.string(), ": ", count, " ", prefix, "*.pb files but ", prefix, k,
+                  ".pb is missing");
+  }
+  return count;
+}
+
+Tensor TensorFromBytes(const std::string& bytes, const std::string& what) {
+  onnx::TensorProto proto;
+  PRISM_ENFORCE(proto.ParseFromString(bytes), kInvalidArgument, what,
+                ": not a valid TensorProto");
+  return TensorFromProto(proto, ExternalDataPolicy{}, what);
+}
+
+TensorSequence SequenceFromProto(const onnx::SequenceProto& proto, const onnx::TypeProto& type,
+                                 const std::string& what) {
+  const auto& elem = type.sequence_type().elem_type();
+  PRISM_ENFORCE(elem.has_tensor_type(), kNotImplemented, what,
+                ": only sequences of tensors are supported");
+  PRISM_ENFORCE(proto.elem_type() == onnx::SequenceProto::TENSOR ||
+                    (proto.elem_type() == onnx::SequenceProto::UNDEFINED &&
+                     proto.tensor_values_size() == 0),
+                kInvalidArgument, what, ": SequenceProto elem_type ", proto.elem_type(),
+                ", expected TENSOR");
+  TensorSequence sequence;
+  sequence.elem_type = static_cast<ElementType>(elem.tensor_type().elem_type());
+  for (int i = 0; i < proto.tensor_values_size(); ++i) {
+    sequence.tensors.push_back(TensorFromProto(proto.tensor_values(i), ExternalDataPolicy{},
+                                               what + " element " + std::to_string(i)));
+  }
+  return sequence;
+}
+
+}  // namespace
+
+std::string FormatOp(const OpId& op) {
+  return op.first.empty() ? op.second : op.first + ":" + op.second;
+}
+
+OpSet ParseOpsList(const std::string& text, const std::string& what) {
+  OpSet ops;
+  std::istringstream in(text);
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    line = Trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    // Several ops may share a line, separated by spaces.
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      const auto colon = word.rfind(':');
+      OpId op = colon == std::string::npos
+                    ? OpId{"", word}
+                    : OpId{NormalizeDomain(word.substr(0, colon)), word.substr(colon + 1)};
+      PRISM_ENFORCE(!op.second.empty(), kInvalidArgument, what, ":", line_number,
+                    ": empty op name in '", word, "'");
+      ops.insert(std::move(op));
+    }
+  }
+  return ops;
+}
+
+OpSet LoadOpsFile(const fs::path& path) {
+  PRISM_ENFORCE(fs::is_regular_file(path), kInvalidArgument, "ops file ", path.string(),
+                " does not exist");
+  return ParseOpsList(ReadFile(path), path.string());
+}
+
+OpSet ModelOps(const onnx::ModelProto& model) {
+  OpSet ops;
+  CollectGraphOps(model.graph(), ops);
+  for (const auto& function : model.functions())
+    for (const auto& node : function.node()) CollectNodeOps(node, ops);
+  return ops;
+}
+
+std::vector<std::string> OpsOutside(const OpSet& used, const OpSet& allowed) {
+  std::vector<std::string> outside;
+  for (const OpId& op : used)
+    if (!allowed.count(op)) outside.push_back(FormatOp(op));
+  return outside;
+}
+
+onnx::ModelProto LoadModelProto(const fs::path& path) {
+  onnx::ModelProto model;
+  const std::string bytes = ReadFile(path);
+  PRISM_ENFORCE(model.ParseFromString(bytes), kInvalidArgument, path.string(),
+                ": not a valid ModelProto");
+  return model;
+}
+
+std::map<std::string, std::string> ParseExpectedFailures(const std::string& text,
+                                                         const std::string& what) {
+  std::map<std::string, std::string> entries;
+  std::istringstream in(text);
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    const auto hash = line.find('#');
+    const std::string entry = Trim(line.substr(0, hash));
+    if (entry.empty()) continue;  // blank or comment-only line
+    const std::string reason = hash == std::string::npos ? "" : Trim(line.substr(hash + 1));
+    const std::string where = what + ":" + std::to_string(line_number);
+    PRISM_ENFORCE(!reason.empty(), kInvalidArgument, where, ": '", entry,
+                  "' has no reason; write `suite/test_name  # why it fails`");
+    PRISM_ENFORCE(entry.find_first_of(" \t") == std::string::npos, kInvalidArgument, where,
+                  ": one test per line expected, got '", entry, "'");
+    const auto slash = entry.find('/');
+    PRISM_ENFORCE(slash != std::string::npos && slash > 0 && slash + 1 < entry.size() &&
+                      entry.find('/', slash + 1) == std::string::npos,
+                  kInvalidArgument, where, ": '", entry, "' is not of the form suite/test_name");
+    PRISM_ENFORCE(entries.emplace(entry, reason).second, kInvalidArgument, where, ": '", entry,
+                  "' is listed twice");
+  }
+  return entries;
+}
+
+std::map<std::string, std::string> LoadExpectedFailuresFile(const fs::path& path) {
+  PRISM_ENFORCE(fs::is_regular_file(path), kInvalidArgument, "expected-failures file ",
+                path.string(), " does not exist");
+  return ParseExpectedFailures(ReadFile(path), path.string());
+}
+
+Value ValueFromBytes(const std::string& bytes, const onnx::TypeProto& type,
+                     const std::string& what) {
+  if (type.has_sequence_type()) {
+    onnx::SequenceProto proto;
+    PRISM_ENFORCE(proto.ParseFromString(bytes), kInvalidArgument, what,
+                  ": not a valid SequenceProto");
+    return Value(SequenceFromProto(proto, type, what));
+  }
+  if (type.has_optional_type()) {
+    onnx::OptionalProto proto;
+    PRISM_ENFORCE(proto.ParseFromString(bytes), kInvalidArgument, what,
+                  ": not a valid OptionalProto");
+    const auto& inner = type.optional_type().elem_type();
+    if (proto.has_tensor_value()) {
+      PRISM_ENFORCE(inner.has_tensor_type(), kInvalidArgument, what,
+                    ": optional holds a tensor but the model declares ", inner.DebugString());
+      return Value(TensorFromProto(proto.tensor_value(), ExternalDataPolicy{}, what));
+    }
+    if (proto.has_sequence_value()) {
+      PRISM_ENFORCE(inner.has_sequence_type(), kInvalidArgument, what,
+                    ": optional holds a sequence but the model declares ", inner.DebugString());
+      return Value(SequenceFromProto(proto.sequence_value(), inner, what));
+    }
+    PRISM_ENFORCE(!proto.has_sparse_tensor_value() && !proto.has_map_value() &&
+                      !proto.has_optional_value(),
+                  kNotImplemented, what, ": optional of sparse tensor/map/optional unsupported");
+    return Value();  // an empty optional
+  }
+  PRISM_ENFORCE(type.has_tensor_type() || type.value_case() == onnx::TypeProto::VALUE_NOT_SET,
+                kNotImplemented, what, ": unsupported declared type ", type.DebugString());
+  return Value(TensorFromBytes(bytes, what));
+}
+
+Value LoadValueFile(const fs::path& path, const onnx::TypeProto& type) {
+  return ValueFromBytes(ReadFile(path), type, path.string());
+}
+
+fs::path SuiteDir(const fs::path& shared, const std::string& suite) {
+  PRISM_ENFORCE(fs::is_directory(shared), kInvalidArgument, "shared data folder ",
+                shared.string(), " does not exist (set --shared or PRISM_SHARED_DIR)");
+  const fs::path nested = shared / "onnx-tests" / suite;
+  if (fs::is_directory(nested)) return nested;
+  const fs::path direct = shared / suite;
+  if (fs::is_directory(direct)) return direct;
+  PRISM_THROW(kInvalidArgument, "suite '", suite, "' not found: neither ", nested.string(),
+              " nor ", direct.string(), " exists");
+}
+
+std::vector<TestCase> DiscoverSuite(const fs::path& shared, const std::string& suite) {
+  const fs::path dir = SuiteDir(shared, suite);
+  std::vector<TestCase> tests;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "model.onnx"))
+      tests.push_back(TestCase{suite, entry.path().filename().string(), entry.path()});
+  }
+  PRISM_ENFORCE(!tests.empty(), kInvalidArgument, "suite '", suite, "' at ", dir.string(),
+                " holds no test folder with a model.onnx");
+  std::sort(tests.begin(), tests.end(),
+            [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
+  return tests;
+}
+
+TestCase TestCaseFromDir(const fs::path& dir) {
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(dir));
+  PRISM_ENFORCE(fs::is_regular_file(absolute / "model.onnx"), kInvalidArgument, "test folder ",
+                dir.string(), " has no model.onnx");
+  return TestCase{absolute.parent_path().filename().string(), absolute.filename().string(),
+                  absolute};
+}
+
+const char* StatusName(TestStatus status) {
+  switch (status) {
+    case TestStatus::kPassed:
+      return "passed";
+    case TestStatus::kFailed:
+      return "failed";
+    case TestStatus::kSkipped:
+      return "skipped";
+    case TestStatus::kExpectedFailure:
+      return "expected_failure";
+  }
+  return "unknown";
+}
+
+std::string SelectionSkipReason(const TestCase& test, const RunConfig& config) {
+  if (!config.allowed_ops) return "";
+  const std::vector<std::string> outside =
+      OpsOutside(ModelOps(LoadModelProto(test.dir / "model.onnx")), *config.allowed_ops);
+  if (outside.empty()) return "";
+  std::string reason = "uses ops outside the selected set: ";
+  for (size_t i = 0; i < outside.size(); ++i) reason += (i ? ", " : "") + outside[i];
+  return reason;
+}
+
+namespace {
+
+// Runs all data sets; returns "" on success, else what went wrong.
+std::string RunDataSets(const TestCase& test, const RunConfig& config) {
+  const fs::path model_path = test.dir / "model.onnx";
+  const onnx::ModelProto model = LoadModelProto(model_path);
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const auto& input : model.graph().input())
+    if (!initializers.count(input.name())) inputs.push_back(&input);
+  std::vector<std::string> output_names;
+  for (const auto& output : model.graph().output()) output_names.push_back(output.name());
+
+  const std::vector<fs::path> sets = DataSets(test.dir);
+  PRISM_ENFORCE(!sets.empty(), kInvalidArgument, test.dir.string(), " has no test_data_set_N");
+
+  InferenceSession session(SessionOptions{}, config.providers);
+  try {
+    session.Load(model_path.string());
+  } catch (const std::exception& e) {
+    return std::string("model load failed: ") + e.what();
+  }
+
+  for (const fs::path& set : sets) {
+    const std::string set_name = set.filename().string();
+    const size_t input_count = CountDataFiles(set, "input_");
+    const size_t output_count = CountDataFiles(set, "output_");
+    if (input_count > inputs.size())
+      return set_name + ": " + std::to_string(input_count) + " input files but the model has " +
+             std::to_string(inputs.size()) + " non-initializer inputs";
+    if (output_count != output_names.size())
+      return set_name + ": " + std::to_string(output_count) + " output files but the model has " +
+             std::to_string(output_names.size()) + " outputs";
+    std::vector<std::string> feed_names;
+    std::vector<Value> feeds;
+    for (size_t k = 0; k < input_count; ++k) {
+      feed_names.push_back(inputs[k]->name());
+      feeds.push_back(LoadValueFile(set / ("input_" + std::to_string(k) + ".pb"),
+                                    inputs[k]->type()));
+    }
+    std::vector<Value> expected;
+    for (size_t k = 0; k < output_count; ++k) {
+      expected.push_back(LoadValueFile(set / ("output_" + std::to_string(k) + ".pb"),
+                                       model.graph().output(static_cast<int>(k)).type()));
+    }
+    std::vector<Value> actual;
+    try {
+      actual = session.Run(RunOptions{}, feed_names, feeds, output_names);
+    } catch (const std::exception& e) {
+      return set_name + ": run failed: " + e.what();
+    }
+    if (actual.size() != expected.size())
+      return set_name + ": " + std::to_string(actual.size()) + " outputs returned, expected " +
+             std::to_string(expected.size());
+    std::string mismatches;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      const std::string why = testing::CompareValues(expected[k], actual[k], config.tolerance);
+      if (!why.empty()) {
+        mismatches += (mismatches.empty() ? "" : "; ") + set_name + ": output " +
+                      std::to_string(k) + " '" + output_names[k] + "': " + why;
+      }
+    }
+    if (!mismatches.empty()) return mismatches;
+  }
+  return "";
+}
+
+}  // namespace
+
+TestResult RunTest(const TestCase& test, const RunConfig& config) {
+  TestResult result;
+  result.suite = test.suite;
+  result.name = test.name;
+  for (const auto& p : config.providers) result.providers.push_back(p.name);
+  if (result.providers.empty()) result.providers.push_back("CPUExecutionProvider");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    result.message = RunDataSets(test, config);
+  } catch (const std::exception& e) {
+    result.message = e.what();
+    if (result.message.empty()) result.message = "exception without message";
+  } catch (...) {
+    result.message = "unknown exception";
+  }
+  result.status = result.message.empty() ? TestStatus::kPassed : TestStatus::kFailed;
+  result.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+namespace {
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double timeout_s) {
+  TestResult result;
+  result.suite = test.suite;
+  result.name = test.name;
+  for (const auto& p : config.providers) result.providers.push_back(p.name);
+  if (result.providers.empty()) result.providers.push_back("CPUExecutionProvider");
+  result.status = TestStatus::kFailed;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    result.message = std::string("pipe failed: ") + std::strerror(errno);
+    return result;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    result.message = std::string("fork failed: ") + std::strerror(errno);
+    return result;
+  }
+  if (pid == 0) {
+    // Child: run, send "<status digit><message>", leave without running atexit handlers.
+    ::close(fds[0]);
+    const TestResult child = RunTest(test, config);
+    const std::string payload = std::to_string(static_cast<int>(child.status)) + child.message;
+    ::_exit(WriteAll(fds[1], payload) ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string payload;
+  bool timed_out = false;
+  char buffer[4096];
+  while (true) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      wait_ms = static_cast<int>(timeout_s * 1000 - elapsed_ms());
+      if (wait_ms <= 0) {
+        timed_out = true;
+        break;
+      }
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      timed_out = true;
+      break;
+    }
+    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    payload.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  result.duration_ms = elapsed_ms();
+  if (timed_out) {
+    result.message = "timed out after " + std::to_string(timeout_s) + " s";
+  } else if (WIFSIGNALED(wstatus)) {
+    const int sig = WTERMSIG(wstatus);
+    result.message = std::string("crashed with signal ") + std::to_string(sig) + " (" +
+                     ::strsignal(sig) + ")";
+  } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || payload.empty()) {
+    result.message = "test process exited abnormally (status " + std::to_string(wstatus) + ")";
+  } else {
+    const int status = payload[0] - '0';
+    result.status = status == static_cast<int>(TestStatus::kPassed) ? TestStatus::kPassed
+                                                                     : TestStatus::kFailed;
+    result.message = payload.substr(1);
+  }
+  return result;
+}
+
+RunSummary ApplyExpectedFailures(std::vector<TestResult>& results,
+                                 const std::map<std::string, std::string>& expected,
+                                 const fs::path& shared) {
+  RunSummary summary;
+  std::set<std::string> known;
+  for (TestResult& result : results) {
+    known.insert(result.Key());
+    const auto it = expected.find(result.Key());
+    if (it != expected.end()) {
+      if (result.status == TestStatus::kFailed) {
+        result.status = TestStatus::kExpectedFailure;
+        result.message = "expected failure (" + it->second + "): " + result.message;
+      } else if (result.status == TestStatus::kPassed) {
+        summary.errors.push_back(result.Key() +
+                                 " is listed as an expected failure but passed: remove it from "
+                                 "the list");
+      }
+    }
+    switch (result.status) {
+      case TestStatus::kPassed:
+        ++summary.passed;
+        break;
+      case TestStatus::kFailed:
+        ++summary.failed;
+        break;
+      case TestStatus::kSkipped:
+        ++summary.skipped;
+        break;
+      case TestStatus::kExpectedFailure:
+        ++summary.expected_failures;
+        break;
+    }
+  }
+  for (const auto& [key, reason] : expected) {
+    if (known.count(key)) continue;
+    const auto slash = key.find('/');
+    bool exists = false;
+    try {
+      exists = fs::is_regular_file(SuiteDir(shared, key.substr(0, slash)) /
+                                   key.substr(slash + 1) / "model.onnx");
+    } catch (const std::exception&) {
+      exists = false;
+    }
+    if (!exists)
+      summary.errors.push_back(key + " is listed as an expected failure but no such test exists");
+  }
+  return summary;
+}
+
+std::string JsonEscape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+          out += buffer;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string ResultToJson(const TestResult& result) {
+  std::ostringstream out;
+  out << "{\"name\": \"" << JsonEscape(result.name) << "\", \"suite\": \""
+      << JsonEscape(result.suite) << "\", \"status\": \"" << StatusName(result.status)
+      << "\", \"message\": \"" << JsonEscape(result.message)
+      << "\", \"duration_ms\": " << result.duration_ms << ", \"providers\": [";
+  for (size_t i = 0; i < result.providers.size(); ++i)
+    out << (i ? ", " : "") << '"' << JsonEscape(result.providers[i]) << '"';
+  out << "]}";
+  return out.str();
+}
+
+std::string SummaryToJson(const RunSummary& summary, const std::vector<TestResult>& results) {
+  std::ostringstream out;
+  out << "{\n  \"passed\": " << summary.passed << ",\n  \"failed\": " << summary.failed
+      << ",\n  \"skipped\": " << summary.skipped
+      << ",\n  \"expected_failures\": " << summary.expected_failures << ",\n  \"errors\": [";
+  for (size_t i = 0; i < summary.errors.size(); ++i)
+    out << (i ? ", " : "") << '"' << JsonEscape(summary.errors[i]) << '"';
+  out << "],\n  \"ok\": " << (summary.Ok() ? "true" : "false") << ",\n  \"tests\": [";
+  for (size_t i = 0; i < results.size(); ++i)
+    out << (i ? ",\n    " : "\n    ") << ResultToJson(results[i]);
+  out << "\n  ]\n}\n";
+  return out.str();
+}
+
+std::vector<ProviderSpec> ParseProviders(const std::string& comma_separated) {
+  std::vector<ProviderSpec> providers;
+  std::istringstream in(comma_separated);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    name = Trim(name);
+    if (!name.empty()) providers.push_back(ProviderSpec{name, {}});
+  }
+  return providers;
+}
+
+}  // namespace prism::conformance

@@ -1,0 +1,149 @@
+#include "perf_options.h"
+
+#include <sstream>
+
+#include "common/status.h"
+
+namespace prism::perf {
+namespace {
+
+int ParseInt(const std::string& option, const std::string& text, int minimum) {
+  try {
+    size_t used = 0;
+    const long value = std::stol(text, &used);
+    if (used == text.size() && value >= minimum && value <= 1000000000) return static_cast<int>(value);
+  } catch (const std::exception&) {
+  }
+  PRISM_THROW(kInvalidArgument, "option ", option, " expects an integer >= ", minimum, ", got '",
+              text, "'");
+}
+
+double ParseSeconds(const std::string& option, const std::string& text) {
+  try {
+    size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size() && value > 0) return value;
+  } catch (const std::exception&) {
+  }
+  PRISM_THROW(kInvalidArgument, "option ", option, " expects a positive number of seconds, got '",
+              text, "'");
+}
+
+// "key=value key2=value2" -> map.
+ProviderOptions ParseKeyValues(const std::string& text) {
+  ProviderOptions options;
+  std::istringstream stream(text);
+  std::string item;
+  while (stream >> item) {
+    const size_t eq = item.find('=');
+    PRISM_ENFORCE(eq != std::string::npos && eq > 0, kInvalidArgument,
+                  "provider option '", item, "' must look like key=value");
+    options[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return options;
+}
+
+}  // namespace
+
+std::string ProviderNameFromShort(const std::string& name) {
+  if (name == "cpu") return "CPUExecutionProvider";
+  if (name == "cuda") return "CUDAExecutionProvider";
+  if (name == "dnnl") return "DnnlExecutionProvider";
+  if (name == "test") return "TestExecutionProvider";
+  return name;
+}
+
+std::string PerfUsage() {
+  return R"(usage: prism_perf -m MODEL [options]
+  -m MODEL        the ONNX model to run
+  -e EPS          execution providers in priority order, comma-separated:
+                  cpu, dnnl, cuda, test, or a full name (default: cpu)
+  -i "k=v ..."    options for the first non-CPU provider of -e
+  -x N            intra-op threads (accepted; no effect yet)
+  -y N            inter-op threads (accepted; no effect yet)
+  -o LEVEL        optimization level 0, 1, 2 or 99 (accepted; no effect yet)
+  -w N            warm-up runs (default 3)
+  -r N            timed runs (default 20)
+  -t SECONDS      run for this long instead of -r runs
+  -S SEED         seed of the random inputs (default 0)
+  -f NAME:VALUE   value of a symbolic dim (repeatable; unset symbolic dims are 1)
+  -c N            concurrent runs on one session (default 1)
+  --json FILE     write the summary as JSON
+  -h, --help      this text
+)";
+}
+
+PerfOptions ParsePerfOptions(int argc, char** argv) {
+  PerfOptions options;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string provider_options_text;
+  std::vector<std::string> provider_names = {"cpu"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&]() -> std::string {
+      PRISM_ENFORCE(i + 1 < args.size(), kInvalidArgument, "option ", arg, " needs a value");
+      return args[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      options.show_help = true;
+    } else if (arg == "-m") {
+      options.model_path = value();
+    } else if (arg == "-e") {
+      provider_names.clear();
+      std::stringstream stream(value());
+      std::string name;
+      while (std::getline(stream, name, ','))
+        if (!name.empty()) provider_names.push_back(name);
+      PRISM_ENFORCE(!provider_names.empty(), kInvalidArgument, "option -e needs at least one EP");
+    } else if (arg == "-i") {
+      provider_options_text = value();
+    } else if (arg == "-x") {
+      options.intra_op_threads = ParseInt(arg, value(), 0);
+    } else if (arg == "-y") {
+      options.inter_op_threads = ParseInt(arg, value(), 0);
+    } else if (arg == "-o") {
+      options.optimization_level = ParseInt(arg, value(), 0);
+      options.optimization_level_given = true;
+      PRISM_ENFORCE(options.optimization_level == 0 || options.optimization_level == 1 ||
+                        options.optimization_level == 2 || options.optimization_level == 99,
+                    kInvalidArgument, "option -o expects 0, 1, 2 or 99, got ",
+                    options.optimization_level);
+    } else if (arg == "-w") {
+      options.warmup_runs = ParseInt(arg, value(), 0);
+    } else if (arg == "-r") {
+      options.runs = ParseInt(arg, value(), 1);
+    } else if (arg == "-t") {
+      options.seconds = ParseSeconds(arg, value());
+    } else if (arg == "-S") {
+      options.seed = static_cast<unsigned>(ParseInt(arg, value(), 0));
+    } else if (arg == "-f") {
+      const std::string dim = value();
+      const size_t colon = dim.rfind(':');
+      PRISM_ENFORCE(colon != std::string::npos && colon > 0, kInvalidArgument,
+                    "option -f expects NAME:VALUE, got '", dim, "'");
+      options.free_dims[dim.substr(0, colon)] = ParseInt("-f", dim.substr(colon + 1), 0);
+    } else if (arg == "-c") {
+      options.concurrent = ParseInt(arg, value(), 1);
+    } else if (arg == "--json") {
+      options.json_path = value();
+    } else {
+      PRISM_THROW(kInvalidArgument, "unknown option '", arg, "' (see prism_perf --help)");
+    }
+  }
+  if (options.show_help) return options;
+  PRISM_ENFORCE(!options.model_path.empty(), kInvalidArgument, "no model given (use -m MODEL)");
+  bool options_used = provider_options_text.empty();
+  for (const std::string& short_name : provider_names) {
+    ProviderSpec spec{ProviderNameFromShort(short_name), {}};
+    if (!options_used && spec.name != "CPUExecutionProvider") {
+      spec.options = ParseKeyValues(provider_options_text);
+      options_used = true;
+    }
+    options.providers.push_back(spec);
+  }
+  PRISM_ENFORCE(options_used, kInvalidArgument,
+                "option -i was given but -e names no provider other than cpu to apply it to");
+  return options;
+}
+
+}  // namespace prism::perf
