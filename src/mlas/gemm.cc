@@ -49,8 +49,8 @@ void EigenGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T al
 }
 
 template <typename T>
-void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
-                 const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                 int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   // Unsigned arithmetic wraps modulo 2^bits, which gives two's-complement results for signed
   // types too, without the undefined behaviour of signed overflow.
   using U = std::make_unsigned_t<T>;
@@ -97,10 +97,10 @@ template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const fl
                           const float*, int64_t, float, float*, int64_t);
 template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
                            const double*, int64_t, double, double*, int64_t);
-template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*,
-                            int64_t, const int32_t*, int64_t, int32_t, int32_t*, int64_t);
-template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*,
-                            int64_t, const int64_t*, int64_t, int64_t, int64_t*, int64_t);
+template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,
+                            const int32_t*, int64_t, int32_t, int32_t*, int64_t);
+template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t,
+                            const int64_t*, int64_t, int64_t, int64_t*, int64_t);
 template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*,
                              int64_t, const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t);
 template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*,

@@ -37,9 +37,9 @@ TensorShape BroadcastShapes(const std::vector<TensorShape>& shapes, std::string_
         dims[j] = dim;
         have_fixed = true;
       } else if (dims[j] != dim) {
-        PRISM_THROW(kInvalidArgument, Prefix(what), "incompatible shapes for broadcasting: ",
-                    JoinShapes(shapes), " (dimension ", j, " of the result: ", dims[j], " vs ",
-                    dim, ")");
+        PRISM_THROW(kInvalidArgument, Prefix(what),
+                    "incompatible shapes for broadcasting: ", JoinShapes(shapes), " (dimension ", j,
+                    " of the result: ", dims[j], " vs ", dim, ")");
       }
     }
   }

@@ -85,25 +85,25 @@ class Broadcaster {
 // out[k] = fn(a[..], b[..]) over the broadcast of two inputs.
 template <typename A, typename B, typename Out, typename Fn>
 void BroadcastBinary(const Broadcaster& plan, const A* a, const B* b, Out* out, Fn&& fn) {
-  plan.ForEachSpan([&](int64_t output_offset, int64_t count, const int64_t* offsets,
-                       const int64_t* steps) {
-    const A* pa = a + offsets[0];
-    const B* pb = b + offsets[1];
-    Out* po = out + output_offset;
-    if (steps[0] != 0 && steps[1] != 0) {
-      for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], pb[k]);
-    } else if (steps[1] != 0) {
-      const A av = *pa;
-      for (int64_t k = 0; k < count; ++k) po[k] = fn(av, pb[k]);
-    } else if (steps[0] != 0) {
-      const B bv = *pb;
-      for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], bv);
-    } else {
-      const A av = *pa;
-      const B bv = *pb;
-      for (int64_t k = 0; k < count; ++k) po[k] = fn(av, bv);
-    }
-  });
+  plan.ForEachSpan(
+      [&](int64_t output_offset, int64_t count, const int64_t* offsets, const int64_t* steps) {
+        const A* pa = a + offsets[0];
+        const B* pb = b + offsets[1];
+        Out* po = out + output_offset;
+        if (steps[0] != 0 && steps[1] != 0) {
+          for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], pb[k]);
+        } else if (steps[1] != 0) {
+          const A av = *pa;
+          for (int64_t k = 0; k < count; ++k) po[k] = fn(av, pb[k]);
+        } else if (steps[0] != 0) {
+          const B bv = *pb;
+          for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], bv);
+        } else {
+          const A av = *pa;
+          const B bv = *pb;
+          for (int64_t k = 0; k < count; ++k) po[k] = fn(av, bv);
+        }
+      });
 }
 
 // The shape B takes under the legacy (opset < 7) broadcast of Add/Sub/Mul/Div/Pow with

@@ -18,10 +18,14 @@ enum class Arithmetic { kAdd, kSub, kMul, kDiv };
 
 const char* ArithmeticName(Arithmetic op) {
   switch (op) {
-    case Arithmetic::kAdd: return "Add";
-    case Arithmetic::kSub: return "Sub";
-    case Arithmetic::kMul: return "Mul";
-    case Arithmetic::kDiv: return "Div";
+    case Arithmetic::kAdd:
+      return "Add";
+    case Arithmetic::kSub:
+      return "Sub";
+    case Arithmetic::kMul:
+      return "Mul";
+    case Arithmetic::kDiv:
+      return "Div";
   }
   return "?";
 }
@@ -87,8 +91,8 @@ class BinaryArithmetic final : public OpKernel {
                   ElementTypeName(b.Type()));
     const Broadcaster plan = MakePlan(a.Shape(), b.Shape(), what);
     Tensor& out = context.Output(0, plan.OutputShape(), a.Type());
-    DispatchByType<ArithmeticDispatch<kOp>::template Fn>(a.Type(), ArithmeticName(kOp), plan, a,
-                                                          b, out, GetNode());
+    DispatchByType<ArithmeticDispatch<kOp>::template Fn>(a.Type(), ArithmeticName(kOp), plan, a, b,
+                                                         out, GetNode());
   }
 
  private:

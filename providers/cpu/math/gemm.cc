@@ -156,14 +156,13 @@ class Gemm final : public OpKernel {
     const Tensor& b = context.RequiredInput(1);
     // C is required before opset 11; RequiredInput names the node when it is missing.
     const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
-    PRISM_ENFORCE(a.Type() == b.Type() && (c == nullptr || c->Type() == a.Type()),
-                  kInvalidArgument, node.Describe(),
-                  ": Gemm inputs must share one element type, got A ", ElementTypeName(a.Type()),
-                  ", B ", ElementTypeName(b.Type()),
+    PRISM_ENFORCE(a.Type() == b.Type() && (c == nullptr || c->Type() == a.Type()), kInvalidArgument,
+                  node.Describe(), ": Gemm inputs must share one element type, got A ",
+                  ElementTypeName(a.Type()), ", B ", ElementTypeName(b.Type()),
                   c != nullptr ? MakeString(", C ", ElementTypeName(c->Type())) : "");
-    PRISM_ENFORCE(a.Shape().Rank() == 2 && b.Shape().Rank() == 2, kInvalidArgument,
-                  node.Describe(), ": Gemm needs 2-D A and B, got A ", a.Shape().ToString(),
-                  " and B ", b.Shape().ToString());
+    PRISM_ENFORCE(a.Shape().Rank() == 2 && b.Shape().Rank() == 2, kInvalidArgument, node.Describe(),
+                  ": Gemm needs 2-D A and B, got A ", a.Shape().ToString(), " and B ",
+                  b.Shape().ToString());
 
     GemmPlan plan;
     plan.trans_a = trans_a_;
@@ -200,9 +199,9 @@ class Gemm final : public OpKernel {
     } else {
       ok = dims.empty();
     }
-    PRISM_ENFORCE(ok, kInvalidArgument, GetNode().Describe(), ": Gemm input C ",
-                  c_shape.ToString(), broadcast_ ? " is not unidirectionally broadcastable to "
-                                                 : " must have shape (broadcast=0) ",
+    PRISM_ENFORCE(ok, kInvalidArgument, GetNode().Describe(), ": Gemm input C ", c_shape.ToString(),
+                  broadcast_ ? " is not unidirectionally broadcastable to "
+                             : " must have shape (broadcast=0) ",
                   "[", m, ",", n, "]");
   }
 
@@ -223,9 +222,11 @@ void RegisterGemmKernels(KernelRegistry& registry) {
 
   const auto factory = MakeKernelFactory<Gemm>();
   const auto add = [&](int since, int end, const std::vector<ET>& types) {
-    registry.Register(
-        KernelDefBuilder("Gemm").Versions(since, end).Constraint("T", types, {0, 1, 2}, {0}).Build(),
-        factory);
+    registry.Register(KernelDefBuilder("Gemm")
+                          .Versions(since, end)
+                          .Constraint("T", types, {0, 1, 2}, {0})
+                          .Build(),
+                      factory);
   };
   add(1, 5, float_types);
   add(6, 6, float_types);

@@ -65,8 +65,8 @@ MatMulPlan PlanMatMul(const Node& node, const TensorShape& a_shape, const Tensor
   if (!b_is_vector) out_dims.push_back(plan.n);
   plan.output_shape = TensorShape(out_dims);
 
-  const TensorShape out_batch_shape(std::vector<int64_t>(out_dims.begin(),
-                                                         out_dims.begin() + batch_rank));
+  const TensorShape out_batch_shape(
+      std::vector<int64_t>(out_dims.begin(), out_dims.begin() + batch_rank));
   plan.batch = out_batch_shape.Size();
   const int64_t b_batch_size = TensorShape(b_batch).Size();
   if (b_batch_size == 1) {
@@ -160,8 +160,8 @@ struct MatMulDispatch {
   }
 };
 
-using MatMulTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t,
-                             uint64_t>;
+using MatMulTypes =
+    TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
 
 class MatMul final : public OpKernel {
  public:

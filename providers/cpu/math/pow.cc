@@ -69,8 +69,7 @@ struct PowByBase {
   struct Fn {
     void operator()(const Broadcaster& plan, const Tensor& x, const Tensor& y, Tensor& out,
                     const Node& node) const {
-      BroadcastBinary(plan, x.Data<T>(), y.Data<E>(), out.MutableData<T>(),
-                      ApplyPow<T, E>{&node});
+      BroadcastBinary(plan, x.Data<T>(), y.Data<E>(), out.MutableData<T>(), ApplyPow<T, E>{&node});
     }
   };
 };
@@ -128,8 +127,7 @@ void RegisterPowKernels(KernelRegistry& registry) {
   const auto factory = MakeKernelFactory<Pow>();
   const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble};
   registry.Register(
-      KernelDefBuilder("Pow").Versions(1, 6).Constraint("T", floats, {0, 1}, {0}).Build(),
-      factory);
+      KernelDefBuilder("Pow").Versions(1, 6).Constraint("T", floats, {0, 1}, {0}).Build(), factory);
   registry.Register(
       KernelDefBuilder("Pow").Versions(7, 11).Constraint("T", floats, {0, 1}, {0}).Build(),
       factory);

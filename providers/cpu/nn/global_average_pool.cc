@@ -30,8 +30,7 @@ class GlobalAveragePool final : public OpKernel {
     const Tensor& x = context.RequiredInput(0);
     const TensorShape& shape = x.Shape();
     PRISM_ENFORCE(shape.Rank() >= 2, kInvalidArgument, GetNode().Describe(),
-                  ": input X must have rank >= 2 (N x C x D1 x ...), got shape ",
-                  shape.ToString());
+                  ": input X must have rank >= 2 (N x C x D1 x ...), got shape ", shape.ToString());
     std::vector<int64_t> out_dims(shape.Rank(), 1);
     out_dims[0] = shape[0];
     out_dims[1] = shape[1];

@@ -32,7 +32,8 @@ WindowTaps BuildTaps(const PoolAttributes& attrs, const PoolGeometry& geometry) 
   taps.row_strides.assign(rank, 1);
   taps.col_strides.assign(rank, 1);
   for (size_t i = rank; i-- > 1;) taps.row_strides[i - 1] = taps.row_strides[i] * geometry.input[i];
-  for (size_t i = 1; i < rank; ++i) taps.col_strides[i] = taps.col_strides[i - 1] * geometry.input[i - 1];
+  for (size_t i = 1; i < rank; ++i)
+    taps.col_strides[i] = taps.col_strides[i - 1] * geometry.input[i - 1];
   for (size_t i = 0; i < rank; ++i) {
     const int64_t in = geometry.input[i];
     const int64_t out = geometry.output[i];
@@ -120,25 +121,25 @@ struct MaxPoolImpl {
     T* y = job.y->MutableData<T>();
     int64_t* indices = job.indices != nullptr ? job.indices->MutableData<int64_t>() : nullptr;
     const bool column_major = job.attrs->storage_order == 1;
-    ForEachOutput(job, [&](int64_t, int64_t in_base, int64_t out_index, const auto& lists,
-                           const auto&) {
-      const T* plane = x + in_base;
-      int64_t best_row = -1;
-      int64_t best_col = -1;
-      ComputeTypeOf<T> best{};
-      auto visit = [&](int64_t row, int64_t col) {
-        const ComputeTypeOf<T> value = ToCompute(plane[row]);
-        if (best_row < 0 || value > best) {
-          best = value;
-          best_row = row;
-          best_col = col;
-        }
-      };
-      VisitWindow(lists, *job.taps, 0, 0, 0, visit);
-      y[out_index] = best_row >= 0 ? plane[best_row] : EmptyWindowMax<T>();
-      if (indices != nullptr)
-        indices[out_index] = best_row < 0 ? -1 : in_base + (column_major ? best_col : best_row);
-    });
+    ForEachOutput(
+        job, [&](int64_t, int64_t in_base, int64_t out_index, const auto& lists, const auto&) {
+          const T* plane = x + in_base;
+          int64_t best_row = -1;
+          int64_t best_col = -1;
+          ComputeTypeOf<T> best{};
+          auto visit = [&](int64_t row, int64_t col) {
+            const ComputeTypeOf<T> value = ToCompute(plane[row]);
+            if (best_row < 0 || value > best) {
+              best = value;
+              best_row = row;
+              best_col = col;
+            }
+          };
+          VisitWindow(lists, *job.taps, 0, 0, 0, visit);
+          y[out_index] = best_row >= 0 ? plane[best_row] : EmptyWindowMax<T>();
+          if (indices != nullptr)
+            indices[out_index] = best_row < 0 ? -1 : in_base + (column_major ? best_col : best_row);
+        });
   }
 };
 
@@ -233,9 +234,11 @@ void RegisterPoolKernels(KernelRegistry& registry) {
 
   const KernelFactory average_pool = PoolFactory(PoolKind::kAverage);
   const auto average = [&](int since, int end, const std::vector<E>& types) {
-    registry.Register(
-        KernelDefBuilder("AveragePool").Versions(since, end).Constraint("T", types, {0}, {0}).Build(),
-        average_pool);
+    registry.Register(KernelDefBuilder("AveragePool")
+                          .Versions(since, end)
+                          .Constraint("T", types, {0}, {0})
+                          .Build(),
+                      average_pool);
   };
   average(1, 6, floats);
   average(7, 9, floats);

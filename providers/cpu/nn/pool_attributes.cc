@@ -26,7 +26,9 @@ AutoPad ParseAutoPad(const std::string& text, const Node& node) {
 }
 
 // ceil(a / b) for a >= 0, b > 0.
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace
 
@@ -39,8 +41,8 @@ PoolAttributes PoolAttributes::Parse(const OpKernelInfo& info) {
   const size_t rank = attrs.kernel_shape.size();
   PRISM_ENFORCE(rank > 0, kInvalidArgument, node.Describe(), ": kernel_shape must not be empty");
   for (int64_t k : attrs.kernel_shape)
-    PRISM_ENFORCE(k > 0, kInvalidArgument, node.Describe(), ": kernel_shape values must be > 0, got ",
-                  Join(attrs.kernel_shape));
+    PRISM_ENFORCE(k > 0, kInvalidArgument, node.Describe(),
+                  ": kernel_shape values must be > 0, got ", Join(attrs.kernel_shape));
 
   attrs.strides = info.IntsOr("strides", std::vector<int64_t>(rank, 1));
   attrs.dilations = info.IntsOr("dilations", std::vector<int64_t>(rank, 1));
@@ -112,8 +114,8 @@ PoolGeometry PoolAttributes::Geometry(const TensorShape& input_shape, const Node
     }
     if (auto_pad == AutoPad::kNotSet || auto_pad == AutoPad::kValid) {
       const int64_t span = in + begin + end - window;
-      PRISM_ENFORCE(span >= 0, kInvalidArgument, node.Describe(), ": pooling window (",
-                    window, " with kernel ", kernel_shape[i], " and dilation ", dilations[i],
+      PRISM_ENFORCE(span >= 0, kInvalidArgument, node.Describe(), ": pooling window (", window,
+                    " with kernel ", kernel_shape[i], " and dilation ", dilations[i],
                     ") is larger than the padded input (", in, " + pads ", begin, "+", end,
                     ") on spatial axis ", i, " of X ", input_shape.ToString());
       // For VALID the spec's ceil formula, ceil((in - window + 1) / stride), equals the floor one.

@@ -18,8 +18,7 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t ds
     return;
   }
   const int bits = ElementBits(type);
-  PRISM_ENFORCE(bits > 0, kNotImplemented, "cannot copy elements of type ",
-                ElementTypeName(type));
+  PRISM_ENFORCE(bits > 0, kNotImplemented, "cannot copy elements of type ", ElementTypeName(type));
   const auto* from = static_cast<const uint8_t*>(src.RawData());
   auto* to = static_cast<uint8_t*>(dst.MutableRawData());
   if (bits >= 8) {

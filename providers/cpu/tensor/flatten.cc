@@ -19,8 +19,8 @@ class Flatten final : public OpKernel {
                   ": axis ", axis_, " is out of range [", -rank, ", ", rank, "] for input ",
                   input.Shape().ToString());
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
-    const TensorShape shape({input.Shape().SizeToDimension(axis),
-                             input.Shape().SizeFromDimension(axis)});
+    const TensorShape shape(
+        {input.Shape().SizeToDimension(axis), input.Shape().SizeFromDimension(axis)});
     context.SetOutput(0, Value(input.Reshaped(shape)));
   }
 
@@ -31,22 +31,22 @@ class Flatten final : public OpKernel {
 void RegisterFlattenKernels(KernelRegistry& registry) {
   using G = TensorTypeGeneration;
   const auto factory = MakeKernelFactory<Flatten>();
-  registry.Register(KernelDefBuilder("Flatten")
-                        .Versions(1, 8)
-                        .Constraint("T", {ElementType::kFloat16, ElementType::kFloat,
-                                          ElementType::kDouble},
-                                    {0}, {0})
-                        .Build(),
-                    factory);
+  registry.Register(
+      KernelDefBuilder("Flatten")
+          .Versions(1, 8)
+          .Constraint("T", {ElementType::kFloat16, ElementType::kFloat, ElementType::kDouble}, {0},
+                      {0})
+          .Build(),
+      factory);
   struct Range {
     int since;
     int end;
     G types;
   };
-  for (const Range& r : {Range{9, 10, G::kNoBfloat16}, Range{11, 12, G::kNoBfloat16},
-                         Range{13, 20, G::kBfloat16}, Range{21, 22, G::kInt4},
-                         Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0},
-                         Range{25, INT_MAX, G::kInt2}}) {
+  for (const Range& r :
+       {Range{9, 10, G::kNoBfloat16}, Range{11, 12, G::kNoBfloat16}, Range{13, 20, G::kBfloat16},
+        Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0},
+        Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Flatten")
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})

@@ -80,13 +80,14 @@ class Reshape final : public OpKernel {
   void Compute(OpKernelContext& context) const override {
     const Tensor& data = context.RequiredInput(0);
     const std::vector<int64_t> requested =
-        from_attribute_ ? shape_attr_ : ReadIntList(context.RequiredInput(1), "Reshape shape input");
+        from_attribute_ ? shape_attr_
+                        : ReadIntList(context.RequiredInput(1), "Reshape shape input");
     TensorShape shape;
     try {
       shape = ResolveReshape(data.Shape(), requested, allow_zero_, GetNode());
     } catch (const Exception& e) {
-      throw Exception(e.Code(), MakeString(e.what(), " (requested shape ",
-                                           RequestedString(requested), ")"));
+      throw Exception(e.Code(),
+                      MakeString(e.what(), " (requested shape ", RequestedString(requested), ")"));
     }
     context.SetOutput(0, Value(data.Reshaped(shape)));
   }
@@ -100,22 +101,22 @@ class Reshape final : public OpKernel {
 void RegisterReshapeKernels(KernelRegistry& registry) {
   using G = TensorTypeGeneration;
   const auto factory = MakeKernelFactory<Reshape>();
-  registry.Register(KernelDefBuilder("Reshape")
-                        .Versions(1, 4)
-                        .Constraint("T", {ElementType::kFloat16, ElementType::kFloat,
-                                          ElementType::kDouble},
-                                    {0}, {0})
-                        .Build(),
-                    factory);
+  registry.Register(
+      KernelDefBuilder("Reshape")
+          .Versions(1, 4)
+          .Constraint("T", {ElementType::kFloat16, ElementType::kFloat, ElementType::kDouble}, {0},
+                      {0})
+          .Build(),
+      factory);
   struct Range {
     int since;
     int end;
     G types;
   };
-  for (const Range& r : {Range{5, 12, G::kNoBfloat16}, Range{13, 13, G::kBfloat16},
-                         Range{14, 18, G::kBfloat16}, Range{19, 20, G::kFloat8},
-                         Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4},
-                         Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
+  for (const Range& r :
+       {Range{5, 12, G::kNoBfloat16}, Range{13, 13, G::kBfloat16}, Range{14, 18, G::kBfloat16},
+        Range{19, 20, G::kFloat8}, Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4},
+        Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Reshape")
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})

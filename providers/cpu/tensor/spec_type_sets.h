@@ -22,7 +22,7 @@ enum class TensorTypeGeneration {
 inline std::vector<ElementType> AllTensorTypesOf(TensorTypeGeneration generation) {
   using E = ElementType;
   using G = TensorTypeGeneration;
-  std::vector<ElementType> types = {E::kUint8,  E::kUint16, E::kUint32, E::kUint64, E::kInt8,
+  std::vector<ElementType> types = {E::kUint8,  E::kUint16, E::kUint32, E::kUint64,  E::kInt8,
                                     E::kInt16,  E::kInt32,  E::kInt64,  E::kFloat16, E::kFloat,
                                     E::kDouble, E::kString, E::kBool};
   if (generation >= G::kBfloat16) types.push_back(E::kBFloat16);

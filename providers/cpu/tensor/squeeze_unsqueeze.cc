@@ -42,8 +42,8 @@ class Squeeze final : public OpKernel {
     } else {
       for (int64_t axis : *axes) {
         PRISM_ENFORCE(axis >= -rank && axis < rank, kInvalidArgument, GetNode().Describe(),
-                      ": axis ", axis, " is out of range [", -rank, ", ", rank - 1,
-                      "] for input ", shape.ToString());
+                      ": axis ", axis, " is out of range [", -rank, ", ", rank - 1, "] for input ",
+                      shape.ToString());
         const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
         PRISM_ENFORCE(!drop[a], kInvalidArgument, GetNode().Describe(), ": axis ", axis,
                       " is given more than once");
@@ -119,9 +119,9 @@ void RegisterRanges(KernelRegistry& registry, const char* op) {
                           .Build(),
                       factory);
   }
-  for (const Range& r : {Range{13, 20, G::kBfloat16}, Range{21, 22, G::kInt4},
-                         Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0},
-                         Range{25, INT_MAX, G::kInt2}}) {
+  for (const Range& r :
+       {Range{13, 20, G::kBfloat16}, Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4},
+        Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder(op)
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})

@@ -3,6 +3,7 @@
 // (BERT's [1,128,12,64] with perm [0,2,1,3]) become copies of contiguous blocks.
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,7 +96,8 @@ void PackedStridedTranspose(const Tensor& input, Tensor& output, const Transpose
   int64_t out = 0;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < inner; ++j)
-      SetPackedElement(dst, out++, bits, GetPackedElement(src, src_offset + j * inner_stride, bits));
+      SetPackedElement(dst, out++, bits,
+                       GetPackedElement(src, src_offset + j * inner_stride, bits));
     src_offset += Advance(index, plan, rank - 1);
   }
 }
@@ -184,8 +186,7 @@ class Transpose final : public OpKernel {
                     GetNode().Describe(), ": perm[", i, "] = ", a, " is out of range [0, ",
                     rank - 1, "] for input ", shape.ToString());
       PRISM_ENFORCE(!seen[static_cast<size_t>(a)], kInvalidArgument, GetNode().Describe(),
-                    ": perm repeats axis ", a, "; it must be a permutation of [0, ", rank - 1,
-                    "]");
+                    ": perm repeats axis ", a, "; it must be a permutation of [0, ", rank - 1, "]");
       seen[static_cast<size_t>(a)] = true;
       perm[i] = static_cast<size_t>(a);
     }
@@ -203,9 +204,9 @@ void RegisterTransposeKernels(KernelRegistry& registry) {
     int end;
     G types;
   };
-  for (const Range& r : {Range{1, 12, G::kNoBfloat16}, Range{13, 20, G::kBfloat16},
-                         Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4},
-                         Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
+  for (const Range& r :
+       {Range{1, 12, G::kNoBfloat16}, Range{13, 20, G::kBfloat16}, Range{21, 22, G::kInt4},
+        Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Transpose")
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})

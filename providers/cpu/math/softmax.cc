@@ -1,0 +1,105 @@
+// Softmax. Opsets 1 and 11 coerce the input to 2-D at `axis` (default 1) and normalize each
+// row of the flattened trailing block; opset 13+ normalizes along the single axis `axis`
+// (default -1). The maximum is subtracted first so that large inputs do not overflow.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/nn/compute_type.h"
+#include "providers/cpu/type_dispatch.h"
+
+namespace prism::cpu {
+namespace {
+
+// X seen as [outer, extent, inner]; softmax runs along `extent` for each (outer, inner).
+struct SoftmaxLayout {
+  int64_t outer = 1;
+  int64_t extent = 1;
+  int64_t inner = 1;
+};
+
+template <typename T>
+struct SoftmaxImpl {
+  void operator()(const Tensor& x, Tensor& y, const SoftmaxLayout& layout) const {
+    using Acc = FloatComputeTypeOf<T>;
+    const T* in = x.Data<T>();
+    T* out = y.MutableData<T>();
+    std::vector<Acc> exps(static_cast<size_t>(layout.extent));
+    for (int64_t o = 0; o < layout.outer; ++o) {
+      for (int64_t i = 0; i < layout.inner; ++i) {
+        const int64_t base = o * layout.extent * layout.inner + i;
+        Acc max_value = -std::numeric_limits<Acc>::infinity();
+        for (int64_t e = 0; e < layout.extent; ++e)
+          max_value = std::max<Acc>(max_value, ToCompute(in[base + e * layout.inner]));
+        Acc sum = 0;
+        for (int64_t e = 0; e < layout.extent; ++e) {
+          exps[e] = std::exp(static_cast<Acc>(ToCompute(in[base + e * layout.inner])) - max_value);
+          sum += exps[e];
+        }
+        for (int64_t e = 0; e < layout.extent; ++e)
+          out[base + e * layout.inner] = FromCompute<T>(exps[e] / sum);
+      }
+    }
+  }
+};
+
+class Softmax final : public OpKernel {
+ public:
+  explicit Softmax(const OpKernelInfo& info) : OpKernel(info) {
+    coerce_2d_ = info.GetNode().OpsetVersion() < 13;
+    axis_ = info.IntOr("axis", coerce_2d_ ? 1 : -1);
+  }
+
+  void Compute(OpKernelContext& context) const override {
+    const Node& node = GetNode();
+    const Tensor& x = context.RequiredInput(0);
+    const TensorShape& shape = x.Shape();
+    const int64_t rank = static_cast<int64_t>(shape.Rank());
+    PRISM_ENFORCE(rank >= 1, kInvalidArgument, node.Describe(),
+                  ": input must have rank >= 1, got a scalar");
+    PRISM_ENFORCE(axis_ >= -rank && axis_ < rank, kInvalidArgument, node.Describe(), ": axis ",
+                  axis_, " is out of range [", -rank, ", ", rank, ") for input of shape ",
+                  shape.ToString());
+    const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
+    SoftmaxLayout layout;
+    layout.outer = shape.SizeToDimension(axis);
+    if (coerce_2d_) {
+      layout.extent = shape.SizeFromDimension(axis);
+    } else {
+      layout.extent = shape[axis];
+      layout.inner = shape.SizeFromDimension(axis + 1);
+    }
+    Tensor& y = context.Output(0, shape, x.Type());
+    DispatchByType<SoftmaxImpl, TypeList<float, double, Float16, BFloat16>>(x.Type(), node.OpType(),
+                                                                            x, y, layout);
+  }
+
+ private:
+  bool coerce_2d_ = false;
+  int64_t axis_ = -1;
+};
+
+void RegisterSoftmaxKernels(KernelRegistry& registry) {
+  using E = ElementType;
+  const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble};
+  const auto factory = MakeKernelFactory<Softmax>();
+  registry.Register(
+      KernelDefBuilder("Softmax").Versions(1, 10).Constraint("T", floats, {0}, {0}).Build(),
+      factory);
+  registry.Register(
+      KernelDefBuilder("Softmax").Versions(11, 12).Constraint("T", floats, {0}, {0}).Build(),
+      factory);
+  registry.Register(
+      KernelDefBuilder("Softmax")
+          .Versions(13)
+          .Constraint("T", {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16}, {0}, {0})
+          .Build(),
+      factory);
+}
+
+}  // namespace
+
+PRISM_CPU_KERNEL_FAMILY(math_softmax, RegisterSoftmaxKernels);
+
+}  // namespace prism::cpu

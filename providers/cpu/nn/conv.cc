@@ -1,0 +1,426 @@
+// Conv: N-D grouped convolution (1-D, 2-D, 3-D, ...). Each image and group is an im2col
+// lowering followed by one GEMM, Y_g[M/group, out] = W_g[M/group, C/group * kernel] * col;
+// depthwise 2-D convolutions (one input and one output channel per group) run directly.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mlas/gemm.h"
+#include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/type_dispatch.h"
+
+namespace prism::cpu {
+namespace {
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+// The resolved geometry of one Conv call.
+struct ConvPlan {
+  int64_t batch = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  int64_t group = 1;
+  std::vector<int64_t> in_spatial;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> out_spatial;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads_begin;
+  int64_t in_size = 1;      // product of in_spatial
+  int64_t kernel_size = 1;  // product of kernel
+  int64_t out_size = 1;     // product of out_spatial
+  TensorShape output_shape;
+
+  int64_t InChannelsPerGroup() const { return in_channels / group; }
+  int64_t OutChannelsPerGroup() const { return out_channels / group; }
+};
+
+// Lowers one group of one image: col[(c, k_0..k_{s-1}), (o_0..o_{s-1})], zero where the
+// kernel window reaches into padding. The innermost spatial axis is handled as a run so that
+// 1-D, 2-D and 3-D all get a tight inner loop.
+template <typename T>
+void Im2Col(const ConvPlan& plan, const T* x, T* col) {
+  const size_t rank = plan.in_spatial.size();
+  const size_t last = rank - 1;
+  const int64_t in_w = plan.in_spatial[last];
+  const int64_t out_w = plan.out_spatial[last];
+  const int64_t stride_w = plan.strides[last];
+  const int64_t channels = plan.InChannelsPerGroup();
+  // Output positions over all axes but the last.
+  const int64_t outer_count = plan.out_size / std::max<int64_t>(out_w, 1);
+
+  std::vector<int64_t> kernel_index(rank, 0);
+  std::vector<int64_t> out_index(rank, 0);
+  T* dst = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* x_channel = x + c * plan.in_size;
+    for (int64_t kpos = 0; kpos < plan.kernel_size; ++kpos) {
+      // kernel_index walks the kernel window in row-major order, matching W's layout.
+      const int64_t offset_w = kernel_index[last] * plan.dilations[last] - plan.pads_begin[last];
+      // Valid output range on the last axis: 0 <= ow * stride + offset_w < in_w.
+      int64_t ow_begin = offset_w >= 0 ? 0 : (-offset_w + stride_w - 1) / stride_w;
+      int64_t ow_end = in_w - offset_w > 0 ? (in_w - offset_w - 1) / stride_w + 1 : 0;
+      ow_begin = std::min(ow_begin, out_w);
+      ow_end = std::clamp(ow_end, ow_begin, out_w);
+
+      std::fill(out_index.begin(), out_index.end(), 0);
+      for (int64_t outer = 0; outer < outer_count; ++outer) {
+        // Input row for this output position on the outer axes, or none when in padding.
+        int64_t row_offset = 0;
+        bool inside = true;
+        for (size_t d = 0; d < last; ++d) {
+          const int64_t in_pos = out_index[d] * plan.strides[d] +
+                                 kernel_index[d] * plan.dilations[d] - plan.pads_begin[d];
+          if (in_pos < 0 || in_pos >= plan.in_spatial[d]) {
+            inside = false;
+            break;
+          }
+          row_offset = row_offset * plan.in_spatial[d] + in_pos;
+        }
+        if (!inside) {
+          std::fill(dst, dst + out_w, T(0));
+        } else {
+          // First input element read by the valid run (ow_begin is never in the padding).
+          const T* src = x_channel + row_offset * in_w + (ow_begin * stride_w + offset_w);
+          std::fill(dst, dst + ow_begin, T(0));
+          if (stride_w == 1) {
+            std::memcpy(dst + ow_begin, src, sizeof(T) * (ow_end - ow_begin));
+          } else {
+            for (int64_t ow = ow_begin; ow < ow_end; ++ow) {
+              dst[ow] = src[(ow - ow_begin) * stride_w];
+            }
+          }
+          std::fill(dst + ow_end, dst + out_w, T(0));
+        }
+        dst += out_w;
+        for (size_t d = last; d-- > 0;) {
+          if (++out_index[d] < plan.out_spatial[d]) break;
+          out_index[d] = 0;
+        }
+      }
+      for (size_t d = rank; d-- > 0;) {
+        if (++kernel_index[d] < plan.kernel[d]) break;
+        kernel_index[d] = 0;
+      }
+    }
+  }
+}
+
+// Depthwise 2-D: y[oh, ow] = sum over the window of x * w for one channel. Returns the
+// channel's output without any scratch buffer.
+template <typename T>
+void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y) {
+  const int64_t in_h = plan.in_spatial[0];
+  const int64_t in_w = plan.in_spatial[1];
+  const int64_t out_h = plan.out_spatial[0];
+  const int64_t out_w = plan.out_spatial[1];
+  const int64_t kernel_h = plan.kernel[0];
+  const int64_t kernel_w = plan.kernel[1];
+  const int64_t stride_h = plan.strides[0];
+  const int64_t stride_w = plan.strides[1];
+  const int64_t dilation_h = plan.dilations[0];
+  const int64_t dilation_w = plan.dilations[1];
+  const int64_t pad_h = plan.pads_begin[0];
+  const int64_t pad_w = plan.pads_begin[1];
+
+  std::fill(y, y + out_h * out_w, bias);
+  for (int64_t kh = 0; kh < kernel_h; ++kh) {
+    for (int64_t kw = 0; kw < kernel_w; ++kw) {
+      const T weight = w[kh * kernel_w + kw];
+      const int64_t offset_w = kw * dilation_w - pad_w;
+      int64_t ow_begin = offset_w >= 0 ? 0 : (-offset_w + stride_w - 1) / stride_w;
+      int64_t ow_end = in_w - offset_w > 0 ? (in_w - offset_w - 1) / stride_w + 1 : 0;
+      ow_begin = std::min(ow_begin, out_w);
+      ow_end = std::clamp(ow_end, ow_begin, out_w);
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        const int64_t ih = oh * stride_h + kh * dilation_h - pad_h;
+        if (ih < 0 || ih >= in_h) continue;
+        const T* src = x + ih * in_w + (ow_begin * stride_w + offset_w);
+        T* dst = y + oh * out_w + ow_begin;
+        const int64_t count = ow_end - ow_begin;
+        if (stride_w == 1) {
+          for (int64_t i = 0; i < count; ++i) dst[i] += weight * src[i];
+        } else {
+          for (int64_t i = 0; i < count; ++i) dst[i] += weight * src[i * stride_w];
+        }
+      }
+    }
+  }
+}
+
+// True when the input itself is the im2col matrix: a 1x1 kernel, stride 1, no padding.
+bool IsPointwise(const ConvPlan& plan) {
+  for (size_t d = 0; d < plan.kernel.size(); ++d) {
+    if (plan.kernel[d] != 1 || plan.strides[d] != 1 || plan.pads_begin[d] != 0) return false;
+  }
+  return plan.out_spatial == plan.in_spatial;
+}
+
+// Float and double convolution.
+template <typename T>
+void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) {
+  const int64_t in_per_group = plan.InChannelsPerGroup();
+  const int64_t out_per_group = plan.OutChannelsPerGroup();
+  const int64_t col_rows = in_per_group * plan.kernel_size;
+  const int64_t w_group_size = out_per_group * col_rows;
+
+  if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
+    for (int64_t n = 0; n < plan.batch; ++n) {
+      for (int64_t g = 0; g < plan.group; ++g) {
+        DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
+                        w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
+                        y + (n * plan.out_channels + g) * plan.out_size);
+      }
+    }
+    return;
+  }
+
+  const bool pointwise = IsPointwise(plan);
+  std::vector<T> col;
+  if (!pointwise) col.resize(static_cast<size_t>(col_rows * plan.out_size));
+  for (int64_t n = 0; n < plan.batch; ++n) {
+    for (int64_t g = 0; g < plan.group; ++g) {
+      const T* x_group = x + (n * plan.in_channels + g * in_per_group) * plan.in_size;
+      T* y_group = y + (n * plan.out_channels + g * out_per_group) * plan.out_size;
+      const T* b_matrix = x_group;
+      if (!pointwise) {
+        Im2Col(plan, x_group, col.data());
+        b_matrix = col.data();
+      }
+      T beta = T(0);
+      if (bias != nullptr) {
+        // Seed the output with the bias and let the GEMM accumulate onto it.
+        for (int64_t m = 0; m < out_per_group; ++m) {
+          std::fill_n(y_group + m * plan.out_size, plan.out_size, bias[g * out_per_group + m]);
+        }
+        beta = T(1);
+      }
+      mlas::Gemm<T>(false, false, out_per_group, plan.out_size, col_rows, T(1),
+                    w + g * w_group_size, col_rows, b_matrix, plan.out_size, beta, y_group,
+                    plan.out_size);
+    }
+  }
+}
+
+template <typename T>
+struct ConvImpl {
+  void operator()(const ConvPlan& plan, const Tensor& x, const Tensor& w, const Tensor* b,
+                  Tensor& y) const {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      // Half types compute in float and round once at the end.
+      const auto widen = [](const Tensor& t) {
+        const T* src = t.Data<T>();
+        std::vector<float> out(static_cast<size_t>(t.NumElements()));
+        for (size_t i = 0; i < out.size(); ++i) out[i] = src[i].ToFloat();
+        return out;
+      };
+      const std::vector<float> x_float = widen(x);
+      const std::vector<float> w_float = widen(w);
+      std::vector<float> b_float;
+      if (b != nullptr) b_float = widen(*b);
+      std::vector<float> y_float(static_cast<size_t>(y.NumElements()));
+      RunConv<float>(plan, x_float.data(), w_float.data(), b != nullptr ? b_float.data() : nullptr,
+                     y_float.data());
+      T* out = y.MutableData<T>();
+      for (size_t i = 0; i < y_float.size(); ++i) out[i] = T(y_float[i]);
+    } else {
+      RunConv<T>(plan, x.Data<T>(), w.Data<T>(), b != nullptr ? b->Data<T>() : nullptr,
+                 y.MutableData<T>());
+    }
+  }
+};
+
+using ConvTypes = TypeList<float, double, Float16, BFloat16>;
+
+std::string Join(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+class Conv final : public OpKernel {
+ public:
+  explicit Conv(const OpKernelInfo& info)
+      : OpKernel(info),
+        group_(info.IntOr("group", 1)),
+        has_kernel_shape_(info.HasAttr("kernel_shape")),
+        kernel_shape_(info.IntsOr("kernel_shape", {})),
+        strides_(info.IntsOr("strides", {})),
+        dilations_(info.IntsOr("dilations", {})),
+        pads_(info.IntsOr("pads", {})) {
+    const std::string auto_pad = info.StringOr("auto_pad", "NOTSET");
+    if (auto_pad == "NOTSET") {
+      auto_pad_ = AutoPad::kNotSet;
+    } else if (auto_pad == "SAME_UPPER") {
+      auto_pad_ = AutoPad::kSameUpper;
+    } else if (auto_pad == "SAME_LOWER") {
+      auto_pad_ = AutoPad::kSameLower;
+    } else if (auto_pad == "VALID") {
+      auto_pad_ = AutoPad::kValid;
+    } else {
+      PRISM_THROW(kInvalidArgument, GetNode().Describe(), ": Conv auto_pad '", auto_pad,
+                  "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    }
+    PRISM_ENFORCE(group_ >= 1, kInvalidArgument, GetNode().Describe(),
+                  ": Conv group must be >= 1, got ", group_);
+  }
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& w = context.RequiredInput(1);
+    const Tensor* b = context.Input(2);
+    const ConvPlan plan = Plan(x, w, b);
+    Tensor& y = context.Output(0, plan.output_shape, x.Type());
+    if (y.NumElements() == 0) return;
+    DispatchByType<ConvImpl, ConvTypes>(x.Type(), "Conv", plan, x, w, b, y);
+  }
+
+ private:
+  ConvPlan Plan(const Tensor& x, const Tensor& w, const Tensor* b) const {
+    const std::string node = GetNode().Describe();
+    PRISM_ENFORCE(w.Type() == x.Type() && (b == nullptr || b->Type() == x.Type()), kInvalidArgument,
+                  node, ": Conv inputs must share one element type, got X ",
+                  ElementTypeName(x.Type()), ", W ", ElementTypeName(w.Type()),
+                  b != nullptr ? MakeString(", B ", ElementTypeName(b->Type())) : "");
+    const TensorShape& x_shape = x.Shape();
+    const TensorShape& w_shape = w.Shape();
+    PRISM_ENFORCE(x_shape.Rank() >= 3, kInvalidArgument, node,
+                  ": Conv input X must have rank >= 3 (N, C, spatial...), got ",
+                  x_shape.ToString());
+    PRISM_ENFORCE(w_shape.Rank() == x_shape.Rank(), kInvalidArgument, node, ": Conv weight W ",
+                  w_shape.ToString(), " must have the rank of X ", x_shape.ToString());
+    const size_t rank = x_shape.Rank() - 2;
+
+    ConvPlan plan;
+    plan.batch = x_shape[0];
+    plan.in_channels = x_shape[1];
+    plan.out_channels = w_shape[0];
+    plan.group = group_;
+    PRISM_ENFORCE(w_shape[1] * group_ == plan.in_channels, kInvalidArgument, node,
+                  ": Conv channel mismatch: X ", x_shape.ToString(), " has ", plan.in_channels,
+                  " input channels but W ", w_shape.ToString(), " has ", w_shape[1],
+                  " channels per group x group ", group_, " = ", w_shape[1] * group_);
+    PRISM_ENFORCE(plan.out_channels % group_ == 0, kInvalidArgument, node,
+                  ": Conv output channels M = ", plan.out_channels, " of W ", w_shape.ToString(),
+                  " is not divisible by group ", group_);
+    if (b != nullptr) {
+      PRISM_ENFORCE(b->Shape().Rank() == 1 && b->Shape()[0] == plan.out_channels, kInvalidArgument,
+                    node, ": Conv bias B must have shape [", plan.out_channels, "], got ",
+                    b->Shape().ToString());
+    }
+
+    plan.kernel.assign(w_shape.Dims().begin() + 2, w_shape.Dims().end());
+    if (has_kernel_shape_) {
+      PRISM_ENFORCE(kernel_shape_ == plan.kernel, kInvalidArgument, node, ": Conv kernel_shape ",
+                    Join(kernel_shape_), " does not match the spatial dims of W ",
+                    w_shape.ToString());
+    }
+    plan.strides = strides_.empty() ? std::vector<int64_t>(rank, 1) : strides_;
+    plan.dilations = dilations_.empty() ? std::vector<int64_t>(rank, 1) : dilations_;
+    PRISM_ENFORCE(plan.strides.size() == rank, kInvalidArgument, node, ": Conv strides ",
+                  Join(plan.strides), " must have ", rank, " values");
+    PRISM_ENFORCE(plan.dilations.size() == rank, kInvalidArgument, node, ": Conv dilations ",
+                  Join(plan.dilations), " must have ", rank, " values");
+    std::vector<int64_t> pads = pads_.empty() ? std::vector<int64_t>(2 * rank, 0) : pads_;
+    if (auto_pad_ == AutoPad::kNotSet) {
+      PRISM_ENFORCE(pads.size() == 2 * rank, kInvalidArgument, node, ": Conv pads ", Join(pads),
+                    " must have ", 2 * rank, " values");
+    }
+
+    plan.in_spatial.assign(x_shape.Dims().begin() + 2, x_shape.Dims().end());
+    plan.out_spatial.resize(rank);
+    plan.pads_begin.resize(rank);
+    std::vector<int64_t> out_dims = {plan.batch, plan.out_channels};
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t in = plan.in_spatial[d];
+      const int64_t stride = plan.strides[d];
+      const int64_t dilation = plan.dilations[d];
+      PRISM_ENFORCE(stride >= 1, kInvalidArgument, node, ": Conv strides must be >= 1, got ",
+                    Join(plan.strides));
+      PRISM_ENFORCE(dilation >= 1, kInvalidArgument, node, ": Conv dilations must be >= 1, got ",
+                    Join(plan.dilations));
+      PRISM_ENFORCE(plan.kernel[d] >= 1, kInvalidArgument, node,
+                    ": Conv kernel dims must be >= 1, got W ", w_shape.ToString());
+      // Bounds that keep the size arithmetic below far from int64 overflow.
+      constexpr int64_t kLimit = int64_t{1} << 31;
+      PRISM_ENFORCE(
+          stride <= kLimit && dilation <= kLimit && plan.kernel[d] <= kLimit &&
+              (auto_pad_ != AutoPad::kNotSet || (pads[d] <= kLimit && pads[d + rank] <= kLimit)),
+          kInvalidArgument, node, ": Conv strides ", Join(plan.strides), ", dilations ",
+          Join(plan.dilations), " or pads ", Join(pads), " are out of range");
+      const int64_t window = (plan.kernel[d] - 1) * dilation + 1;  // dilated kernel extent
+      int64_t out = 0;
+      int64_t pad_begin = 0;
+      switch (auto_pad_) {
+        case AutoPad::kNotSet: {
+          pad_begin = pads[d];
+          const int64_t pad_end = pads[d + rank];
+          PRISM_ENFORCE(pad_begin >= 0 && pad_end >= 0, kInvalidArgument, node,
+                        ": Conv pads must be >= 0, got ", Join(pads));
+          const int64_t padded = in + pad_begin + pad_end;
+          PRISM_ENFORCE(padded >= window, kInvalidArgument, node, ": Conv spatial axis ", d,
+                        " of X ", x_shape.ToString(), " with pads ", Join(pads),
+                        " is smaller than the dilated kernel extent ", window);
+          out = (padded - window) / stride + 1;
+          break;
+        }
+        case AutoPad::kValid:
+          PRISM_ENFORCE(in >= window, kInvalidArgument, node, ": Conv spatial axis ", d, " of X ",
+                        x_shape.ToString(), " is smaller than the dilated kernel extent ", window,
+                        " (auto_pad VALID)");
+          out = (in - window) / stride + 1;
+          break;
+        case AutoPad::kSameUpper:
+        case AutoPad::kSameLower: {
+          out = (in + stride - 1) / stride;
+          const int64_t total = std::max<int64_t>(0, (out - 1) * stride + window - in);
+          // The odd pixel goes at the end for SAME_UPPER, at the beginning for SAME_LOWER.
+          pad_begin = auto_pad_ == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+          break;
+        }
+      }
+      plan.out_spatial[d] = out;
+      plan.pads_begin[d] = pad_begin;
+      out_dims.push_back(out);
+    }
+    plan.output_shape = TensorShape(out_dims);
+    plan.in_size = TensorShape(plan.in_spatial).Size();
+    plan.kernel_size = TensorShape(plan.kernel).Size();
+    plan.out_size = TensorShape(plan.out_spatial).Size();
+    return plan;
+  }
+
+  int64_t group_;
+  bool has_kernel_shape_;
+  std::vector<int64_t> kernel_shape_;
+  std::vector<int64_t> strides_;
+  std::vector<int64_t> dilations_;
+  std::vector<int64_t> pads_;
+  AutoPad auto_pad_ = AutoPad::kNotSet;
+};
+
+void RegisterConvKernels(KernelRegistry& registry) {
+  using ET = ElementType;
+  const std::vector<ET> float_types = {ET::kFloat16, ET::kFloat, ET::kDouble};
+  const std::vector<ET> types_v22 = {ET::kBFloat16, ET::kFloat16, ET::kFloat, ET::kDouble};
+  const auto factory = MakeKernelFactory<Conv>();
+  registry.Register(
+      KernelDefBuilder("Conv").Versions(1, 10).Constraint("T", float_types, {0, 1, 2}, {0}).Build(),
+      factory);
+  registry.Register(KernelDefBuilder("Conv")
+                        .Versions(11, 21)
+                        .Constraint("T", float_types, {0, 1, 2}, {0})
+                        .Build(),
+                    factory);
+  registry.Register(
+      KernelDefBuilder("Conv").Versions(22).Constraint("T", types_v22, {0, 1, 2}, {0}).Build(),
+      factory);
+}
+
+}  // namespace
+
+PRISM_CPU_KERNEL_FAMILY(nn_conv, RegisterConvKernels);
+
+}  // namespace prism::cpu
