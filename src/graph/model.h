@@ -24,7 +24,7 @@ struct ModelMetadata {
 // Newest opset of each domain whose models Prism accepts.
 constexpr int kMaxOnnxOpset = 28;
 constexpr int kMaxOnnxMlOpset = 5;
-constexpr int64_t kMaxIrVersion = 12;
+constexpr int64_t kMaxIrVersion = 13;
 constexpr int kMaxSubgraphDepth = 32;
 
 class Model {
