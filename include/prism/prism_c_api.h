@@ -1,0 +1,408 @@
+/*
+ * Prism C API: the stable ABI of libprism.so (C99).
+ *
+ * libprism.so exports exactly one symbol, PrismGetApiBase(). It returns a frozen struct of two
+ * functions: GetApi(version) returns the function table for any supported version (NULL
+ * otherwise), GetVersionString() the library's version.
+ *
+ * ABI rules (enforced by compile-time offset checks against src/capi/abi_offsets_v*.inc):
+ *   - PrismApi is append-only. A released member never moves, changes signature or disappears.
+ *   - New functions are added at the end, under a new PRISM_API_VERSION.
+ *   - Enum values are never renumbered.
+ *
+ * Errors: every function that can fail returns PrismStatus*: NULL on success, otherwise a status
+ * the caller owns and frees with ReleaseStatus(). GetErrorCode/GetErrorMessage read it.
+ *
+ * Ownership is stated per function with these words:
+ *   [out, owned]      the caller owns the result and releases it with the named Release* call.
+ *   [out, borrowed]   the result belongs to the object it came from and stays valid while that
+ *                     object lives (and, for sessions, until SessionSetProviders).
+ *   [in, borrowed]    the library does not keep the argument beyond the call unless stated.
+ * Release* functions accept NULL and do nothing.
+ */
+#ifndef PRISM_C_API_H_
+#define PRISM_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRISM_API_VERSION 1
+
+#if defined(__GNUC__)
+#define PRISM_EXPORT __attribute__((visibility("default")))
+#else
+#define PRISM_EXPORT
+#endif
+
+/* Values match onnxruntime's OrtErrorCode. */
+typedef enum PrismErrorCode {
+  PRISM_OK = 0,
+  PRISM_FAIL = 1,
+  PRISM_INVALID_ARGUMENT = 2,
+  PRISM_NO_SUCHFILE = 3,
+  PRISM_NO_MODEL = 4,
+  PRISM_ENGINE_ERROR = 5,
+  PRISM_RUNTIME_EXCEPTION = 6,
+  PRISM_INVALID_PROTOBUF = 7,
+  PRISM_MODEL_LOADED = 8,
+  PRISM_NOT_IMPLEMENTED = 9,
+  PRISM_INVALID_GRAPH = 10,
+  PRISM_EP_FAIL = 11
+} PrismErrorCode;
+
+/* Values match ONNX's TensorProto.DataType. */
+typedef enum PrismElementType {
+  PRISM_TYPE_UNDEFINED = 0,
+  PRISM_TYPE_FLOAT = 1,
+  PRISM_TYPE_UINT8 = 2,
+  PRISM_TYPE_INT8 = 3,
+  PRISM_TYPE_UINT16 = 4,
+  PRISM_TYPE_INT16 = 5,
+  PRISM_TYPE_INT32 = 6,
+  PRISM_TYPE_INT64 = 7,
+  PRISM_TYPE_STRING = 8,
+  PRISM_TYPE_BOOL = 9,
+  PRISM_TYPE_FLOAT16 = 10,
+  PRISM_TYPE_DOUBLE = 11,
+  PRISM_TYPE_UINT32 = 12,
+  PRISM_TYPE_UINT64 = 13,
+  PRISM_TYPE_COMPLEX64 = 14,
+  PRISM_TYPE_COMPLEX128 = 15,
+  PRISM_TYPE_BFLOAT16 = 16,
+  PRISM_TYPE_FLOAT8E4M3FN = 17,
+  PRISM_TYPE_FLOAT8E4M3FNUZ = 18,
+  PRISM_TYPE_FLOAT8E5M2 = 19,
+  PRISM_TYPE_FLOAT8E5M2FNUZ = 20,
+  PRISM_TYPE_UINT4 = 21,
+  PRISM_TYPE_INT4 = 22,
+  PRISM_TYPE_FLOAT4E2M1 = 23,
+  PRISM_TYPE_FLOAT8E8M0 = 24,
+  PRISM_TYPE_UINT2 = 25,
+  PRISM_TYPE_INT2 = 26
+} PrismElementType;
+
+typedef enum PrismValueKind {
+  PRISM_VALUE_UNKNOWN = 0,
+  PRISM_VALUE_TENSOR = 1,
+  PRISM_VALUE_SEQUENCE = 2,
+  PRISM_VALUE_OPTIONAL = 3,
+  PRISM_VALUE_MAP = 4,
+  PRISM_VALUE_SPARSE_TENSOR = 5
+} PrismValueKind;
+
+typedef enum PrismLoggingLevel {
+  PRISM_LOGGING_VERBOSE = 0,
+  PRISM_LOGGING_INFO = 1,
+  PRISM_LOGGING_WARNING = 2,
+  PRISM_LOGGING_ERROR = 3,
+  PRISM_LOGGING_FATAL = 4
+} PrismLoggingLevel;
+
+typedef enum PrismGraphOptimizationLevel {
+  PRISM_DISABLE_ALL = 0,
+  PRISM_ENABLE_BASIC = 1,
+  PRISM_ENABLE_EXTENDED = 2,
+  PRISM_ENABLE_ALL = 99
+} PrismGraphOptimizationLevel;
+
+typedef enum PrismExecutionMode { PRISM_SEQUENTIAL = 0, PRISM_PARALLEL = 1 } PrismExecutionMode;
+
+typedef enum PrismMemType {
+  PRISM_MEM_CPU_INPUT = -2,
+  PRISM_MEM_CPU_OUTPUT = -1,
+  PRISM_MEM_DEFAULT = 0
+} PrismMemType;
+
+typedef enum PrismAllocatorType {
+  PRISM_DEVICE_ALLOCATOR = 0,
+  PRISM_ARENA_ALLOCATOR = 1
+} PrismAllocatorType;
+
+typedef enum PrismDeviceType {
+  PRISM_DEVICE_CPU = 0,
+  PRISM_DEVICE_GPU = 1,
+  PRISM_DEVICE_FPGA = 2,
+  PRISM_DEVICE_NPU = 3,
+  PRISM_DEVICE_SIMULATED = 4
+} PrismDeviceType;
+
+typedef enum PrismReportFormat { PRISM_REPORT_TEXT = 0, PRISM_REPORT_DOT = 1 } PrismReportFormat;
+
+typedef struct PrismStatus PrismStatus;
+typedef struct PrismEnv PrismEnv;
+typedef struct PrismSessionOptions PrismSessionOptions;
+typedef struct PrismSession PrismSession;
+typedef struct PrismRunOptions PrismRunOptions;
+typedef struct PrismValue PrismValue;
+typedef struct PrismMemoryInfo PrismMemoryInfo;
+typedef struct PrismAllocator PrismAllocator;
+typedef struct PrismIoBinding PrismIoBinding;
+typedef struct PrismTypeInfo PrismTypeInfo;
+typedef struct PrismTensorTypeAndShapeInfo PrismTensorTypeAndShapeInfo;
+typedef struct PrismModelMetadata PrismModelMetadata;
+
+/* The function table. Append only (see the rules at the top). */
+typedef struct PrismApi {
+  /* ==== version 1 ==== */
+
+  /* --- status --- */
+  PrismErrorCode (*GetErrorCode)(const PrismStatus* status);
+  /* [out, borrowed] by status. */
+  const char* (*GetErrorMessage)(const PrismStatus* status);
+  void (*ReleaseStatus)(PrismStatus* status);
+
+  /* --- strings the library allocates (reports, provider names) --- */
+  void (*ReleaseString)(char* text);
+  /* Releases an array of count strings and the array itself. */
+  void (*ReleaseStringArray)(char** texts, size_t count);
+
+  /* --- environment and logging --- */
+  /* log_id [in, borrowed]; out [out, owned] ReleaseEnv. One process may hold several envs;
+     logging_level sets the process-wide minimum severity. */
+  PrismStatus* (*CreateEnv)(PrismLoggingLevel logging_level, const char* log_id, PrismEnv** out);
+  void (*ReleaseEnv)(PrismEnv* env);
+  PrismStatus* (*SetLogSeverityLevel)(PrismEnv* env, PrismLoggingLevel logging_level);
+  /* Providers whose library loads and whose device exists, best first, CPU last.
+     names [out, owned] ReleaseStringArray(names, count). */
+  PrismStatus* (*GetAvailableProviders)(char*** names, size_t* count);
+
+  /* --- session options --- */
+  /* out [out, owned] ReleaseSessionOptions. */
+  PrismStatus* (*CreateSessionOptions)(PrismSessionOptions** out);
+  PrismStatus* (*CloneSessionOptions)(const PrismSessionOptions* options, PrismSessionOptions** out);
+  void (*ReleaseSessionOptions)(PrismSessionOptions* options);
+  PrismStatus* (*SetIntraOpNumThreads)(PrismSessionOptions* options, int threads);
+  PrismStatus* (*SetInterOpNumThreads)(PrismSessionOptions* options, int threads);
+  PrismStatus* (*SetGraphOptimizationLevel)(PrismSessionOptions* options,
+                                            PrismGraphOptimizationLevel level);
+  PrismStatus* (*SetExecutionMode)(PrismSessionOptions* options, PrismExecutionMode mode);
+  /* path [in, borrowed] (copied). */
+  PrismStatus* (*SetOptimizedModelFilePath)(PrismSessionOptions* options, const char* path);
+  /* prefix [in, borrowed] (copied); profiling writes <prefix>_<timestamp>.json. */
+  PrismStatus* (*EnableProfiling)(PrismSessionOptions* options, const char* prefix);
+  PrismStatus* (*DisableProfiling)(PrismSessionOptions* options);
+  PrismStatus* (*SetSessionLogSeverityLevel)(PrismSessionOptions* options, int level);
+  PrismStatus* (*SetSessionLogId)(PrismSessionOptions* options, const char* log_id);
+  PrismStatus* (*EnableCpuMemArena)(PrismSessionOptions* options, int enable);
+  PrismStatus* (*EnableMemPattern)(PrismSessionOptions* options, int enable);
+  /* key, value [in, borrowed] (copied). onnxruntime's session config keys. */
+  PrismStatus* (*AddSessionConfigEntry)(PrismSessionOptions* options, const char* key,
+                                        const char* value);
+  /* Appends an EP to the priority list by name (onnxruntime's spelling, e.g.
+     "CUDAExecutionProvider") with count key/value options. All strings [in, borrowed] (copied). */
+  PrismStatus* (*AppendExecutionProvider)(PrismSessionOptions* options, const char* name,
+                                          const char* const* option_keys,
+                                          const char* const* option_values, size_t count);
+
+  /* --- sessions --- */
+  /* env, path, options [in, borrowed]; out [out, owned] ReleaseSession. */
+  PrismStatus* (*CreateSession)(const PrismEnv* env, const char* model_path,
+                                const PrismSessionOptions* options, PrismSession** out);
+  /* data [in, borrowed]: not kept after the call. Models with external data cannot be loaded
+     from bytes. */
+  PrismStatus* (*CreateSessionFromArray)(const PrismEnv* env, const void* model_data,
+                                         size_t model_data_length,
+                                         const PrismSessionOptions* options, PrismSession** out);
+  void (*ReleaseSession)(PrismSession* session);
+  PrismStatus* (*SessionGetInputCount)(const PrismSession* session, size_t* out);
+  PrismStatus* (*SessionGetOutputCount)(const PrismSession* session, size_t* out);
+  PrismStatus* (*SessionGetOverridableInitializerCount)(const PrismSession* session, size_t* out);
+  /* out [out, borrowed] by the session. */
+  PrismStatus* (*SessionGetInputName)(const PrismSession* session, size_t index, const char** out);
+  PrismStatus* (*SessionGetOutputName)(const PrismSession* session, size_t index, const char** out);
+  PrismStatus* (*SessionGetOverridableInitializerName)(const PrismSession* session, size_t index,
+                                                       const char** out);
+  /* out [out, owned] ReleaseTypeInfo. */
+  PrismStatus* (*SessionGetInputTypeInfo)(const PrismSession* session, size_t index,
+                                          PrismTypeInfo** out);
+  PrismStatus* (*SessionGetOutputTypeInfo)(const PrismSession* session, size_t index,
+                                           PrismTypeInfo** out);
+  PrismStatus* (*SessionGetOverridableInitializerTypeInfo)(const PrismSession* session,
+                                                           size_t index, PrismTypeInfo** out);
+  /* out [out, owned] ReleaseModelMetadata. */
+  PrismStatus* (*SessionGetModelMetadata)(const PrismSession* session, PrismModelMetadata** out);
+  /* The EPs in use, in priority order. names [out, owned] ReleaseStringArray. */
+  PrismStatus* (*SessionGetProviders)(const PrismSession* session, char*** names, size_t* count);
+  /* The options of the EP at provider_index. keys, values [out, owned] ReleaseStringArray each. */
+  PrismStatus* (*SessionGetProviderOptions)(const PrismSession* session, size_t provider_index,
+                                            char*** keys, char*** values, size_t* count);
+  /* Rebuilds the session's plan with the EP list appended to providers_from (its other
+     settings are ignored). Borrowed results from the session stay valid. */
+  PrismStatus* (*SessionSetProviders)(PrismSession* session,
+                                      const PrismSessionOptions* providers_from);
+  /* The partition report. out [out, owned] ReleaseString. */
+  PrismStatus* (*SessionGetPartitionReport)(const PrismSession* session, PrismReportFormat format,
+                                            char** out);
+  /* Runs the model. input_names/inputs [in, borrowed], input_count of them; output_names
+     output_count of them (NULL with output_count 0 is not allowed). outputs: an array of
+     output_count pointers the caller provides; each slot receives [out, owned] ReleaseValue.
+     run_options may be NULL. Safe to call from several threads on one session. */
+  PrismStatus* (*Run)(PrismSession* session, const PrismRunOptions* run_options,
+                      const char* const* input_names, const PrismValue* const* inputs,
+                      size_t input_count, const char* const* output_names, size_t output_count,
+                      PrismValue** outputs);
+
+  /* --- run options --- */
+  PrismStatus* (*CreateRunOptions)(PrismRunOptions** out);
+  void (*ReleaseRunOptions)(PrismRunOptions* options);
+  PrismStatus* (*RunOptionsSetRunLogSeverityLevel)(PrismRunOptions* options, int level);
+  PrismStatus* (*RunOptionsSetRunTag)(PrismRunOptions* options, const char* tag);
+  /* Makes runs using these options stop between nodes with an error (from any thread). */
+  PrismStatus* (*RunOptionsSetTerminate)(PrismRunOptions* options);
+  PrismStatus* (*RunOptionsUnsetTerminate)(PrismRunOptions* options);
+
+  /* --- memory info --- */
+  /* out [out, owned] ReleaseMemoryInfo. */
+  PrismStatus* (*CreateCpuMemoryInfo)(PrismAllocatorType allocator_type, PrismMemType mem_type,
+                                      PrismMemoryInfo** out);
+  /* name: onnxruntime's spelling ("Cpu", "Cuda", "CudaPinned") or an EP's memory name
+     ("TestDevice"). */
+  PrismStatus* (*CreateMemoryInfo)(const char* name, PrismAllocatorType allocator_type,
+                                   int device_id, PrismMemType mem_type, PrismMemoryInfo** out);
+  void (*ReleaseMemoryInfo)(PrismMemoryInfo* info);
+  /* out [out, borrowed] by info. */
+  PrismStatus* (*MemoryInfoGetName)(const PrismMemoryInfo* info, const char** out);
+  PrismStatus* (*MemoryInfoGetId)(const PrismMemoryInfo* info, int* out);
+  PrismStatus* (*MemoryInfoGetMemType)(const PrismMemoryInfo* info, PrismMemType* out);
+  PrismStatus* (*MemoryInfoGetDeviceType)(const PrismMemoryInfo* info, PrismDeviceType* out);
+
+  /* --- allocators --- */
+  /* The process CPU allocator. out [out, borrowed]: never released. */
+  PrismStatus* (*GetAllocatorWithDefaultOptions)(PrismAllocator** out);
+  /* The allocator of the session's EP whose memory matches info. out [out, owned]
+     ReleaseAllocator; it keeps what it needs of the session alive. */
+  PrismStatus* (*CreateAllocator)(const PrismSession* session, const PrismMemoryInfo* info,
+                                  PrismAllocator** out);
+  void (*ReleaseAllocator)(PrismAllocator* allocator);
+  PrismStatus* (*AllocatorAlloc)(PrismAllocator* allocator, size_t size, void** out);
+  PrismStatus* (*AllocatorFree)(PrismAllocator* allocator, void* pointer);
+  /* out [out, borrowed] by allocator. */
+  PrismStatus* (*AllocatorGetInfo)(const PrismAllocator* allocator, const PrismMemoryInfo** out);
+
+  /* --- values --- */
+  /* A tensor over caller memory: data [in, borrowed] must outlive the value and hold
+     data_length bytes (packed for 4-bit/2-bit types). Not for strings. out [out, owned]. */
+  PrismStatus* (*CreateTensorWithDataAsValue)(const PrismMemoryInfo* info, void* data,
+                                              size_t data_length, const int64_t* shape,
+                                              size_t shape_length, PrismElementType type,
+                                              PrismValue** out);
+  /* A tensor allocated from allocator (string tensors: CPU allocator only, elements empty).
+     out [out, owned] ReleaseValue. */
+  PrismStatus* (*CreateTensorAsValue)(PrismAllocator* allocator, const int64_t* shape,
+                                      size_t shape_length, PrismElementType type,
+                                      PrismValue** out);
+  /* A sequence of count tensors (each copied by reference). out [out, owned]. */
+  PrismStatus* (*CreateSequenceValue)(const PrismValue* const* elements, size_t count,
+                                      PrismValue** out);
+  /* An optional with no value. out [out, owned]. */
+  PrismStatus* (*CreateEmptyOptionalValue)(PrismValue** out);
+  void (*ReleaseValue)(PrismValue* value);
+  PrismStatus* (*GetValueKind)(const PrismValue* value, PrismValueKind* out);
+  /* 1 when the value holds something (0 for an empty optional). */
+  PrismStatus* (*ValueHasValue)(const PrismValue* value, int* out);
+  /* out [out, borrowed] by value: the tensor's bytes (NULL for empty tensors). */
+  PrismStatus* (*GetTensorMutableData)(PrismValue* value, void** out);
+  PrismStatus* (*GetTensorSizeInBytes)(const PrismValue* value, size_t* out);
+  /* out [out, owned] ReleaseTensorTypeAndShapeInfo. */
+  PrismStatus* (*GetTensorTypeAndShape)(const PrismValue* value, PrismTensorTypeAndShapeInfo** out);
+  /* out [out, borrowed] by value. */
+  PrismStatus* (*GetTensorMemoryInfo)(const PrismValue* value, const PrismMemoryInfo** out);
+  /* Sets count string elements (count must equal the element count); strings [in, borrowed]
+     (copied), each lengths[i] bytes (may contain NUL). */
+  PrismStatus* (*FillStringTensor)(PrismValue* value, const char* const* strings,
+                                   const size_t* lengths, size_t count);
+  /* out [out, borrowed] by value: element index's bytes and length. */
+  PrismStatus* (*GetStringTensorElement)(const PrismValue* value, size_t index, const char** out,
+                                         size_t* length);
+  /* Sequences: element count and element index. element [out, owned] ReleaseValue. */
+  PrismStatus* (*GetSequenceLength)(const PrismValue* value, size_t* out);
+  PrismStatus* (*GetSequenceElement)(const PrismValue* value, size_t index, PrismValue** element);
+
+  /* --- type info --- */
+  void (*ReleaseTypeInfo)(PrismTypeInfo* info);
+  PrismStatus* (*TypeInfoGetKind)(const PrismTypeInfo* info, PrismValueKind* out);
+  /* onnxruntime's spelling: "tensor(float)", "seq(tensor(int64))", "optional(tensor(float))".
+     out [out, borrowed] by info. */
+  PrismStatus* (*TypeInfoGetTypeString)(const PrismTypeInfo* info, const char** out);
+  /* The tensor part (for tensors, and the element of sequences/optionals).
+     out [out, borrowed] by info; NULL for non-tensor kinds without one. */
+  PrismStatus* (*TypeInfoGetTensorInfo)(const PrismTypeInfo* info,
+                                        const PrismTensorTypeAndShapeInfo** out);
+  void (*ReleaseTensorTypeAndShapeInfo)(PrismTensorTypeAndShapeInfo* info);
+  PrismStatus* (*TensorInfoGetElementType)(const PrismTensorTypeAndShapeInfo* info,
+                                           PrismElementType* out);
+  /* Rank; -1 when the rank is unknown. */
+  PrismStatus* (*TensorInfoGetRank)(const PrismTensorTypeAndShapeInfo* info, int64_t* out);
+  /* dims[count]: -1 for symbolic or unknown dims. */
+  PrismStatus* (*TensorInfoGetDimensions)(const PrismTensorTypeAndShapeInfo* info, int64_t* dims,
+                                          size_t count);
+  /* names[count] [out, borrowed] by info: a dim's symbolic name, "" when none. */
+  PrismStatus* (*TensorInfoGetSymbolicDimensions)(const PrismTensorTypeAndShapeInfo* info,
+                                                  const char** names, size_t count);
+  /* Product of the dims; -1 when any is not known. */
+  PrismStatus* (*TensorInfoGetElementCount)(const PrismTensorTypeAndShapeInfo* info, int64_t* out);
+
+  /* --- model metadata --- */
+  void (*ReleaseModelMetadata)(PrismModelMetadata* metadata);
+  /* out [out, borrowed] by metadata. */
+  PrismStatus* (*ModelMetadataGetProducerName)(const PrismModelMetadata* m, const char** out);
+  PrismStatus* (*ModelMetadataGetGraphName)(const PrismModelMetadata* m, const char** out);
+  PrismStatus* (*ModelMetadataGetDomain)(const PrismModelMetadata* m, const char** out);
+  PrismStatus* (*ModelMetadataGetDescription)(const PrismModelMetadata* m, const char** out);
+  PrismStatus* (*ModelMetadataGetGraphDescription)(const PrismModelMetadata* m, const char** out);
+  PrismStatus* (*ModelMetadataGetVersion)(const PrismModelMetadata* m, int64_t* out);
+  PrismStatus* (*ModelMetadataGetCustomMetadataCount)(const PrismModelMetadata* m, size_t* out);
+  /* key, value [out, borrowed] by metadata. */
+  PrismStatus* (*ModelMetadataGetCustomMetadata)(const PrismModelMetadata* m, size_t index,
+                                                 const char** key, const char** value);
+
+  /* --- IO binding --- */
+  /* out [out, owned] ReleaseIoBinding; it keeps the session's state alive. */
+  PrismStatus* (*CreateIoBinding)(PrismSession* session, PrismIoBinding** out);
+  void (*ReleaseIoBinding)(PrismIoBinding* binding);
+  /* value [in, borrowed]: the binding keeps its own reference. Inputs may live in any memory
+     an EP of the session can copy from. */
+  PrismStatus* (*BindInput)(PrismIoBinding* binding, const char* name, const PrismValue* value);
+  /* Binds an output to a preallocated value: results are written into it (shape must match). */
+  PrismStatus* (*BindOutput)(PrismIoBinding* binding, const char* name, const PrismValue* value);
+  /* Binds an output to a memory space: the run allocates it there. */
+  PrismStatus* (*BindOutputToDevice)(PrismIoBinding* binding, const char* name,
+                                     const PrismMemoryInfo* info);
+  PrismStatus* (*ClearBoundInputs)(PrismIoBinding* binding);
+  PrismStatus* (*ClearBoundOutputs)(PrismIoBinding* binding);
+  PrismStatus* (*RunWithBinding)(PrismSession* session, const PrismRunOptions* run_options,
+                                 PrismIoBinding* binding);
+  /* Names in binding order. names [out, owned] ReleaseStringArray. */
+  PrismStatus* (*GetBoundOutputNames)(const PrismIoBinding* binding, char*** names, size_t* count);
+  /* values: an array of count pointers [out, owned]: release each with ReleaseValue and the
+     array with ReleaseValueArray. */
+  PrismStatus* (*GetBoundOutputValues)(const PrismIoBinding* binding, PrismValue*** values,
+                                       size_t* count);
+  /* Frees an array from GetBoundOutputValues (not its elements). */
+  void (*ReleaseValueArray)(PrismValue** values);
+  /* A CPU copy of a tensor or sequence in any memory the session's EPs can copy from.
+     out [out, owned] ReleaseValue. */
+  PrismStatus* (*SessionCopyValueToCpu)(const PrismSession* session, const PrismValue* value,
+                                        PrismValue** out);
+} PrismApi;
+
+/* Frozen forever: two members, in this order. */
+typedef struct PrismApiBase {
+  /* The table for version (1..PRISM_API_VERSION), or NULL for an unsupported version. */
+  const PrismApi* (*GetApi)(uint32_t version);
+  /* "0.1.0": [out, borrowed] static. */
+  const char* (*GetVersionString)(void);
+} PrismApiBase;
+
+/* The only symbol libprism.so exports. */
+PRISM_EXPORT const PrismApiBase* PrismGetApiBase(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRISM_C_API_H_ */
