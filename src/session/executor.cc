@@ -86,6 +86,8 @@ class KernelContext final : public OpKernelContext {
   std::vector<Value> scratch_outputs_;  // outputs the graph omits but kernels still write
 };
 
+}  // namespace
+
 Value CopyValue(const DataTransferManager& transfers, const Value& source,
                 const AllocatorPtr& allocator) {
   if (source.IsTensor()) {
@@ -106,8 +108,6 @@ Value CopyValue(const DataTransferManager& transfers, const Value& source,
   }
   return source;  // an empty optional has nothing to move
 }
-
-}  // namespace
 
 std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,

@@ -15,6 +15,9 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,
                                 const RunOptions& run_options);
 
+// A copy of a tensor or sequence in allocator's memory.
+Value CopyValue(const DataTransferManager& transfers, const Value& source,
+                const AllocatorPtr& allocator);
 // The value itself when already in CPU memory, else a CPU copy (tensors and sequences).
 Value CopyValueToCpu(const DataTransferManager& transfers, const Value& value);
 

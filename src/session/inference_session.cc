@@ -201,4 +201,23 @@ const PartitionReport& InferenceSession::Report() const {
   return state_->Report();
 }
 
+AllocatorPtr InferenceSession::AllocatorFor(const MemoryInfo& memory) const {
+  if (memory.IsCpuAccessible()) return GetCpuAllocator();
+  for (const auto& provider : State()->Providers()) {
+    AllocatorPtr allocator = provider->GetAllocator(MemType::kDefault);
+    if (allocator->Info().SameSpace(memory)) return allocator;
+  }
+  return nullptr;
+}
+
+Value InferenceSession::CopyToMemory(const Value& value, const MemoryInfo& memory) const {
+  std::shared_ptr<const SessionState> state = State();
+  if (value.IsTensor() && value.GetTensor().Location().SameSpace(memory)) return value;
+  if (!value.IsTensor() && !value.IsSequence()) return value;
+  AllocatorPtr allocator = AllocatorFor(memory);
+  PRISM_ENFORCE(allocator != nullptr, kInvalidArgument, "no execution provider of this session owns ",
+                memory.ToString(), " memory");
+  return CopyValue(state->DataTransfers(), value, allocator);
+}
+
 }  // namespace prism

@@ -58,6 +58,13 @@ class InferenceSession {
   void SetProviders(std::vector<ProviderSpec> providers);
 
   const PartitionReport& Report() const;
+
+  // The allocator of the session's EP that owns memory (CPU memory: the CPU allocator), or
+  // nullptr when no EP of the session has that memory.
+  AllocatorPtr AllocatorFor(const MemoryInfo& memory) const;
+  // Copies a tensor or sequence into memory through the session's data transfers (returns the
+  // value itself when it is already there).
+  Value CopyToMemory(const Value& value, const MemoryInfo& memory) const;
   const SessionOptions& Options() const { return options_; }
 
  private:

@@ -120,15 +120,20 @@ class SessionState::Planner {
             wants_cpu ? MakeString("input ", i, " must be in CPU memory")
                       : MakeString(provider->Type(), " reads input ", i, " from its own memory")));
       }
-      // Subgraphs read outer values where the enclosing frame keeps them.
-      for (const Graph* sub : node.Subgraphs()) {
-        auto sub_plan = PlanGraph(*sub, MakeString(path, "/", node.Name()),
-                                  [&](const std::string& name) {
-                                    auto it = plan->slot_of.find(name);
-                                    return it != plan->slot_of.end() ? plan->slot_memory[it->second]
-                                                                     : outer_memory(name);
-                                  });
-        plan->subgraphs[sub] = std::move(sub_plan);
+      // Subgraphs read outer values where the enclosing frame keeps them. Their path names the
+      // attribute too ("main/if:then_branch"), as the loader's errors do, so branches differ.
+      for (const auto& [attribute_name, attribute] : node.Attributes()) {
+        for (size_t g = 0; g < attribute.graphs.size(); ++g) {
+          const Graph* sub = attribute.graphs[g].get();
+          const std::string sub_path =
+              MakeString(path, "/", node.Name(), ":", attribute_name,
+                         attribute.type == AttributeType::kGraphs ? std::to_string(g) : "");
+          auto sub_plan = PlanGraph(*sub, sub_path, [&](const std::string& name) {
+            auto it = plan->slot_of.find(name);
+            return it != plan->slot_of.end() ? plan->slot_memory[it->second] : outer_memory(name);
+          });
+          plan->subgraphs[sub] = std::move(sub_plan);
+        }
       }
       for (size_t o = 0; o < node.OutputCount(); ++o) {
         const bool on_cpu = info->def.cpu_outputs.count(static_cast<int>(o)) > 0;
