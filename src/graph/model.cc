@@ -51,8 +51,6 @@ class ModelLoader {
                       "; Prism supports opsets up to ", kMaxOnnxMlOpset);
       model->opsets_[domain] = static_cast<int>(version);
     }
-    PRISM_ENFORCE(model->opsets_.count("") > 0 || proto.graph().node_size() == 0, kInvalidGraph,
-                  "the model has no ai.onnx opset_import");
     PRISM_ENFORCE(proto.functions_size() == 0, kNotImplemented,
                   "the model defines local functions (", proto.functions(0).name(),
                   "), which are not supported yet");

@@ -44,7 +44,8 @@ void Usage(std::ostream& out) {
          "  --timeout S              per-test time limit in seconds (default 300; 0: none)\n"
          "  --no-isolate             run tests in this process (default: a child per test, so\n"
          "                           a crash fails only that test)\n"
-         "  --list                   print the selected tests (with -v also skipped ones) and exit\n"
+         "  --list                   print the selected tests (with -v also skipped ones) and "
+         "exit\n"
          "  -v                       print one line per test\n";
 }
 
@@ -211,6 +212,12 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::string> expected;
   try {
     options = ParseArgs(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "prism_onnx_test: " << e.what() << "\n";
+    Usage(std::cerr);
+    return kUsageError;
+  }
+  try {
     if (!fs::is_directory(options.shared))
       throw std::invalid_argument("shared data folder '" + options.shared +
                                   "' does not exist (use --shared DIR or PRISM_SHARED_DIR)");
@@ -222,7 +229,6 @@ int Main(int argc, char** argv) {
       expected = LoadExpectedFailuresFile(options.expected_failures);
   } catch (const std::exception& e) {
     std::cerr << "prism_onnx_test: " << e.what() << "\n";
-    Usage(std::cerr);
     return kUsageError;
   }
 
@@ -320,4 +326,6 @@ int Main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Main(argc, argv); }
+int main(int argc, char** argv) {
+  return Main(argc, argv);
+}

@@ -14,7 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include <onnx/onnx-data.pb.h>
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include "common/status.h"
@@ -97,8 +97,7 @@ size_t CountDataFiles(const fs::path& set_dir, const std::string& prefix) {
 
 Tensor TensorFromBytes(const std::string& bytes, const std::string& what) {
   onnx::TensorProto proto;
-  PRISM_ENFORCE(proto.ParseFromString(bytes), kInvalidArgument, what,
-                ": not a valid TensorProto");
+  PRISM_ENFORCE(proto.ParseFromString(bytes), kInvalidArgument, what, ": not a valid TensorProto");
   return TensorFromProto(proto, ExternalDataPolicy{}, what);
 }
 
@@ -107,11 +106,10 @@ TensorSequence SequenceFromProto(const onnx::SequenceProto& proto, const onnx::T
   const auto& elem = type.sequence_type().elem_type();
   PRISM_ENFORCE(elem.has_tensor_type(), kNotImplemented, what,
                 ": only sequences of tensors are supported");
-  PRISM_ENFORCE(proto.elem_type() == onnx::SequenceProto::TENSOR ||
-                    (proto.elem_type() == onnx::SequenceProto::UNDEFINED &&
-                     proto.tensor_values_size() == 0),
-                kInvalidArgument, what, ": SequenceProto elem_type ", proto.elem_type(),
-                ", expected TENSOR");
+  PRISM_ENFORCE(
+      proto.elem_type() == onnx::SequenceProto::TENSOR ||
+          (proto.elem_type() == onnx::SequenceProto::UNDEFINED && proto.tensor_values_size() == 0),
+      kInvalidArgument, what, ": SequenceProto elem_type ", proto.elem_type(), ", expected TENSOR");
   TensorSequence sequence;
   sequence.elem_type = static_cast<ElementType>(elem.tensor_type().elem_type());
   for (int i = 0; i < proto.tensor_values_size(); ++i) {
@@ -237,9 +235,9 @@ Value ValueFromBytes(const std::string& bytes, const onnx::TypeProto& type,
                     ": optional holds a sequence but the model declares ", inner.DebugString());
       return Value(SequenceFromProto(proto.sequence_value(), inner, what));
     }
-    PRISM_ENFORCE(!proto.has_sparse_tensor_value() && !proto.has_map_value() &&
-                      !proto.has_optional_value(),
-                  kNotImplemented, what, ": optional of sparse tensor/map/optional unsupported");
+    PRISM_ENFORCE(
+        !proto.has_sparse_tensor_value() && !proto.has_map_value() && !proto.has_optional_value(),
+        kNotImplemented, what, ": optional of sparse tensor/map/optional unsupported");
     return Value();  // an empty optional
   }
   PRISM_ENFORCE(type.has_tensor_type() || type.value_case() == onnx::TypeProto::VALUE_NOT_SET,
@@ -252,14 +250,14 @@ Value LoadValueFile(const fs::path& path, const onnx::TypeProto& type) {
 }
 
 fs::path SuiteDir(const fs::path& shared, const std::string& suite) {
-  PRISM_ENFORCE(fs::is_directory(shared), kInvalidArgument, "shared data folder ",
-                shared.string(), " does not exist (set --shared or PRISM_SHARED_DIR)");
+  PRISM_ENFORCE(fs::is_directory(shared), kInvalidArgument, "shared data folder ", shared.string(),
+                " does not exist (set --shared or PRISM_SHARED_DIR)");
   const fs::path nested = shared / "onnx-tests" / suite;
   if (fs::is_directory(nested)) return nested;
   const fs::path direct = shared / suite;
   if (fs::is_directory(direct)) return direct;
-  PRISM_THROW(kInvalidArgument, "suite '", suite, "' not found: neither ", nested.string(),
-              " nor ", direct.string(), " exists");
+  PRISM_THROW(kInvalidArgument, "suite '", suite, "' not found: neither ", nested.string(), " nor ",
+              direct.string(), " exists");
 }
 
 std::vector<TestCase> DiscoverSuite(const fs::path& shared, const std::string& suite) {
@@ -311,7 +309,9 @@ std::string SelectionSkipReason(const TestCase& test, const RunConfig& config) {
 namespace {
 
 // Runs all data sets; returns "" on success, else what went wrong.
-std::string RunDataSets(const TestCase& test, const RunConfig& config) {
+// Records in `providers` the EPs the session actually uses (unavailable ones are dropped).
+std::string RunDataSets(const TestCase& test, const RunConfig& config,
+                        std::vector<std::string>& providers) {
   const fs::path model_path = test.dir / "model.onnx";
   const onnx::ModelProto model = LoadModelProto(model_path);
   std::set<std::string> initializers;
@@ -331,6 +331,7 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config) {
   } catch (const std::exception& e) {
     return std::string("model load failed: ") + e.what();
   }
+  providers = session.Providers();
 
   for (const fs::path& set : sets) {
     const std::string set_name = set.filename().string();
@@ -346,8 +347,8 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config) {
     std::vector<Value> feeds;
     for (size_t k = 0; k < input_count; ++k) {
       feed_names.push_back(inputs[k]->name());
-      feeds.push_back(LoadValueFile(set / ("input_" + std::to_string(k) + ".pb"),
-                                    inputs[k]->type()));
+      feeds.push_back(
+          LoadValueFile(set / ("input_" + std::to_string(k) + ".pb"), inputs[k]->type()));
     }
     std::vector<Value> expected;
     for (size_t k = 0; k < output_count; ++k) {
@@ -386,7 +387,7 @@ TestResult RunTest(const TestCase& test, const RunConfig& config) {
   if (result.providers.empty()) result.providers.push_back("CPUExecutionProvider");
   const auto start = std::chrono::steady_clock::now();
   try {
-    result.message = RunDataSets(test, config);
+    result.message = RunDataSets(test, config, result.providers);
   } catch (const std::exception& e) {
     result.message = e.what();
     if (result.message.empty()) result.message = "exception without message";
@@ -444,7 +445,10 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
     // Child: run, send "<status digit><message>", leave without running atexit handlers.
     ::close(fds[0]);
     const TestResult child = RunTest(test, config);
-    const std::string payload = std::to_string(static_cast<int>(child.status)) + child.message;
+    std::string payload = std::to_string(static_cast<int>(child.status));
+    for (size_t i = 0; i < child.providers.size(); ++i)
+      payload += (i ? "," : "") + child.providers[i];
+    payload += "\n" + child.message;
     ::_exit(WriteAll(fds[1], payload) ? 0 : 3);
   }
   ::close(fds[1]);
@@ -482,15 +486,23 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
     result.message = "timed out after " + std::to_string(timeout_s) + " s";
   } else if (WIFSIGNALED(wstatus)) {
     const int sig = WTERMSIG(wstatus);
-    result.message = std::string("crashed with signal ") + std::to_string(sig) + " (" +
-                     ::strsignal(sig) + ")";
+    result.message =
+        std::string("crashed with signal ") + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
   } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || payload.empty()) {
     result.message = "test process exited abnormally (status " + std::to_string(wstatus) + ")";
   } else {
     const int status = payload[0] - '0';
-    result.status = status == static_cast<int>(TestStatus::kPassed) ? TestStatus::kPassed
-                                                                     : TestStatus::kFailed;
-    result.message = payload.substr(1);
+    result.status =
+        status == static_cast<int>(TestStatus::kPassed) ? TestStatus::kPassed : TestStatus::kFailed;
+    const size_t newline = payload.find('\n');
+    if (newline != std::string::npos) {
+      const std::vector<ProviderSpec> used = ParseProviders(payload.substr(1, newline - 1));
+      if (!used.empty()) {
+        result.providers.clear();
+        for (const auto& p : used) result.providers.push_back(p.name);
+      }
+    }
+    result.message = newline == std::string::npos ? payload.substr(1) : payload.substr(newline + 1);
   }
   return result;
 }
@@ -533,8 +545,8 @@ RunSummary ApplyExpectedFailures(std::vector<TestResult>& results,
     const auto slash = key.find('/');
     bool exists = false;
     try {
-      exists = fs::is_regular_file(SuiteDir(shared, key.substr(0, slash)) /
-                                   key.substr(slash + 1) / "model.onnx");
+      exists = fs::is_regular_file(SuiteDir(shared, key.substr(0, slash)) / key.substr(slash + 1) /
+                                   "model.onnx");
     } catch (const std::exception&) {
       exists = false;
     }
