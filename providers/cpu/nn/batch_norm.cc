@@ -4,7 +4,8 @@
 //              are updated as input * momentum + batch * (1 - momentum).
 // Opsets 1-8 also have spatial=0: statistics per (channel, D1, ..., Dn) cell, over N only.
 // Opsets 1-13 are in training mode when an output beyond Y is requested (opsets 1 and 6 only
-// when is_test is 0); opsets 14+ use the training_mode attribute.
+// when is_test is 0); opsets 14+ use the training_mode attribute. Opsets 1-13 also output
+// saved_mean (batch mean) and saved_var (batch inverse standard deviation, as onnxruntime).
 #include <cmath>
 
 #include "providers/cpu/cpu_kernel_families.h"
@@ -168,9 +169,13 @@ class BatchNormalization final : public OpKernel {
     };
     write(1, running_mean);
     write(2, running_var);
-    if (legacy_outputs_) {  // saved_mean / saved_var: the batch statistics
+    if (legacy_outputs_) {
+      // saved_mean is the batch mean; saved_var follows the cuDNN/onnxruntime convention of the
+      // batch's inverse standard deviation 1 / sqrt(var + epsilon), which gradients reuse.
+      std::vector<double> saved_inv_std(var.size());
+      for (size_t g = 0; g < var.size(); ++g) saved_inv_std[g] = 1.0 / std::sqrt(var[g] + epsilon);
       write(3, mean);
-      write(4, var);
+      write(4, saved_inv_std);
     }
   }
 

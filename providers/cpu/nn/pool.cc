@@ -1,6 +1,7 @@
 // MaxPool and AveragePool over 1 or more spatial axes, with explicit or automatic padding,
 // strides, dilations and ceil mode. MaxPool optionally returns the flattened index of each
 // maximum (row or column major over the spatial axes, plus the (n, c) plane offset).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,11 @@ struct WindowTaps {
   std::vector<int64_t> col_strides;                          // column-major spatial strides
 };
 
+// ceil(a / b) for a >= 0, b > 0, without overflow.
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
 WindowTaps BuildTaps(const PoolAttributes& attrs, const PoolGeometry& geometry) {
   const size_t rank = attrs.SpatialRank();
   WindowTaps taps;
@@ -39,15 +45,19 @@ WindowTaps BuildTaps(const PoolAttributes& attrs, const PoolGeometry& geometry) 
     const int64_t out = geometry.output[i];
     taps.positions[i].resize(static_cast<size_t>(out));
     taps.padded_counts[i].resize(static_cast<size_t>(out));
+    const int64_t kernel = attrs.kernel_shape[i];
+    const int64_t dilation = attrs.dilations[i];
+    // Number of taps t in [0, kernel) with start + t * dilation < limit.
+    const auto taps_below = [&](int64_t start, int64_t limit) {
+      return limit <= start ? 0 : std::min(kernel, CeilDiv(limit - start, dilation));
+    };
     for (int64_t o = 0; o < out; ++o) {
       const int64_t start = o * attrs.strides[i] - geometry.pad_begin[i];
-      int64_t padded = 0;
-      for (int64_t k = 0; k < attrs.kernel_shape[i]; ++k) {
-        const int64_t pos = start + k * attrs.dilations[i];
-        if (pos >= 0 && pos < in) taps.positions[i][o].push_back(pos);
-        if (pos < in + geometry.pad_end[i]) ++padded;
-      }
-      taps.padded_counts[i][o] = padded;
+      // Taps before position 0 fall in the begin pad (windows never start before it).
+      const int64_t first = start >= 0 ? 0 : std::min(kernel, CeilDiv(-start, dilation));
+      const int64_t end = taps_below(start, in);
+      for (int64_t t = first; t < end; ++t) taps.positions[i][o].push_back(start + t * dilation);
+      taps.padded_counts[i][o] = taps_below(start, in + geometry.pad_end[i]);
     }
   }
   return taps;
@@ -75,7 +85,6 @@ struct PoolJob {
   const PoolAttributes* attrs;
   const PoolGeometry* geometry;
   const WindowTaps* taps;
-  PoolKind kind;
 };
 
 // Walks every output cell of every (n, c) plane and hands fn the window's position lists.
@@ -129,7 +138,8 @@ struct MaxPoolImpl {
           ComputeTypeOf<T> best{};
           auto visit = [&](int64_t row, int64_t col) {
             const ComputeTypeOf<T> value = ToCompute(plane[row]);
-            if (best_row < 0 || value > best) {
+            // NaN wins, as in a max over the window (x != x only for NaN).
+            if (best_row < 0 || value > best || (value != value && best == best)) {
               best = value;
               best_row = row;
               best_col = col;
@@ -187,7 +197,7 @@ class Pool final : public OpKernel {
     if (kind_ == PoolKind::kMax && context.OutputCount() > 1 && context.IsOutputRequested(1))
       indices = &context.Output(1, TensorShape(out_dims), ElementType::kInt64);
     const WindowTaps taps = BuildTaps(attrs_, geometry);
-    const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps, kind_};
+    const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps};
     if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
     } else {

@@ -25,6 +25,13 @@ AutoPad ParseAutoPad(const std::string& text, const Node& node) {
               "SAME_LOWER or VALID, got '", text, "'");
 }
 
+int64_t CheckedAdd(int64_t a, int64_t b, const Node& node) {
+  int64_t sum = 0;
+  PRISM_ENFORCE(!__builtin_add_overflow(a, b, &sum), kInvalidArgument, node.Describe(),
+                ": pooling sizes overflow int64 (", a, " + ", b, ")");
+  return sum;
+}
+
 // ceil(a / b) for a >= 0, b > 0.
 int64_t CeilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -91,7 +98,11 @@ PoolGeometry PoolAttributes::Geometry(const TensorShape& input_shape, const Node
   geometry.pad_end.resize(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t in = geometry.input[i];
-    const int64_t window = DilatedKernel(i);
+    int64_t window = 0;
+    PRISM_ENFORCE(!__builtin_mul_overflow(dilations[i], kernel_shape[i] - 1, &window),
+                  kInvalidArgument, node.Describe(),
+                  ": dilated kernel size overflows int64 on spatial axis ", i);
+    window = CheckedAdd(window, 1, node);
     const int64_t stride = strides[i];
     int64_t begin = 0;
     int64_t end = 0;
@@ -106,14 +117,15 @@ PoolGeometry PoolAttributes::Geometry(const TensorShape& input_shape, const Node
       case AutoPad::kSameUpper:
       case AutoPad::kSameLower: {
         out = CeilDiv(in, stride);
-        const int64_t total = std::max<int64_t>(0, (out - 1) * stride + window - in);
+        const int64_t total =
+            std::max<int64_t>(0, CheckedAdd((out - 1) * stride, window, node) - in);
         begin = auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
         end = total - begin;
         break;
       }
     }
     if (auto_pad == AutoPad::kNotSet || auto_pad == AutoPad::kValid) {
-      const int64_t span = in + begin + end - window;
+      const int64_t span = CheckedAdd(CheckedAdd(in, begin, node), end, node) - window;
       PRISM_ENFORCE(span >= 0, kInvalidArgument, node.Describe(), ": pooling window (", window,
                     " with kernel ", kernel_shape[i], " and dilation ", dilations[i],
                     ") is larger than the padded input (", in, " + pads ", begin, "+", end,
@@ -122,7 +134,7 @@ PoolGeometry PoolAttributes::Geometry(const TensorShape& input_shape, const Node
       if (ceil_mode && auto_pad == AutoPad::kNotSet) {
         out = CeilDiv(span, stride) + 1;
         // The last window must start inside the input or the left padding.
-        if ((out - 1) * stride >= in + begin) --out;
+        if (out - 1 >= CeilDiv(in + begin, stride)) --out;
       } else {
         out = span / stride + 1;
       }

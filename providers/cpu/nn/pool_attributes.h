@@ -35,8 +35,6 @@ struct PoolAttributes {
   static PoolAttributes Parse(const OpKernelInfo& info);
 
   size_t SpatialRank() const { return kernel_shape.size(); }
-  // Dilated kernel extent along axis i.
-  int64_t DilatedKernel(size_t i) const { return dilations[i] * (kernel_shape[i] - 1) + 1; }
 
   // Output dims and effective pads for an input of shape [N, C, D1, ..., Dk]; throws when the
   // shape does not fit the attributes (rank mismatch, window larger than the padded input).
