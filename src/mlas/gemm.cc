@@ -1,10 +1,11 @@
 // Floating-point GEMM through Eigen's blocked product; integer GEMM as plain exact loops.
 #include "mlas/gemm.h"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <type_traits>
 #include <vector>
+
+#include <Eigen/Dense>
 
 namespace prism::mlas {
 namespace {

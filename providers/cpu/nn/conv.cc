@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "mlas/gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -51,8 +53,10 @@ void Im2Col(const ConvPlan& plan, const T* x, T* col) {
   // Output positions over all axes but the last.
   const int64_t outer_count = plan.out_size / std::max<int64_t>(out_w, 1);
 
-  std::vector<int64_t> kernel_index(rank, 0);
-  std::vector<int64_t> out_index(rank, 0);
+  // Odometers over the kernel window and the output positions, in one scratch buffer.
+  std::vector<int64_t> indices(2 * rank, 0);
+  int64_t* kernel_index = indices.data();
+  int64_t* out_index = kernel_index + rank;
   T* dst = col;
   for (int64_t c = 0; c < channels; ++c) {
     const T* x_channel = x + c * plan.in_size;
@@ -65,7 +69,7 @@ void Im2Col(const ConvPlan& plan, const T* x, T* col) {
       ow_begin = std::min(ow_begin, out_w);
       ow_end = std::clamp(ow_end, ow_begin, out_w);
 
-      std::fill(out_index.begin(), out_index.end(), 0);
+      std::fill_n(out_index, rank, 0);
       for (int64_t outer = 0; outer < outer_count; ++outer) {
         // Input row for this output position on the outer axes, or none when in padding.
         int64_t row_offset = 0;
@@ -79,7 +83,7 @@ void Im2Col(const ConvPlan& plan, const T* x, T* col) {
           }
           row_offset = row_offset * plan.in_spatial[d] + in_pos;
         }
-        if (!inside) {
+        if (!inside || ow_begin == ow_end) {
           std::fill(dst, dst + out_w, T(0));
         } else {
           // First input element read by the valid run (ow_begin is never in the padding).
@@ -124,6 +128,7 @@ void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y)
   const int64_t dilation_w = plan.dilations[1];
   const int64_t pad_h = plan.pads_begin[0];
   const int64_t pad_w = plan.pads_begin[1];
+  using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
 
   std::fill(y, y + out_h * out_w, bias);
   for (int64_t kh = 0; kh < kernel_h; ++kh) {
@@ -136,14 +141,17 @@ void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y)
       ow_end = std::clamp(ow_end, ow_begin, out_w);
       for (int64_t oh = 0; oh < out_h; ++oh) {
         const int64_t ih = oh * stride_h + kh * dilation_h - pad_h;
-        if (ih < 0 || ih >= in_h) continue;
+        if (ih < 0 || ih >= in_h || ow_begin == ow_end) continue;
         const T* src = x + ih * in_w + (ow_begin * stride_w + offset_w);
         T* dst = y + oh * out_w + ow_begin;
         const int64_t count = ow_end - ow_begin;
+        // Eigen's array expressions are explicitly vectorized (plain loops are not at -O2).
+        Eigen::Map<Row> dst_row(dst, count);
         if (stride_w == 1) {
-          for (int64_t i = 0; i < count; ++i) dst[i] += weight * src[i];
+          dst_row += weight * Eigen::Map<const Row>(src, count);
         } else {
-          for (int64_t i = 0; i < count; ++i) dst[i] += weight * src[i * stride_w];
+          dst_row += weight * Eigen::Map<const Row, Eigen::Unaligned, Eigen::InnerStride<>>(
+                                  src, count, Eigen::InnerStride<>(stride_w));
         }
       }
     }
@@ -298,10 +306,12 @@ class Conv final : public OpKernel {
     plan.in_channels = x_shape[1];
     plan.out_channels = w_shape[0];
     plan.group = group_;
-    PRISM_ENFORCE(w_shape[1] * group_ == plan.in_channels, kInvalidArgument, node,
-                  ": Conv channel mismatch: X ", x_shape.ToString(), " has ", plan.in_channels,
-                  " input channels but W ", w_shape.ToString(), " has ", w_shape[1],
-                  " channels per group x group ", group_, " = ", w_shape[1] * group_);
+    // Division instead of w_shape[1] * group_, which could overflow for absurd groups.
+    PRISM_ENFORCE(plan.in_channels % group_ == 0 && w_shape[1] == plan.in_channels / group_,
+                  kInvalidArgument, node, ": Conv channel mismatch: X ", x_shape.ToString(),
+                  " has ", plan.in_channels, " input channels but W ", w_shape.ToString(), " has ",
+                  w_shape[1], " channels per group with group ", group_,
+                  " (X channels must equal W.shape[1] * group)");
     PRISM_ENFORCE(plan.out_channels % group_ == 0, kInvalidArgument, node,
                   ": Conv output channels M = ", plan.out_channels, " of W ", w_shape.ToString(),
                   " is not divisible by group ", group_);
