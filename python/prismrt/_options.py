@@ -1,0 +1,294 @@
+"""SessionOptions, RunOptions and their enums, with onnxruntime's names and defaults."""
+import ctypes
+import enum
+
+from ._c_api import _P, api
+from ._value import Handle
+
+
+class GraphOptimizationLevel(enum.IntEnum):
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_ALL = 99
+
+
+class ExecutionMode(enum.IntEnum):
+    ORT_SEQUENTIAL = 0
+    ORT_PARALLEL = 1
+
+
+def _check_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__))
+    return int(value)
+
+
+def _check_bool(name, value):
+    if not isinstance(value, (bool, int)):
+        raise TypeError("%s must be a bool, got %s" % (name, type(value).__name__))
+    return bool(value)
+
+
+def _check_str(name, value):
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, got %s" % (name, type(value).__name__))
+    return value
+
+
+class SessionOptions:
+    """Settings for an InferenceSession. Values are kept here and handed to the C API when a
+    session is made, so one SessionOptions can serve several sessions (as in onnxruntime)."""
+
+    def __init__(self):
+        self._intra_op_num_threads = 0
+        self._inter_op_num_threads = 0
+        self._graph_optimization_level = GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._execution_mode = ExecutionMode.ORT_SEQUENTIAL
+        self._log_severity_level = -1  # -1: the process default (warnings)
+        self._log_verbosity_level = 0
+        self._logid = ""
+        self._enable_profiling = False
+        self._profile_file_prefix = "onnxruntime_profile_"
+        self._optimized_model_filepath = ""
+        self._enable_cpu_mem_arena = True
+        self._enable_mem_pattern = True
+        self._enable_mem_reuse = True
+        self._use_deterministic_compute = False
+        self._config_entries = {}
+
+    # -- threads and execution -------------------------------------------------------------
+    @property
+    def intra_op_num_threads(self):
+        return self._intra_op_num_threads
+
+    @intra_op_num_threads.setter
+    def intra_op_num_threads(self, value):
+        self._intra_op_num_threads = _check_int("intra_op_num_threads", value)
+
+    @property
+    def inter_op_num_threads(self):
+        return self._inter_op_num_threads
+
+    @inter_op_num_threads.setter
+    def inter_op_num_threads(self, value):
+        self._inter_op_num_threads = _check_int("inter_op_num_threads", value)
+
+    @property
+    def graph_optimization_level(self):
+        return self._graph_optimization_level
+
+    @graph_optimization_level.setter
+    def graph_optimization_level(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("graph_optimization_level must be a GraphOptimizationLevel, got %r" %
+                            (value,))
+        self._graph_optimization_level = GraphOptimizationLevel(int(value))
+
+    @property
+    def execution_mode(self):
+        return self._execution_mode
+
+    @execution_mode.setter
+    def execution_mode(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("execution_mode must be an ExecutionMode, got %r" % (value,))
+        self._execution_mode = ExecutionMode(int(value))
+
+    # -- logging and profiling -------------------------------------------------------------
+    @property
+    def log_severity_level(self):
+        return self._log_severity_level
+
+    @log_severity_level.setter
+    def log_severity_level(self, value):
+        self._log_severity_level = _check_int("log_severity_level", value)
+
+    @property
+    def log_verbosity_level(self):
+        return self._log_verbosity_level
+
+    @log_verbosity_level.setter
+    def log_verbosity_level(self, value):
+        self._log_verbosity_level = _check_int("log_verbosity_level", value)
+
+    @property
+    def logid(self):
+        return self._logid
+
+    @logid.setter
+    def logid(self, value):
+        self._logid = _check_str("logid", value)
+
+    @property
+    def enable_profiling(self):
+        return self._enable_profiling
+
+    @enable_profiling.setter
+    def enable_profiling(self, value):
+        self._enable_profiling = _check_bool("enable_profiling", value)
+
+    @property
+    def profile_file_prefix(self):
+        return self._profile_file_prefix
+
+    @profile_file_prefix.setter
+    def profile_file_prefix(self, value):
+        self._profile_file_prefix = _check_str("profile_file_prefix", value)
+
+    @property
+    def optimized_model_filepath(self):
+        return self._optimized_model_filepath
+
+    @optimized_model_filepath.setter
+    def optimized_model_filepath(self, value):
+        self._optimized_model_filepath = _check_str("optimized_model_filepath", str(value))
+
+    # -- memory ----------------------------------------------------------------------------
+    @property
+    def enable_cpu_mem_arena(self):
+        return self._enable_cpu_mem_arena
+
+    @enable_cpu_mem_arena.setter
+    def enable_cpu_mem_arena(self, value):
+        self._enable_cpu_mem_arena = _check_bool("enable_cpu_mem_arena", value)
+
+    @property
+    def enable_mem_pattern(self):
+        return self._enable_mem_pattern
+
+    @enable_mem_pattern.setter
+    def enable_mem_pattern(self, value):
+        self._enable_mem_pattern = _check_bool("enable_mem_pattern", value)
+
+    # Accepted for compatibility; Prism has no setting behind them.
+    @property
+    def enable_mem_reuse(self):
+        return self._enable_mem_reuse
+
+    @enable_mem_reuse.setter
+    def enable_mem_reuse(self, value):
+        self._enable_mem_reuse = _check_bool("enable_mem_reuse", value)
+
+    @property
+    def use_deterministic_compute(self):
+        return self._use_deterministic_compute
+
+    @use_deterministic_compute.setter
+    def use_deterministic_compute(self, value):
+        self._use_deterministic_compute = _check_bool("use_deterministic_compute", value)
+
+    # -- free-form entries -----------------------------------------------------------------
+    def add_session_config_entry(self, key, value):
+        self._config_entries[_check_str("key", key)] = _check_str("value", value)
+
+    def get_session_config_entry(self, key):
+        if key not in self._config_entries:  # onnxruntime raises RuntimeError here too
+            raise RuntimeError("SessionOptions does not have configuration with key: %s" % key)
+        return self._config_entries[key]
+
+    def _make_c_options(self):
+        """An owned PrismSessionOptions with every setting applied (no providers yet)."""
+        c = api()
+        handle = _P()
+        c.check(c.CreateSessionOptions(ctypes.byref(handle)))
+        options = Handle(handle, c.ReleaseSessionOptions)
+        pointer = options.pointer
+        c.check(c.SetIntraOpNumThreads(pointer, self._intra_op_num_threads))
+        c.check(c.SetInterOpNumThreads(pointer, self._inter_op_num_threads))
+        c.check(c.SetGraphOptimizationLevel(pointer, int(self._graph_optimization_level)))
+        c.check(c.SetExecutionMode(pointer, int(self._execution_mode)))
+        if self._optimized_model_filepath:
+            c.check(c.SetOptimizedModelFilePath(pointer,
+                                                self._optimized_model_filepath.encode("utf-8")))
+        if self._enable_profiling:
+            c.check(c.EnableProfiling(pointer, self._profile_file_prefix.encode("utf-8")))
+        else:
+            c.check(c.DisableProfiling(pointer))
+        if self._log_severity_level >= 0:
+            c.check(c.SetSessionLogSeverityLevel(pointer, self._log_severity_level))
+        if self._logid:
+            c.check(c.SetSessionLogId(pointer, self._logid.encode("utf-8")))
+        c.check(c.EnableCpuMemArena(pointer, int(self._enable_cpu_mem_arena)))
+        c.check(c.EnableMemPattern(pointer, int(self._enable_mem_pattern)))
+        for key, value in self._config_entries.items():
+            c.check(c.AddSessionConfigEntry(pointer, key.encode("utf-8"), value.encode("utf-8")))
+        return options
+
+
+class RunOptions:
+    """Settings for one run. It owns a live PrismRunOptions, so setting terminate = True from
+    another thread stops runs that use it."""
+
+    def __init__(self):
+        c = api()
+        handle = _P()
+        c.check(c.CreateRunOptions(ctypes.byref(handle)))
+        self._handle = Handle(handle, c.ReleaseRunOptions)
+        self._log_severity_level = -1
+        self._log_verbosity_level = 0
+        self._logid = ""
+        self._terminate = False
+        self._only_execute_path_to_fetches = False
+        self._config_entries = {}
+
+    @property
+    def log_severity_level(self):
+        return self._log_severity_level
+
+    @log_severity_level.setter
+    def log_severity_level(self, value):
+        value = _check_int("log_severity_level", value)
+        if value >= 0:
+            api().check(api().RunOptionsSetRunLogSeverityLevel(self._handle.pointer, value))
+        self._log_severity_level = value
+
+    @property
+    def log_verbosity_level(self):
+        return self._log_verbosity_level
+
+    @log_verbosity_level.setter
+    def log_verbosity_level(self, value):
+        self._log_verbosity_level = _check_int("log_verbosity_level", value)
+
+    @property
+    def logid(self):
+        return self._logid
+
+    @logid.setter
+    def logid(self, value):
+        value = _check_str("logid", value)
+        api().check(api().RunOptionsSetRunTag(self._handle.pointer, value.encode("utf-8")))
+        self._logid = value
+
+    # The C API's name for logid.
+    run_tag = logid
+
+    @property
+    def terminate(self):
+        return self._terminate
+
+    @terminate.setter
+    def terminate(self, value):
+        value = _check_bool("terminate", value)
+        if value:
+            api().check(api().RunOptionsSetTerminate(self._handle.pointer))
+        else:
+            api().check(api().RunOptionsUnsetTerminate(self._handle.pointer))
+        self._terminate = value
+
+    @property
+    def only_execute_path_to_fetches(self):
+        return self._only_execute_path_to_fetches
+
+    @only_execute_path_to_fetches.setter
+    def only_execute_path_to_fetches(self, value):
+        self._only_execute_path_to_fetches = _check_bool("only_execute_path_to_fetches", value)
+
+    def add_run_config_entry(self, key, value):
+        self._config_entries[_check_str("key", key)] = _check_str("value", value)
+
+    def get_run_config_entry(self, key):
+        if key not in self._config_entries:
+            raise RuntimeError("RunOptions does not have configuration with key: %s" % key)
+        return self._config_entries[key]

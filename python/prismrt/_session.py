@@ -1,0 +1,574 @@
+"""InferenceSession, NodeArg, ModelMetadata and IOBinding over the Prism C API."""
+import ctypes
+import os
+import warnings
+
+import numpy as np
+
+from . import _types
+from ._c_api import _P, _PP, _PSTR, api, decode, env
+from ._options import RunOptions, SessionOptions
+from ._value import (Handle, OrtValue, make_memory_info, owned_value, sequence_from_list,
+                     tensor_from_numpy, to_python, value_from_python)
+from .capi.onnxruntime_pybind11_state import (EPFail, InvalidArgument, InvalidGraph,
+                                              InvalidProtobuf, ModelLoaded, NoModel, NoSuchFile,
+                                              PrismError)
+from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
+
+CPU_PROVIDER = "CPUExecutionProvider"
+# Errors about the model itself: retrying on another provider cannot help.
+_MODEL_ERRORS = (NoSuchFile, InvalidProtobuf, InvalidGraph, NoModel, ModelLoaded)
+_KIND_SEQUENCE = 2
+_KIND_OPTIONAL = 3
+
+
+def get_available_providers():
+    """Providers whose library loads and whose device exists, best first, CPU last."""
+    return api().string_array(api().GetAvailableProviders)
+
+
+def get_device():
+    """'GPU' when a GPU provider is available, else 'CPU' (onnxruntime's build device)."""
+    return "GPU" if "CUDAExecutionProvider" in get_available_providers() else "CPU"
+
+
+def get_version_string():
+    return api().version_string
+
+
+def set_default_logger_severity(severity):
+    """Process-wide minimum log severity: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal."""
+    api().check(api().SetLogSeverityLevel(env().handle, int(severity)))
+
+
+class NodeArg:
+    """A graph input/output description: name, type string and shape (int, str or None)."""
+
+    def __init__(self, name, type, shape):  # noqa: A002 (onnxruntime's attribute names)
+        self.name = name
+        self.type = type
+        self.shape = shape
+
+    def __str__(self):
+        return "NodeArg(name=%r, type=%r, shape=%r)" % (self.name, self.type, self.shape)
+
+    __repr__ = __str__
+
+
+class ModelMetadata:
+    """The model's metadata (onnxruntime.ModelMetadata's attributes)."""
+
+    def __init__(self, producer_name, graph_name, domain, description, graph_description,
+                 version, custom_metadata_map):
+        self.producer_name = producer_name
+        self.graph_name = graph_name
+        self.domain = domain
+        self.description = description
+        self.graph_description = graph_description
+        self.version = version
+        self.custom_metadata_map = custom_metadata_map
+
+
+def _node_arg(type_info_pointer, name):
+    c = api()
+    try:
+        type_string = ctypes.c_char_p()
+        c.check(c.TypeInfoGetTypeString(type_info_pointer, ctypes.byref(type_string)))
+        tensor = _P()
+        c.check(c.TypeInfoGetTensorInfo(type_info_pointer, ctypes.byref(tensor)))
+        kind = ctypes.c_int(0)
+        c.check(c.TypeInfoGetKind(type_info_pointer, ctypes.byref(kind)))
+        shape = []
+        # Only plain tensors report a shape, as in onnxruntime.
+        if tensor.value and decode(type_string.value).startswith("tensor("):
+            rank = ctypes.c_int64(0)
+            c.check(c.TensorInfoGetRank(tensor, ctypes.byref(rank)))
+            if rank.value > 0:
+                dims = (ctypes.c_int64 * rank.value)()
+                c.check(c.TensorInfoGetDimensions(tensor, dims, rank.value))
+                symbols = (ctypes.c_char_p * rank.value)()
+                c.check(c.TensorInfoGetSymbolicDimensions(tensor, symbols, rank.value))
+                for i in range(rank.value):
+                    symbol = decode(symbols[i])
+                    if symbol:
+                        shape.append(symbol)
+                    elif dims[i] >= 0:
+                        shape.append(int(dims[i]))
+                    else:
+                        shape.append(None)
+        return NodeArg(name, decode(type_string.value), shape)
+    finally:
+        c.ReleaseTypeInfo(type_info_pointer)
+
+
+def _normalize_providers(providers, provider_options):
+    """onnxruntime's provider arguments as [(name, {str: str})]: names or (name, options)
+    tuples, with provider_options parallel to providers. Duplicates are dropped with a warning.
+    """
+    if providers is None:
+        if provider_options is not None:
+            raise ValueError("'provider_options' is given without 'providers'")
+        return []
+    if isinstance(providers, str):  # a single name, as some onnxruntime examples pass it
+        providers = [providers]
+    if provider_options is not None and len(provider_options) != len(providers):
+        raise ValueError("'providers' and 'provider_options' should be the same length if both "
+                         "are given.")
+    result = []
+    seen = set()
+    for index, provider in enumerate(providers):
+        if isinstance(provider, tuple):
+            if len(provider) != 2 or not isinstance(provider[0], str) or not isinstance(
+                    provider[1], dict):
+                raise ValueError("Only string or (string, dict) tuple values are allowed in "
+                                 "'providers', got %r" % (provider,))
+            if provider_options is not None:
+                raise ValueError("'providers' has (name, options) tuples, so 'provider_options' "
+                                 "must not be given")
+            name, options = provider
+        elif isinstance(provider, str):
+            name = provider
+            options = provider_options[index] if provider_options is not None else {}
+            if not isinstance(options, dict):
+                raise ValueError("'provider_options' entries must be dicts, got %r" % (options,))
+        else:
+            raise ValueError("Only string or (string, dict) tuple values are allowed in "
+                             "'providers', got %r" % (provider,))
+        if name in seen:
+            warnings.warn("Duplicate provider '%s' encountered, ignoring." % name)
+            continue
+        seen.add(name)
+        result.append((name, {str(k): _option_text(v) for k, v in options.items()}))
+    return result
+
+
+def _option_text(value):
+    # onnxruntime hands every option value to its providers as str(value).
+    return str(value)
+
+
+def _append_providers(options_handle, providers):
+    c = api()
+    for name, options in providers:
+        keys = [k.encode("utf-8") for k in options]
+        values = [v.encode("utf-8") for v in options.values()]
+        key_array = (ctypes.c_char_p * max(len(keys), 1))(*keys)
+        value_array = (ctypes.c_char_p * max(len(values), 1))(*values)
+        c.check(c.AppendExecutionProvider(options_handle.pointer, name.encode("utf-8"),
+                                          key_array, value_array, len(keys)))
+
+
+class InferenceSession:
+    """Loads a model and runs it: onnxruntime.InferenceSession's interface.
+
+    path_or_bytes: a model path (str or os.PathLike) or the serialized model (bytes).
+    sess_options: a SessionOptions; providers: names or (name, options) tuples in priority order;
+    provider_options: a list of option dicts parallel to providers.
+    """
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None,
+                 **kwargs):
+        if isinstance(path_or_bytes, (str, os.PathLike)):
+            self._model_path = os.fspath(path_or_bytes)
+            self._model_bytes = None
+        elif isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            self._model_path = None
+            self._model_bytes = bytes(path_or_bytes)
+        else:
+            raise TypeError("Unable to load from type '%s'" % type(path_or_bytes).__name__)
+        if sess_options is not None and not isinstance(sess_options, SessionOptions):
+            raise TypeError("sess_options must be a prismrt.SessionOptions, got %s" %
+                            type(sess_options).__name__)
+        self._sess_options = sess_options if sess_options is not None else SessionOptions()
+        self._kwargs = kwargs
+        self._enable_fallback = True
+        self._session = None
+        requested = _normalize_providers(providers, provider_options)
+        try:
+            self._create_session(requested)
+        except PrismError as error:
+            # onnxruntime retries once with the CPU provider when the requested ones fail;
+            # not for errors in the model itself, nor when CPU fallback is disabled by config.
+            cpu_disabled = self._sess_options._config_entries.get(
+                "session.disable_cpu_ep_fallback") == "1"
+            if (not self._enable_fallback or cpu_disabled or isinstance(error, _MODEL_ERRORS) or
+                    not any(n != CPU_PROVIDER for n, _ in requested)):
+                raise
+            warnings.warn("EP Error %s when using %s. Falling back to ['%s'] and retrying." %
+                          (error, [n for n, _ in requested], CPU_PROVIDER))
+            self._create_session([(CPU_PROVIDER, {})])
+            self.disable_fallback()  # fall back only once, as onnxruntime does
+
+    # -- creation --------------------------------------------------------------------------
+    def _create_session(self, requested):
+        c = api()
+        options = self._sess_options._make_c_options()
+        _append_providers(options, requested)
+        handle = _P()
+        if self._model_path is not None:
+            c.check(c.CreateSession(env().handle, self._model_path.encode("utf-8"),
+                                    options.pointer, ctypes.byref(handle)))
+        else:
+            data = ctypes.c_char_p(self._model_bytes)  # points into the bytes: no copy
+            c.check(c.CreateSessionFromArray(env().handle, data, len(self._model_bytes),
+                                             options.pointer, ctypes.byref(handle)))
+        self._session = Handle(handle, c.ReleaseSession)
+        self._requested = requested
+        self._read_interface()
+        self._warn_unused(requested)
+
+    def _warn_unused(self, requested):
+        in_use = set(self.get_providers())
+        for name, _ in requested:
+            if name not in in_use:
+                warnings.warn("Specified provider '%s' is not in available provider names."
+                              "Available providers: '%s'" %
+                              (name, ", ".join(get_available_providers())))
+
+    def _read_interface(self):
+        c = api()
+        pointer = self._session.pointer
+
+        def read(count_fn, name_fn, type_fn):
+            count = ctypes.c_size_t(0)
+            c.check(count_fn(pointer, ctypes.byref(count)))
+            args = []
+            for i in range(count.value):
+                name = ctypes.c_char_p()
+                c.check(name_fn(pointer, i, ctypes.byref(name)))
+                info = _P()
+                c.check(type_fn(pointer, i, ctypes.byref(info)))
+                args.append(_node_arg(info, decode(name.value)))
+            return args
+
+        self._inputs_meta = read(c.SessionGetInputCount, c.SessionGetInputName,
+                                 c.SessionGetInputTypeInfo)
+        self._outputs_meta = read(c.SessionGetOutputCount, c.SessionGetOutputName,
+                                  c.SessionGetOutputTypeInfo)
+        self._overridable_initializers = read(c.SessionGetOverridableInitializerCount,
+                                              c.SessionGetOverridableInitializerName,
+                                              c.SessionGetOverridableInitializerTypeInfo)
+
+    # -- model interface -------------------------------------------------------------------
+    def get_session_options(self):
+        return self._sess_options
+
+    def get_inputs(self):
+        return list(self._inputs_meta)
+
+    def get_outputs(self):
+        return list(self._outputs_meta)
+
+    def get_overridable_initializers(self):
+        return list(self._overridable_initializers)
+
+    def get_modelmeta(self):
+        c = api()
+        handle = _P()
+        c.check(c.SessionGetModelMetadata(self._session.pointer, ctypes.byref(handle)))
+        metadata = Handle(handle, c.ReleaseModelMetadata)
+
+        def text(fn):
+            out = ctypes.c_char_p()
+            c.check(fn(metadata.pointer, ctypes.byref(out)))
+            return decode(out.value)
+
+        version = ctypes.c_int64(0)
+        c.check(c.ModelMetadataGetVersion(metadata.pointer, ctypes.byref(version)))
+        count = ctypes.c_size_t(0)
+        c.check(c.ModelMetadataGetCustomMetadataCount(metadata.pointer, ctypes.byref(count)))
+        custom = {}
+        for i in range(count.value):
+            key = ctypes.c_char_p()
+            value = ctypes.c_char_p()
+            c.check(c.ModelMetadataGetCustomMetadata(metadata.pointer, i, ctypes.byref(key),
+                                                     ctypes.byref(value)))
+            custom[decode(key.value)] = decode(value.value)
+        return ModelMetadata(text(c.ModelMetadataGetProducerName),
+                             text(c.ModelMetadataGetGraphName), text(c.ModelMetadataGetDomain),
+                             text(c.ModelMetadataGetDescription),
+                             text(c.ModelMetadataGetGraphDescription), version.value, custom)
+
+    # -- providers -------------------------------------------------------------------------
+    def get_providers(self):
+        pointer = self._session.pointer
+        return api().string_array(
+            lambda names, count: api().SessionGetProviders(pointer, names, count))
+
+    def get_provider_options(self):
+        c = api()
+        result = {}
+        for index, name in enumerate(self.get_providers()):
+            keys = _PSTR()
+            values = _PSTR()
+            count = ctypes.c_size_t(0)
+            c.check(c.SessionGetProviderOptions(self._session.pointer, index, ctypes.byref(keys),
+                                                ctypes.byref(values), ctypes.byref(count)))
+            try:
+                result[name] = {decode(keys[i]): decode(values[i]) for i in range(count.value)}
+            finally:
+                c.ReleaseStringArray(keys, count)
+                c.ReleaseStringArray(values, count)
+        return result
+
+    def set_providers(self, providers=None, provider_options=None):
+        """Re-plans the session for a new provider list (priority order)."""
+        requested = _normalize_providers(providers, provider_options)
+        options = SessionOptions()._make_c_options()
+        _append_providers(options, requested)
+        api().check(api().SessionSetProviders(self._session.pointer, options.pointer))
+        self._requested = requested
+        self._warn_unused(requested)
+
+    def disable_fallback(self):
+        """Stops retrying on the CPU provider when a run fails in another provider."""
+        self._enable_fallback = False
+
+    def enable_fallback(self):
+        """Retries on the CPU provider when a run fails in another provider (the default)."""
+        self._enable_fallback = True
+
+    def get_partition_report(self, format="text"):  # noqa: A002
+        """Prism extension: which provider runs which node ('text' or 'dot')."""
+        out = ctypes.c_void_p()
+        api().check(api().SessionGetPartitionReport(self._session.pointer,
+                                                    1 if format == "dot" else 0,
+                                                    ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode("utf-8")
+        finally:
+            api().ReleaseString(out)
+
+    def end_profiling(self):
+        """onnxruntime returns the profile file name; '' when profiling is off."""
+        if not self._sess_options.enable_profiling:
+            return ""
+        raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : end_profiling: Prism has "
+                                  "no profiler yet and its C API cannot end a profile")
+
+    # -- running ---------------------------------------------------------------------------
+    def _feed_value(self, name, item):
+        """Converts one feed to a PrismValue, following the input's declared type."""
+        meta = next((m for m in self._inputs_meta if m.name == name), None)
+        if meta is None:
+            meta = next((m for m in self._overridable_initializers if m.name == name), None)
+        if isinstance(item, OrtValue):
+            return item._handle, item
+        if meta is not None and meta.type.startswith("seq(") and isinstance(item, (list, tuple)):
+            return sequence_from_list(item)
+        if item is None:
+            return value_from_python(None)
+        if not isinstance(item, np.ndarray) and meta is not None and meta.type.startswith(
+                "tensor("):
+            # Python scalars and lists take the input's element type, as in onnxruntime.
+            try:
+                dtype = _types.numpy_dtype(_types.element_type_of(meta.type))
+            except TypeError:
+                dtype = None
+            item = np.asarray(item, dtype=dtype)
+        return tensor_from_numpy(item)
+
+    def _validate_input(self, feed_names):
+        missing = [m.name for m in self._inputs_meta
+                   if m.name not in feed_names and not m.type.startswith("optional(")]
+        if missing:
+            raise ValueError("Required inputs (%s) are missing from input feed (%s)." %
+                             (missing, list(feed_names)))
+
+    def _output_names(self, output_names):
+        if not output_names:
+            return [m.name for m in self._outputs_meta]
+        if isinstance(output_names, str):
+            raise TypeError("output_names must be a list of names, not a str")
+        return list(output_names)
+
+    def _run_values(self, output_names, input_feed, run_options):
+        """Runs and returns the owned result handles (list of Handle)."""
+        if not isinstance(input_feed, dict):
+            raise TypeError("input_feed must be a dict {input name: value}, got %s" %
+                            type(input_feed).__name__)
+        if run_options is not None and not isinstance(run_options, RunOptions):
+            raise TypeError("run_options must be a prismrt.RunOptions")
+        self._validate_input(input_feed.keys())
+        names = self._output_names(output_names)
+        keep = []
+        feed_names = []
+        feed_pointers = []
+        for name, item in input_feed.items():
+            handle, keepalive = self._feed_value(name, item)
+            keep.append((handle, keepalive))
+            feed_names.append(str(name).encode("utf-8"))
+            feed_pointers.append(handle.pointer.value)
+        count = len(feed_names)
+        name_array = (ctypes.c_char_p * max(count, 1))(*feed_names)
+        value_array = (ctypes.c_void_p * max(count, 1))(*feed_pointers)
+        output_array = (ctypes.c_char_p * max(len(names), 1))(
+            *[str(n).encode("utf-8") for n in names])
+        results = (ctypes.c_void_p * max(len(names), 1))()
+        c = api()
+        c.check(c.Run(self._session.pointer,
+                      run_options._handle.pointer if run_options is not None else None,
+                      name_array, value_array, count, output_array, len(names), results))
+        # Results may alias feed buffers (Identity), so they keep the feeds alive.
+        return [owned_value(results[i]) for i in range(len(names))], keep
+
+    def _with_fallback(self, action):
+        try:
+            return action()
+        except EPFail as error:
+            if not self._enable_fallback:
+                raise
+            warnings.warn("EP Error: %s using %s. Falling back to ['%s'] and retrying." %
+                          (error, self.get_providers(), CPU_PROVIDER))
+            self.set_providers([CPU_PROVIDER])
+            return action()
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Computes output_names (None or [] = all outputs) from input_feed {name: value};
+        returns a list of numpy arrays (lists for sequences, None for empty optionals)."""
+        def action():
+            handles, _ = self._run_values(output_names, input_feed, run_options)
+            return [to_python(h.pointer, self._session) for h in handles]
+
+        return self._with_fallback(action)
+
+    def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
+        """As run(), with OrtValue feeds and OrtValue results."""
+        def action():
+            handles, keep = self._run_values(output_names, input_dict_ort_values, run_options)
+            return [OrtValue(h, keep, self._session) for h in handles]
+
+        return self._with_fallback(action)
+
+    def io_binding(self):
+        return IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        if run_options is not None and not isinstance(run_options, RunOptions):
+            raise TypeError("run_options must be a prismrt.RunOptions")
+        api().check(api().RunWithBinding(
+            self._session.pointer, run_options._handle.pointer if run_options is not None else None,
+            iobinding._handle.pointer))
+
+
+class IOBinding:
+    """Inputs and outputs bound ahead of a run (onnxruntime.IOBinding)."""
+
+    def __init__(self, session):
+        self._session_object = session
+        handle = _P()
+        api().check(api().CreateIoBinding(session._session.pointer, ctypes.byref(handle)))
+        self._session = session._session
+        self._handle = Handle(handle, api().ReleaseIoBinding)
+        self._inputs = {}   # name -> what keeps the bound memory alive
+        self._outputs = {}
+
+    def bind_cpu_input(self, name, arr_on_cpu):
+        """Binds a numpy array (copied when it is not a contiguous native array)."""
+        handle, buffer = tensor_from_numpy(arr_on_cpu)
+        self._bind_input_value(name, handle, (arr_on_cpu, buffer))
+
+    def bind_input(self, name, device_type, device_id, element_type, shape, buffer_ptr):
+        """Binds memory the caller owns: buffer_ptr on (device_type, device_id)."""
+        element = _types.element_type_of(element_type)
+        if element == _types.STRING:
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : string inputs cannot "
+                                  "be bound by pointer; use bind_cpu_input")
+        info = make_memory_info(device_type, device_id)
+        dims = [int(d) for d in shape]
+        count = int(np.prod(dims, dtype=np.int64))
+        shape_array = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        handle = _P()
+        api().check(api().CreateTensorWithDataAsValue(
+            info.pointer, ctypes.c_void_p(int(buffer_ptr)), _types.storage_bytes(element, count),
+            shape_array, len(dims), element, ctypes.byref(handle)))
+        self._bind_input_value(name, Handle(handle, api().ReleaseValue), None)
+
+    def bind_ortvalue_input(self, name, ortvalue):
+        if not isinstance(ortvalue, OrtValue):
+            raise TypeError("bind_ortvalue_input needs a prismrt.OrtValue")
+        self._bind_input_value(name, ortvalue._handle, ortvalue)
+
+    def _bind_input_value(self, name, handle, keepalive):
+        api().check(api().BindInput(self._handle.pointer, name.encode("utf-8"), handle.pointer))
+        self._inputs[name] = (handle, keepalive)
+
+    def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None,
+                    buffer_ptr=None):
+        """Binds an output to a device (the run allocates it there) or, with buffer_ptr, to
+        caller memory of the given element_type and shape."""
+        info = make_memory_info(device_type, device_id)
+        if buffer_ptr is None:
+            api().check(api().BindOutputToDevice(self._handle.pointer, name.encode("utf-8"),
+                                                 info.pointer))
+            self._outputs[name] = None
+            return
+        if element_type is None or shape is None:
+            raise ValueError("bind_output with buffer_ptr needs element_type and shape")
+        element = _types.element_type_of(element_type)
+        dims = [int(d) for d in shape]
+        count = int(np.prod(dims, dtype=np.int64))
+        shape_array = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        handle = _P()
+        api().check(api().CreateTensorWithDataAsValue(
+            info.pointer, ctypes.c_void_p(int(buffer_ptr)), _types.storage_bytes(element, count),
+            shape_array, len(dims), element, ctypes.byref(handle)))
+        value = Handle(handle, api().ReleaseValue)
+        api().check(api().BindOutput(self._handle.pointer, name.encode("utf-8"), value.pointer))
+        self._outputs[name] = value
+
+    def bind_ortvalue_output(self, name, ortvalue):
+        if not isinstance(ortvalue, OrtValue):
+            raise TypeError("bind_ortvalue_output needs a prismrt.OrtValue")
+        api().check(api().BindOutput(self._handle.pointer, name.encode("utf-8"),
+                                     ortvalue._handle.pointer))
+        self._outputs[name] = ortvalue
+
+    def clear_binding_inputs(self):
+        api().check(api().ClearBoundInputs(self._handle.pointer))
+        self._inputs.clear()
+
+    def clear_binding_outputs(self):
+        api().check(api().ClearBoundOutputs(self._handle.pointer))
+        self._outputs.clear()
+
+    # Prism runs are synchronous: bound memory is ready as soon as a call returns.
+    def synchronize_inputs(self):
+        pass
+
+    def synchronize_outputs(self):
+        pass
+
+    def get_output_names(self):
+        pointer = self._handle.pointer
+        return api().string_array(
+            lambda names, count: api().GetBoundOutputNames(pointer, names, count))
+
+    def _output_handles(self):
+        c = api()
+        values = _PP()
+        count = ctypes.c_size_t(0)
+        c.check(c.GetBoundOutputValues(self._handle.pointer, ctypes.byref(values),
+                                       ctypes.byref(count)))
+        if not values:
+            return []
+        try:
+            return [owned_value(values[i]) for i in range(count.value)]
+        finally:
+            c.ReleaseValueArray(values)
+
+    def get_outputs(self):
+        """The last run's outputs as OrtValues, where they were bound (device or CPU)."""
+        keep = (list(self._inputs.values()), dict(self._outputs))
+        return [OrtValue(h, keep, self._session) for h in self._output_handles()]
+
+    def copy_outputs_to_cpu(self):
+        """The last run's outputs as numpy arrays (copied from device memory when needed)."""
+        return [to_python(h.pointer, self._session) for h in self._output_handles()]
+
+
+# Code written for onnxruntime sometimes names the binding class this way.
+SessionIOBinding = IOBinding
+
+__all__ = ["InferenceSession", "IOBinding", "NodeArg", "ModelMetadata", "get_available_providers",
+           "get_device", "get_version_string", "set_default_logger_severity"]

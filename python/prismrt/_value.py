@@ -1,0 +1,437 @@
+"""OrtValue and the conversions between numpy arrays and PrismValue handles."""
+import ctypes
+
+import numpy as np
+
+from . import _types
+from ._c_api import _P, api, decode
+from .capi.onnxruntime_pybind11_state import InvalidArgument
+from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
+
+# PrismValueKind, PrismDeviceType, PrismMemType, PrismAllocatorType.
+_KIND_TENSOR = 1
+_KIND_SEQUENCE = 2
+_KIND_OPTIONAL = 3
+_DEVICE_CPU = 0
+_MEM_DEFAULT = 0
+_DEVICE_ALLOCATOR = 0
+
+# onnxruntime's device_type strings (any case) to the memory names the C API takes.
+_MEMORY_NAMES = {"cpu": "Cpu", "cuda": "Cuda", "cuda_pinned": "CudaPinned", "gpu": "Cuda",
+                 "testdevice": "TestDevice"}
+
+
+class Handle:
+    """Owns one C object and releases it with its Release* function when collected."""
+
+    __slots__ = ("pointer", "_release", "__weakref__")
+
+    def __init__(self, pointer, release):
+        self.pointer = pointer
+        self._release = release
+
+    def __del__(self):
+        pointer, self.pointer = self.pointer, None
+        if pointer:
+            try:
+                self._release(pointer)
+            except Exception:  # interpreter shutdown: the library may already be gone
+                pass
+
+
+def owned_value(pointer):
+    return Handle(ctypes.c_void_p(pointer), api().ReleaseValue)
+
+
+def memory_name(device_type):
+    if not isinstance(device_type, str):
+        raise TypeError("device_type must be a string such as 'cpu' or 'cuda', got %r" %
+                        (device_type,))
+    return _MEMORY_NAMES.get(device_type.lower(), device_type)
+
+
+def is_cpu_device(device_type):
+    return memory_name(device_type) == "Cpu"
+
+
+_cpu_info = None
+
+
+def cpu_memory_info():
+    """A CPU PrismMemoryInfo kept for the life of the process."""
+    global _cpu_info
+    if _cpu_info is None:
+        handle = _P()
+        api().check(api().CreateCpuMemoryInfo(_DEVICE_ALLOCATOR, _MEM_DEFAULT, ctypes.byref(handle)))
+        _cpu_info = Handle(handle, api().ReleaseMemoryInfo)
+    return _cpu_info.pointer
+
+
+def make_memory_info(device_type, device_id):
+    """An owned PrismMemoryInfo for onnxruntime's (device_type, device_id)."""
+    name = memory_name(device_type)
+    handle = _P()
+    if name == "Cpu":
+        api().check(api().CreateCpuMemoryInfo(_DEVICE_ALLOCATOR, _MEM_DEFAULT, ctypes.byref(handle)))
+    else:
+        api().check(api().CreateMemoryInfo(name.encode("utf-8"), _DEVICE_ALLOCATOR, int(device_id),
+                                           _MEM_DEFAULT, ctypes.byref(handle)))
+    return Handle(handle, api().ReleaseMemoryInfo)
+
+
+def _shape_array(shape):
+    dims = [int(d) for d in shape]
+    for d in dims:
+        if d < 0:
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : negative dimension in "
+                                  "shape %s" % (dims,))
+    return (ctypes.c_int64 * max(len(dims), 1))(*dims), len(dims)
+
+
+def _default_allocator():
+    allocator = _P()
+    api().check(api().GetAllocatorWithDefaultOptions(ctypes.byref(allocator)))
+    return allocator
+
+
+def _encode_string(item):
+    if isinstance(item, bytes):
+        return item
+    if isinstance(item, str):
+        return item.encode("utf-8")
+    if isinstance(item, np.bytes_):
+        return bytes(item)
+    if isinstance(item, np.str_):
+        return str(item).encode("utf-8")
+    raise TypeError("a string tensor element must be str or bytes, got %s" % type(item).__name__)
+
+
+def _string_tensor(array):
+    """An owned PrismValue holding a copy of a str/bytes/object array."""
+    shape, rank = _shape_array(array.shape)
+    handle = _P()
+    api().check(api().CreateTensorAsValue(_default_allocator(), shape, rank, _types.STRING,
+                                          ctypes.byref(handle)))
+    value = Handle(handle, api().ReleaseValue)
+    encoded = [_encode_string(item) for item in array.reshape(-1)]
+    count = len(encoded)
+    buffers = [ctypes.create_string_buffer(item, len(item)) for item in encoded]
+    pointers = (ctypes.c_void_p * max(count, 1))(*[ctypes.addressof(b) for b in buffers])
+    lengths = (ctypes.c_size_t * max(count, 1))(*[len(item) for item in encoded])
+    api().check(api().FillStringTensor(value.pointer, pointers, lengths, count))
+    return value
+
+
+def _native_contiguous(array):
+    if array.dtype.byteorder not in ("=", "|"):
+        array = array.astype(array.dtype.newbyteorder("="))
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
+    return array
+
+
+def tensor_from_numpy(array, element_type=None, memory_info=None):
+    """Wraps a numpy array as a PrismValue. Returns (handle, buffer): the value reads the buffer
+    in place, so the buffer must outlive it. Strings and packed types are copied."""
+    array = np.asarray(array)
+    if element_type is None:
+        element_type = _types.element_type_of_dtype(array.dtype)
+    if element_type == _types.STRING:
+        return _string_tensor(array), None
+    if array.dtype != _types.numpy_dtype(element_type):
+        array = array.astype(_types.numpy_dtype(element_type))
+    if element_type in _types.PACKED_BITS:
+        buffer = _types.pack(_native_contiguous(array), element_type)
+    else:
+        buffer = _native_contiguous(array)
+    shape, rank = _shape_array(array.shape)
+    handle = _P()
+    api().check(api().CreateTensorWithDataAsValue(
+        memory_info if memory_info is not None else cpu_memory_info(),
+        ctypes.c_void_p(buffer.ctypes.data), buffer.nbytes, shape, rank, element_type,
+        ctypes.byref(handle)))
+    return Handle(handle, api().ReleaseValue), buffer
+
+
+def value_from_python(item):
+    """A PrismValue for a feed: an OrtValue, a numpy array (or anything np.asarray takes), a list
+    of arrays for sequence inputs, or None for an empty optional. Returns (handle, keepalive)."""
+    if isinstance(item, OrtValue):
+        return item._handle, item
+    if item is None:
+        handle = _P()
+        api().check(api().CreateEmptyOptionalValue(ctypes.byref(handle)))
+        return Handle(handle, api().ReleaseValue), None
+    return tensor_from_numpy(item)
+
+
+def sequence_from_list(items):
+    elements = [tensor_from_numpy(item) for item in items]
+    pointers = (ctypes.c_void_p * max(len(elements), 1))(*[e[0].pointer.value for e in elements])
+    handle = _P()
+    api().check(api().CreateSequenceValue(pointers, len(elements), ctypes.byref(handle)))
+    return Handle(handle, api().ReleaseValue), elements
+
+
+def value_kind(pointer):
+    kind = ctypes.c_int(0)
+    api().check(api().GetValueKind(pointer, ctypes.byref(kind)))
+    return kind.value
+
+
+def has_value(pointer):
+    flag = ctypes.c_int(0)
+    api().check(api().ValueHasValue(pointer, ctypes.byref(flag)))
+    return bool(flag.value)
+
+
+def tensor_type_and_shape(pointer):
+    info = _P()
+    api().check(api().GetTensorTypeAndShape(pointer, ctypes.byref(info)))
+    try:
+        element_type = ctypes.c_int(0)
+        api().check(api().TensorInfoGetElementType(info, ctypes.byref(element_type)))
+        rank = ctypes.c_int64(0)
+        api().check(api().TensorInfoGetRank(info, ctypes.byref(rank)))
+        dims = (ctypes.c_int64 * max(rank.value, 1))()
+        api().check(api().TensorInfoGetDimensions(info, dims, max(rank.value, 0)))
+        return element_type.value, [dims[i] for i in range(max(rank.value, 0))]
+    finally:
+        api().ReleaseTensorTypeAndShapeInfo(info)
+
+
+def tensor_memory(pointer):
+    """(memory name, device id, PrismDeviceType) of a tensor value."""
+    info = _P()
+    api().check(api().GetTensorMemoryInfo(pointer, ctypes.byref(info)))
+    name = ctypes.c_char_p()
+    api().check(api().MemoryInfoGetName(info, ctypes.byref(name)))
+    device_id = ctypes.c_int(0)
+    api().check(api().MemoryInfoGetId(info, ctypes.byref(device_id)))
+    device_type = ctypes.c_int(0)
+    api().check(api().MemoryInfoGetDeviceType(info, ctypes.byref(device_type)))
+    return decode(name.value), device_id.value, device_type.value
+
+
+def copy_to_cpu(pointer, session):
+    """An owned CPU copy of a value in device memory (needs the session that made it)."""
+    if session is None:
+        raise PrismNotImplemented(
+            "[PrismError] : 9 : NOT_IMPLEMENTED : this OrtValue lives in device memory and was "
+            "not produced by a session, so it cannot be copied to the CPU")
+    copy = _P()
+    api().check(api().SessionCopyValueToCpu(session.pointer, pointer, ctypes.byref(copy)))
+    return Handle(copy, api().ReleaseValue)
+
+
+def _string_tensor_to_numpy(pointer, shape):
+    count = int(np.prod(shape, dtype=np.int64))
+    result = np.empty(count, dtype=object)
+    data = ctypes.c_void_p()
+    length = ctypes.c_size_t(0)
+    for i in range(count):
+        api().check(api().GetStringTensorElement(pointer, i, ctypes.byref(data),
+                                                 ctypes.byref(length)))
+        raw = ctypes.string_at(data.value, length.value) if length.value else b""
+        try:
+            result[i] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            result[i] = raw  # not UTF-8: hand back the bytes unchanged
+    return result.reshape(shape)
+
+
+def _cpu_tensor_to_numpy(pointer):
+    element_type, shape = tensor_type_and_shape(pointer)
+    if element_type == _types.STRING:
+        return _string_tensor_to_numpy(pointer, shape)
+    size = ctypes.c_size_t(0)
+    api().check(api().GetTensorSizeInBytes(pointer, ctypes.byref(size)))
+    data = ctypes.c_void_p()
+    api().check(api().GetTensorMutableData(pointer, ctypes.byref(data)))
+    if element_type in _types.PACKED_BITS:
+        packed = np.empty(size.value, dtype=np.uint8)
+        if size.value:
+            ctypes.memmove(packed.ctypes.data, data.value, size.value)
+        return _types.unpack(packed, element_type, shape)
+    result = np.empty(shape, dtype=_types.numpy_dtype(element_type))
+    if result.nbytes != size.value:
+        raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : tensor of %s %s holds %d "
+                              "bytes, expected %d" % (_types.type_string(element_type), shape,
+                                                      size.value, result.nbytes))
+    if size.value:
+        ctypes.memmove(result.ctypes.data, data.value, size.value)
+    return result
+
+
+def tensor_to_numpy(pointer, session=None):
+    """A numpy copy of a tensor value, copied to the CPU first when it lives on a device."""
+    _, _, device_type = tensor_memory(pointer)
+    if device_type != _DEVICE_CPU:
+        copy = copy_to_cpu(pointer, session)
+        return _cpu_tensor_to_numpy(copy.pointer)
+    return _cpu_tensor_to_numpy(pointer)
+
+
+def to_python(pointer, session=None):
+    """A run result as onnxruntime returns it: numpy array, list of arrays, or None."""
+    if not has_value(pointer):
+        return None
+    kind = value_kind(pointer)
+    if kind == _KIND_TENSOR:
+        return tensor_to_numpy(pointer, session)
+    if kind == _KIND_SEQUENCE:
+        length = ctypes.c_size_t(0)
+        api().check(api().GetSequenceLength(pointer, ctypes.byref(length)))
+        items = []
+        for i in range(length.value):
+            element = _P()
+            api().check(api().GetSequenceElement(pointer, i, ctypes.byref(element)))
+            owned = Handle(element, api().ReleaseValue)
+            items.append(tensor_to_numpy(owned.pointer, session))
+        return items
+    raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : values of kind %d (maps, "
+                              "sparse tensors) cannot be read through the C API" % kind)
+
+
+class OrtValue:
+    """A value the runtime can read: onnxruntime.OrtValue's interface over a PrismValue.
+
+    CPU tensors made from numpy share the array's memory (as in onnxruntime) and keep it alive.
+    """
+
+    def __init__(self, handle, keepalive=None, session=None):
+        self._handle = handle
+        self._keepalive = keepalive
+        self._session = session  # the C session able to copy this value to the CPU
+
+    @staticmethod
+    def ortvalue_from_numpy(numpy_obj, device_type="cpu", device_id=0, vendor_id=-1):
+        if not is_cpu_device(device_type):
+            raise PrismNotImplemented(
+                "[PrismError] : 9 : NOT_IMPLEMENTED : OrtValue.ortvalue_from_numpy on device '%s':"
+                " the Prism C API has no session-independent device allocator or copy; bind the "
+                "array with IOBinding.bind_cpu_input instead" % device_type)
+        handle, buffer = tensor_from_numpy(numpy_obj)
+        return OrtValue(handle, (numpy_obj, buffer))
+
+    @staticmethod
+    def ortvalue_from_numpy_with_onnx_type(data, onnx_element_type):
+        element_type = _types.element_type_of(onnx_element_type)
+        handle, buffer = tensor_from_numpy(data, element_type)
+        return OrtValue(handle, (data, buffer))
+
+    @staticmethod
+    def ortvalue_from_shape_and_type(shape, element_type, device_type="cpu", device_id=0,
+                                     vendor_id=-1):
+        if not is_cpu_device(device_type):
+            raise PrismNotImplemented(
+                "[PrismError] : 9 : NOT_IMPLEMENTED : OrtValue.ortvalue_from_shape_and_type on "
+                "device '%s': the Prism C API allocates device memory only through a session; "
+                "use IOBinding.bind_output(name, '%s') to let a run allocate it" %
+                (device_type, device_type))
+        element = _types.element_type_of(element_type)
+        dims, rank = _shape_array(shape)
+        handle = _P()
+        api().check(api().CreateTensorAsValue(_default_allocator(), dims, rank, element,
+                                              ctypes.byref(handle)))
+        return OrtValue(Handle(handle, api().ReleaseValue))
+
+    def _pointer(self):
+        return self._handle.pointer
+
+    def _require_tensor(self, what):
+        if not self.is_tensor():
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : %s needs a tensor "
+                                  "OrtValue" % what)
+
+    def data_ptr(self):
+        self._require_tensor("data_ptr()")
+        data = ctypes.c_void_p()
+        api().check(api().GetTensorMutableData(self._pointer(), ctypes.byref(data)))
+        return data.value or 0
+
+    def device_name(self):
+        self._require_tensor("device_name()")
+        return tensor_memory(self._pointer())[0].lower()
+
+    def shape(self):
+        self._require_tensor("shape()")
+        return tensor_type_and_shape(self._pointer())[1]
+
+    def element_type(self):
+        self._require_tensor("element_type()")
+        return tensor_type_and_shape(self._pointer())[0]
+
+    def data_type(self):
+        if not self.has_value():
+            return "optional"
+        kind = value_kind(self._pointer())
+        if kind == _KIND_TENSOR:
+            return _types.type_string(self.element_type())
+        if kind == _KIND_SEQUENCE:
+            length = ctypes.c_size_t(0)
+            api().check(api().GetSequenceLength(self._pointer(), ctypes.byref(length)))
+            if length.value == 0:
+                return "seq"
+            element = _P()
+            api().check(api().GetSequenceElement(self._pointer(), 0, ctypes.byref(element)))
+            owned = Handle(element, api().ReleaseValue)
+            return "seq(%s)" % _types.type_string(tensor_type_and_shape(owned.pointer)[0])
+        return "unknown"
+
+    def has_value(self):
+        return has_value(self._pointer())
+
+    def is_tensor(self):
+        return self.has_value() and value_kind(self._pointer()) == _KIND_TENSOR
+
+    def is_tensor_sequence(self):
+        return self.has_value() and value_kind(self._pointer()) == _KIND_SEQUENCE
+
+    def is_sparse_tensor(self):
+        return False
+
+    def tensor_size_in_bytes(self):
+        self._require_tensor("tensor_size_in_bytes()")
+        size = ctypes.c_size_t(0)
+        api().check(api().GetTensorSizeInBytes(self._pointer(), ctypes.byref(size)))
+        return size.value
+
+    def numpy(self):
+        """A numpy copy of the value (copied from the device first when needed)."""
+        if not self.has_value():
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : the OrtValue holds "
+                                  "an empty optional")
+        result = to_python(self._pointer(), self._session)
+        if isinstance(result, list):
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : numpy() needs a tensor "
+                                  "OrtValue; this one holds a sequence")
+        return result
+
+    def update_inplace(self, np_arr):
+        """Overwrites a CPU tensor's contents with a same-sized numpy array."""
+        self._require_tensor("update_inplace()")
+        name, _, device_type = tensor_memory(self._pointer())
+        if device_type != _DEVICE_CPU:
+            raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : update_inplace on "
+                                      "'%s' memory is not supported by the C API" % name)
+        element_type, shape = tensor_type_and_shape(self._pointer())
+        source = np.asarray(np_arr)
+        if element_type == _types.STRING or int(np.prod(source.shape, dtype=np.int64)) != int(
+                np.prod(shape, dtype=np.int64)):
+            raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : update_inplace needs a "
+                                  "non-string array of %d elements, got shape %s" %
+                                  (int(np.prod(shape, dtype=np.int64)), list(source.shape)))
+        source = source.astype(_types.numpy_dtype(element_type), copy=False)
+        if element_type in _types.PACKED_BITS:
+            buffer = _types.pack(_native_contiguous(source), element_type)
+        else:
+            buffer = _native_contiguous(source)
+        if buffer.nbytes:
+            ctypes.memmove(self.data_ptr(), buffer.ctypes.data, buffer.nbytes)
+
+    def __repr__(self):
+        if self.is_tensor():
+            return "<prismrt.OrtValue %s %s on %s>" % (self.data_type(), self.shape(),
+                                                       self.device_name())
+        return "<prismrt.OrtValue %s>" % self.data_type()

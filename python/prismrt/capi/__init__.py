@@ -1,0 +1,1 @@
+"""Module layout that mirrors onnxruntime.capi, for code that imports from there."""
