@@ -198,7 +198,6 @@ void RegisterReduceMeanKernels(KernelRegistry& registry) {
   registry.Register(KernelDefBuilder("ReduceMean")
                         .Versions(18)
                         .Constraint("T", with_bf16, {0}, {0})
-                        .Constraint("axes", {E::kInt64}, {1})
                         .CpuInput(1)
                         .Build(),
                     factory);

@@ -120,7 +120,6 @@ void RegisterReshapeKernels(KernelRegistry& registry) {
     registry.Register(KernelDefBuilder("Reshape")
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
-                          .Constraint("shape", {ElementType::kInt64}, {1})
                           .CpuInput(1)
                           .Build(),
                       factory);

@@ -125,7 +125,6 @@ void RegisterRanges(KernelRegistry& registry, const char* op) {
     registry.Register(KernelDefBuilder(op)
                           .Versions(r.since, r.end)
                           .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
-                          .Constraint("axes", {ElementType::kInt64}, {1})
                           .CpuInput(1)
                           .Build(),
                       factory);

@@ -102,6 +102,12 @@ void PackedStridedTranspose(const Tensor& input, Tensor& output, const Transpose
   }
 }
 
+// 16-byte elements (complex128), moved as a unit.
+struct Bytes16 {
+  uint64_t low;
+  uint64_t high;
+};
+
 void RunStrided(const Tensor& input, Tensor& output, const TransposePlan& plan) {
   const void* src = input.RawData();
   void* dst = output.MutableRawData();
@@ -120,6 +126,9 @@ void RunStrided(const Tensor& input, Tensor& output, const TransposePlan& plan) 
       return;
     case 64:
       StridedTranspose(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), plan);
+      return;
+    case 128:
+      StridedTranspose(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), plan);
       return;
     case 4:
     case 2:
@@ -172,7 +181,8 @@ class Transpose final : public OpKernel {
  private:
   std::vector<size_t> ResolvePerm(size_t rank, const TensorShape& shape) const {
     std::vector<size_t> perm(rank);
-    if (!perm_attr_.has_value()) {
+    // An empty perm on a non-scalar means "not given", as some exporters write it.
+    if (!perm_attr_.has_value() || (perm_attr_->empty() && rank > 0)) {
       for (size_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
       return perm;
     }
