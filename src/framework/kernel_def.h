@@ -18,7 +18,7 @@ struct TypeConstraint {
   std::string name;                   // the ONNX spec's name: "T", "T1", ...
   std::vector<ElementType> allowed;   // element types (of tensors, or of sequence elements)
   std::vector<int> inputs;            // bound input indices (kVariadicFrom(i) for i..end)
-  std::vector<int> outputs;           // bound output indices
+  std::vector<int> outputs;           // bound output indices (kVariadicFrom(i) for i..end)
   bool allow_tensor = true;
   bool allow_sequence = false;        // seq(tensor(T)) also matches
   bool allow_optional = false;        // optional(...) also matches

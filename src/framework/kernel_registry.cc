@@ -50,9 +50,12 @@ std::string KernelDefMismatch(const KernelDef& def, const Node& node) {
       }
     }
     for (int bound : constraint.outputs) {
-      if (bound < 0 || static_cast<size_t>(bound) >= node.OutputCount()) continue;
-      std::string why = CheckArg(constraint, node.Outputs()[bound], "output", bound);
-      if (!why.empty()) return why;
+      const size_t first = bound >= 0 ? static_cast<size_t>(bound) : static_cast<size_t>(-1 - bound);
+      const size_t last = bound >= 0 ? first + 1 : node.OutputCount();
+      for (size_t o = first; o < last && o < node.OutputCount(); ++o) {
+        std::string why = CheckArg(constraint, node.Outputs()[o], "output", o);
+        if (!why.empty()) return why;
+      }
     }
   }
   return "";
