@@ -16,7 +16,7 @@
  * Ownership is stated per function with these words:
  *   [out, owned]      the caller owns the result and releases it with the named Release* call.
  *   [out, borrowed]   the result belongs to the object it came from and stays valid while that
- *                     object lives (and, for sessions, until SessionSetProviders).
+ *                     object lives (for sessions also across SessionSetProviders).
  *   [in, borrowed]    the library does not keep the argument beyond the call unless stated.
  * Release* functions accept NULL and do nothing.
  */
@@ -182,7 +182,8 @@ typedef struct PrismApi {
   PrismStatus* (*SetExecutionMode)(PrismSessionOptions* options, PrismExecutionMode mode);
   /* path [in, borrowed] (copied). */
   PrismStatus* (*SetOptimizedModelFilePath)(PrismSessionOptions* options, const char* path);
-  /* prefix [in, borrowed] (copied); profiling writes <prefix>_<timestamp>.json. */
+  /* prefix [in, borrowed] (copied); profiling writes <prefix>_<timestamp>.json at
+     SessionEndProfiling, or when the session is released. */
   PrismStatus* (*EnableProfiling)(PrismSessionOptions* options, const char* prefix);
   PrismStatus* (*DisableProfiling)(PrismSessionOptions* options);
   PrismStatus* (*SetSessionLogSeverityLevel)(PrismSessionOptions* options, int level);
@@ -388,6 +389,11 @@ typedef struct PrismApi {
      out [out, owned] ReleaseValue. */
   PrismStatus* (*SessionCopyValueToCpu)(const PrismSession* session, const PrismValue* value,
                                         PrismValue** out);
+
+  /* --- profiling --- */
+  /* Stops profiling and writes the trace (onnxruntime's end_profiling). path [out, owned]
+     ReleaseString: the file written, "" when profiling is off or has already ended. */
+  PrismStatus* (*SessionEndProfiling)(PrismSession* session, char** path);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

@@ -1,0 +1,27 @@
+// Checked conversions between the C API's enums and the core's types.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/logging.h"
+#include "framework/memory_info.h"
+#include "framework/value.h"
+#include "prism/prism_c_api.h"
+#include "session/inference_session.h"
+
+namespace prism::capi {
+
+// level as a severity, or kInvalidArgument naming what when it is outside 0..4.
+Severity CheckedSeverity(int level, const char* what);
+// A tensor element type the C API can create (any but undefined), or kInvalidArgument.
+ElementType CheckedElementType(int type);
+MemType CheckedMemType(int mem_type);
+// The device a memory name lives on ("Cpu", "CudaPinned": CPU; "Cuda": GPU; "TestDevice":
+// simulated), or kInvalidArgument listing the known names.
+DeviceType DeviceOfMemoryName(const std::string& name);
+PrismValueKind ToValueKind(TypeKind kind);
+// The C view of a graph value's type: kind, onnxruntime's type string, and the tensor part.
+std::unique_ptr<PrismTypeInfo> MakeTypeInfo(const ValueInfo& info);
+
+}  // namespace prism::capi

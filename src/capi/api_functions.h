@@ -1,0 +1,171 @@
+// Every function of the PrismApi table, in table order. Each is implemented in the *_api.cc file
+// of its group and never throws (see api_guard.h); they have hidden visibility and are reachable
+// only through PrismGetApiBase().
+#pragma once
+
+#include "prism/prism_c_api.h"
+
+namespace prism::capi {
+
+PrismErrorCode GetErrorCode(const PrismStatus* status) noexcept;
+const char* GetErrorMessage(const PrismStatus* status) noexcept;
+void ReleaseStatus(PrismStatus* status) noexcept;
+void ReleaseString(char* text) noexcept;
+void ReleaseStringArray(char** texts, size_t count) noexcept;
+PrismStatus* CreateEnv(PrismLoggingLevel logging_level, const char* log_id,
+                       PrismEnv** out) noexcept;
+void ReleaseEnv(PrismEnv* env) noexcept;
+PrismStatus* SetLogSeverityLevel(PrismEnv* env, PrismLoggingLevel logging_level) noexcept;
+PrismStatus* GetAvailableProviders(char*** names, size_t* count) noexcept;
+PrismStatus* CreateSessionOptions(PrismSessionOptions** out) noexcept;
+PrismStatus* CloneSessionOptions(const PrismSessionOptions* options,
+                                 PrismSessionOptions** out) noexcept;
+void ReleaseSessionOptions(PrismSessionOptions* options) noexcept;
+PrismStatus* SetIntraOpNumThreads(PrismSessionOptions* options, int threads) noexcept;
+PrismStatus* SetInterOpNumThreads(PrismSessionOptions* options, int threads) noexcept;
+PrismStatus* SetGraphOptimizationLevel(PrismSessionOptions* options,
+                                       PrismGraphOptimizationLevel level) noexcept;
+PrismStatus* SetExecutionMode(PrismSessionOptions* options, PrismExecutionMode mode) noexcept;
+PrismStatus* SetOptimizedModelFilePath(PrismSessionOptions* options, const char* path) noexcept;
+PrismStatus* EnableProfiling(PrismSessionOptions* options, const char* prefix) noexcept;
+PrismStatus* DisableProfiling(PrismSessionOptions* options) noexcept;
+PrismStatus* SetSessionLogSeverityLevel(PrismSessionOptions* options, int level) noexcept;
+PrismStatus* SetSessionLogId(PrismSessionOptions* options, const char* log_id) noexcept;
+PrismStatus* EnableCpuMemArena(PrismSessionOptions* options, int enable) noexcept;
+PrismStatus* EnableMemPattern(PrismSessionOptions* options, int enable) noexcept;
+PrismStatus* AddSessionConfigEntry(PrismSessionOptions* options, const char* key,
+                                   const char* value) noexcept;
+PrismStatus* AppendExecutionProvider(PrismSessionOptions* options, const char* name,
+                                     const char* const* option_keys,
+                                     const char* const* option_values, size_t count) noexcept;
+PrismStatus* CreateSession(const PrismEnv* env, const char* model_path,
+                           const PrismSessionOptions* options, PrismSession** out) noexcept;
+PrismStatus* CreateSessionFromArray(const PrismEnv* env, const void* model_data,
+                                    size_t model_data_length, const PrismSessionOptions* options,
+                                    PrismSession** out) noexcept;
+void ReleaseSession(PrismSession* session) noexcept;
+PrismStatus* SessionGetInputCount(const PrismSession* session, size_t* out) noexcept;
+PrismStatus* SessionGetOutputCount(const PrismSession* session, size_t* out) noexcept;
+PrismStatus* SessionGetOverridableInitializerCount(const PrismSession* session,
+                                                   size_t* out) noexcept;
+PrismStatus* SessionGetInputName(const PrismSession* session, size_t index,
+                                 const char** out) noexcept;
+PrismStatus* SessionGetOutputName(const PrismSession* session, size_t index,
+                                  const char** out) noexcept;
+PrismStatus* SessionGetOverridableInitializerName(const PrismSession* session, size_t index,
+                                                  const char** out) noexcept;
+PrismStatus* SessionGetInputTypeInfo(const PrismSession* session, size_t index,
+                                     PrismTypeInfo** out) noexcept;
+PrismStatus* SessionGetOutputTypeInfo(const PrismSession* session, size_t index,
+                                      PrismTypeInfo** out) noexcept;
+PrismStatus* SessionGetOverridableInitializerTypeInfo(const PrismSession* session, size_t index,
+                                                      PrismTypeInfo** out) noexcept;
+PrismStatus* SessionGetModelMetadata(const PrismSession* session,
+                                     PrismModelMetadata** out) noexcept;
+PrismStatus* SessionGetProviders(const PrismSession* session, char*** names,
+                                 size_t* count) noexcept;
+PrismStatus* SessionGetProviderOptions(const PrismSession* session, size_t provider_index,
+                                       char*** keys, char*** values, size_t* count) noexcept;
+PrismStatus* SessionSetProviders(PrismSession* session,
+                                 const PrismSessionOptions* providers_from) noexcept;
+PrismStatus* SessionGetPartitionReport(const PrismSession* session, PrismReportFormat format,
+                                       char** out) noexcept;
+PrismStatus* Run(PrismSession* session, const PrismRunOptions* run_options,
+                 const char* const* input_names, const PrismValue* const* inputs,
+                 size_t input_count, const char* const* output_names, size_t output_count,
+                 PrismValue** outputs) noexcept;
+PrismStatus* CreateRunOptions(PrismRunOptions** out) noexcept;
+void ReleaseRunOptions(PrismRunOptions* options) noexcept;
+PrismStatus* RunOptionsSetRunLogSeverityLevel(PrismRunOptions* options, int level) noexcept;
+PrismStatus* RunOptionsSetRunTag(PrismRunOptions* options, const char* tag) noexcept;
+PrismStatus* RunOptionsSetTerminate(PrismRunOptions* options) noexcept;
+PrismStatus* RunOptionsUnsetTerminate(PrismRunOptions* options) noexcept;
+PrismStatus* CreateCpuMemoryInfo(PrismAllocatorType allocator_type, PrismMemType mem_type,
+                                 PrismMemoryInfo** out) noexcept;
+PrismStatus* CreateMemoryInfo(const char* name, PrismAllocatorType allocator_type, int device_id,
+                              PrismMemType mem_type, PrismMemoryInfo** out) noexcept;
+void ReleaseMemoryInfo(PrismMemoryInfo* info) noexcept;
+PrismStatus* MemoryInfoGetName(const PrismMemoryInfo* info, const char** out) noexcept;
+PrismStatus* MemoryInfoGetId(const PrismMemoryInfo* info, int* out) noexcept;
+PrismStatus* MemoryInfoGetMemType(const PrismMemoryInfo* info, PrismMemType* out) noexcept;
+PrismStatus* MemoryInfoGetDeviceType(const PrismMemoryInfo* info, PrismDeviceType* out) noexcept;
+PrismStatus* GetAllocatorWithDefaultOptions(PrismAllocator** out) noexcept;
+PrismStatus* CreateAllocator(const PrismSession* session, const PrismMemoryInfo* info,
+                             PrismAllocator** out) noexcept;
+void ReleaseAllocator(PrismAllocator* allocator) noexcept;
+PrismStatus* AllocatorAlloc(PrismAllocator* allocator, size_t size, void** out) noexcept;
+PrismStatus* AllocatorFree(PrismAllocator* allocator, void* pointer) noexcept;
+PrismStatus* AllocatorGetInfo(const PrismAllocator* allocator,
+                              const PrismMemoryInfo** out) noexcept;
+PrismStatus* CreateTensorWithDataAsValue(const PrismMemoryInfo* info, void* data,
+                                         size_t data_length, const int64_t* shape,
+                                         size_t shape_length, PrismElementType type,
+                                         PrismValue** out) noexcept;
+PrismStatus* CreateTensorAsValue(PrismAllocator* allocator, const int64_t* shape,
+                                 size_t shape_length, PrismElementType type,
+                                 PrismValue** out) noexcept;
+PrismStatus* CreateSequenceValue(const PrismValue* const* elements, size_t count,
+                                 PrismValue** out) noexcept;
+PrismStatus* CreateEmptyOptionalValue(PrismValue** out) noexcept;
+void ReleaseValue(PrismValue* value) noexcept;
+PrismStatus* GetValueKind(const PrismValue* value, PrismValueKind* out) noexcept;
+PrismStatus* ValueHasValue(const PrismValue* value, int* out) noexcept;
+PrismStatus* GetTensorMutableData(PrismValue* value, void** out) noexcept;
+PrismStatus* GetTensorSizeInBytes(const PrismValue* value, size_t* out) noexcept;
+PrismStatus* GetTensorTypeAndShape(const PrismValue* value,
+                                   PrismTensorTypeAndShapeInfo** out) noexcept;
+PrismStatus* GetTensorMemoryInfo(const PrismValue* value, const PrismMemoryInfo** out) noexcept;
+PrismStatus* FillStringTensor(PrismValue* value, const char* const* strings, const size_t* lengths,
+                              size_t count) noexcept;
+PrismStatus* GetStringTensorElement(const PrismValue* value, size_t index, const char** out,
+                                    size_t* length) noexcept;
+PrismStatus* GetSequenceLength(const PrismValue* value, size_t* out) noexcept;
+PrismStatus* GetSequenceElement(const PrismValue* value, size_t index,
+                                PrismValue** element) noexcept;
+void ReleaseTypeInfo(PrismTypeInfo* info) noexcept;
+PrismStatus* TypeInfoGetKind(const PrismTypeInfo* info, PrismValueKind* out) noexcept;
+PrismStatus* TypeInfoGetTypeString(const PrismTypeInfo* info, const char** out) noexcept;
+PrismStatus* TypeInfoGetTensorInfo(const PrismTypeInfo* info,
+                                   const PrismTensorTypeAndShapeInfo** out) noexcept;
+void ReleaseTensorTypeAndShapeInfo(PrismTensorTypeAndShapeInfo* info) noexcept;
+PrismStatus* TensorInfoGetElementType(const PrismTensorTypeAndShapeInfo* info,
+                                      PrismElementType* out) noexcept;
+PrismStatus* TensorInfoGetRank(const PrismTensorTypeAndShapeInfo* info, int64_t* out) noexcept;
+PrismStatus* TensorInfoGetDimensions(const PrismTensorTypeAndShapeInfo* info, int64_t* dims,
+                                     size_t count) noexcept;
+PrismStatus* TensorInfoGetSymbolicDimensions(const PrismTensorTypeAndShapeInfo* info,
+                                             const char** names, size_t count) noexcept;
+PrismStatus* TensorInfoGetElementCount(const PrismTensorTypeAndShapeInfo* info,
+                                       int64_t* out) noexcept;
+void ReleaseModelMetadata(PrismModelMetadata* metadata) noexcept;
+PrismStatus* ModelMetadataGetProducerName(const PrismModelMetadata* m, const char** out) noexcept;
+PrismStatus* ModelMetadataGetGraphName(const PrismModelMetadata* m, const char** out) noexcept;
+PrismStatus* ModelMetadataGetDomain(const PrismModelMetadata* m, const char** out) noexcept;
+PrismStatus* ModelMetadataGetDescription(const PrismModelMetadata* m, const char** out) noexcept;
+PrismStatus* ModelMetadataGetGraphDescription(const PrismModelMetadata* m,
+                                              const char** out) noexcept;
+PrismStatus* ModelMetadataGetVersion(const PrismModelMetadata* m, int64_t* out) noexcept;
+PrismStatus* ModelMetadataGetCustomMetadataCount(const PrismModelMetadata* m, size_t* out) noexcept;
+PrismStatus* ModelMetadataGetCustomMetadata(const PrismModelMetadata* m, size_t index,
+                                            const char** key, const char** value) noexcept;
+PrismStatus* CreateIoBinding(PrismSession* session, PrismIoBinding** out) noexcept;
+void ReleaseIoBinding(PrismIoBinding* binding) noexcept;
+PrismStatus* BindInput(PrismIoBinding* binding, const char* name, const PrismValue* value) noexcept;
+PrismStatus* BindOutput(PrismIoBinding* binding, const char* name,
+                        const PrismValue* value) noexcept;
+PrismStatus* BindOutputToDevice(PrismIoBinding* binding, const char* name,
+                                const PrismMemoryInfo* info) noexcept;
+PrismStatus* ClearBoundInputs(PrismIoBinding* binding) noexcept;
+PrismStatus* ClearBoundOutputs(PrismIoBinding* binding) noexcept;
+PrismStatus* RunWithBinding(PrismSession* session, const PrismRunOptions* run_options,
+                            PrismIoBinding* binding) noexcept;
+PrismStatus* GetBoundOutputNames(const PrismIoBinding* binding, char*** names,
+                                 size_t* count) noexcept;
+PrismStatus* GetBoundOutputValues(const PrismIoBinding* binding, PrismValue*** values,
+                                  size_t* count) noexcept;
+void ReleaseValueArray(PrismValue** values) noexcept;
+PrismStatus* SessionCopyValueToCpu(const PrismSession* session, const PrismValue* value,
+                                   PrismValue** out) noexcept;
+PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept;
+
+}  // namespace prism::capi

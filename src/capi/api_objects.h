@@ -1,0 +1,103 @@
+// The definitions behind the opaque handles of prism_c_api.h. The C header declares the handle
+// structs in the global namespace, so they are defined there; everything else lives in
+// prism::capi.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "prism/prism_c_api.h"
+#include "session/inference_session.h"
+
+struct PrismStatus {
+  PrismErrorCode code = PRISM_OK;
+  std::string message;
+  bool is_static = false;  // the preallocated out-of-memory status is never freed
+};
+
+struct PrismEnv {
+  std::string log_id;
+};
+
+struct PrismSessionOptions {
+  prism::SessionOptions options;
+  std::vector<prism::ProviderSpec> providers;  // in priority order
+};
+
+struct PrismSession {
+  // Shared with IO bindings so that a binding outlives its session handle safely.
+  std::shared_ptr<prism::InferenceSession> session;
+  // Snapshots taken at load time: the graph's interface never changes, so the names handed out
+  // as borrowed pointers stay valid across SetProviders.
+  std::vector<prism::ValueInfo> inputs;
+  std::vector<prism::ValueInfo> outputs;
+  std::vector<prism::ValueInfo> initializers;
+  // Serializes SetProviders calls (each rebuilds the plan); report readers take it shared so
+  // they see one plan, not a half-replaced one.
+  mutable std::shared_mutex plan_mutex;
+};
+
+struct PrismRunOptions {
+  prism::RunOptions options;
+  std::atomic<bool> terminate{false};
+  PrismRunOptions() { options.terminate = &terminate; }
+};
+
+struct PrismMemoryInfo {
+  prism::MemoryInfo info;
+};
+
+struct PrismAllocator {
+  prism::AllocatorPtr allocator;
+  PrismMemoryInfo info;
+  bool is_static = false;  // the process CPU allocator handle is never freed
+};
+
+struct PrismValue {
+  prism::Value value;
+  PrismMemoryInfo location;  // where the tensor lives (CPU for everything else)
+
+  explicit PrismValue(prism::Value v) : value(std::move(v)) {
+    if (value.IsTensor()) location.info = value.GetTensor().Location();
+  }
+};
+
+struct PrismTensorTypeAndShapeInfo {
+  prism::ElementType element_type = prism::ElementType::kUndefined;
+  bool has_shape = false;
+  std::vector<int64_t> dims;         // -1 for symbolic or unknown dims
+  std::vector<std::string> symbols;  // "" when a dim has no symbolic name
+};
+
+struct PrismTypeInfo {
+  prism::ValueType type;
+  std::string type_string;
+  std::unique_ptr<PrismTensorTypeAndShapeInfo> tensor;  // null when the type has no tensor part
+};
+
+struct PrismModelMetadata {
+  prism::ModelMetadata metadata;
+  std::vector<std::pair<std::string, std::string>> custom;  // indexable copy of the map
+};
+
+struct PrismIoBinding {
+  struct OutputBinding {
+    std::string name;
+    std::unique_ptr<PrismValue> preallocated;  // results are copied into it, or
+    prism::MemoryInfo device;                  // the run leaves the result in this memory
+  };
+
+  std::shared_ptr<prism::InferenceSession> session;
+  // Bindings are mutated and run from the caller's threads; one lock keeps them consistent.
+  mutable std::mutex mutex;
+  std::vector<std::string> input_names;
+  std::vector<prism::Value> inputs;
+  std::vector<OutputBinding> outputs;
+  std::vector<prism::Value> results;  // of the last RunWithBinding, in output binding order
+};

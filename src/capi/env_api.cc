@@ -1,0 +1,43 @@
+// Environments, process-wide logging and the list of available providers.
+#include "capi/api_convert.h"
+#include "capi/api_functions.h"
+#include "capi/api_guard.h"
+#include "capi/api_objects.h"
+#include "common/logging.h"
+#include "session/provider_library.h"
+
+namespace prism::capi {
+
+PrismStatus* CreateEnv(PrismLoggingLevel logging_level, const char* log_id,
+                       PrismEnv** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(log_id, "log_id");
+    Require(out, "out");
+    const Severity severity = CheckedSeverity(logging_level, "logging_level");
+    auto env = std::make_unique<PrismEnv>();
+    env->log_id = log_id;
+    SetMinLogSeverity(severity);
+    *out = env.release();
+  });
+}
+
+void ReleaseEnv(PrismEnv* env) noexcept {
+  delete env;
+}
+
+PrismStatus* SetLogSeverityLevel(PrismEnv* env, PrismLoggingLevel logging_level) noexcept {
+  return Guard(__func__, [&] {
+    Require(env, "env");
+    SetMinLogSeverity(CheckedSeverity(logging_level, "logging_level"));
+  });
+}
+
+PrismStatus* GetAvailableProviders(char*** names, size_t* count) noexcept {
+  return Guard(__func__, [&] {
+    Require(names, "names");
+    Require(count, "count");
+    CopyToCStringArray(AvailableProviders(), names, count);
+  });
+}
+
+}  // namespace prism::capi

@@ -1,0 +1,279 @@
+// Sessions: loading, inspecting the model's interface and providers, and running.
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+#include "capi/api_convert.h"
+#include "capi/api_functions.h"
+#include "capi/api_guard.h"
+#include "capi/api_objects.h"
+#include "common/logging.h"
+
+namespace prism::capi {
+
+namespace {
+
+std::unique_ptr<PrismSession> NewSession(const PrismSessionOptions& options) {
+  auto session = std::make_unique<PrismSession>();
+  session->session = std::make_shared<InferenceSession>(options.options, options.providers);
+  return session;
+}
+
+void SnapshotInterface(PrismSession& session) {
+  session.inputs = session.session->Inputs();
+  session.outputs = session.session->Outputs();
+  session.initializers = session.session->OverridableInitializers();
+}
+
+const ValueInfo& InfoAt(const std::vector<ValueInfo>& infos, size_t index, const char* what) {
+  PRISM_ENFORCE(index < infos.size(), kInvalidArgument, what, " index ", index,
+                " is out of range: the model has ", infos.size(), " ", what, "s");
+  return infos[index];
+}
+
+}  // namespace
+
+PrismStatus* CreateSession(const PrismEnv* env, const char* model_path,
+                           const PrismSessionOptions* options, PrismSession** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(env, "env");
+    Require(model_path, "model_path");
+    Require(options, "options");
+    Require(out, "out");
+    auto session = NewSession(*options);
+    session->session->Load(std::string(model_path));
+    SnapshotInterface(*session);
+    *out = session.release();
+  });
+}
+
+PrismStatus* CreateSessionFromArray(const PrismEnv* env, const void* model_data,
+                                    size_t model_data_length, const PrismSessionOptions* options,
+                                    PrismSession** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(env, "env");
+    Require(model_data, "model_data");
+    Require(options, "options");
+    Require(out, "out");
+    auto session = NewSession(*options);
+    session->session->Load(model_data, model_data_length);
+    SnapshotInterface(*session);
+    *out = session.release();
+  });
+}
+
+void ReleaseSession(PrismSession* session) noexcept {
+  if (session == nullptr) return;
+  // As in onnxruntime, a session released while profiling writes its trace first; there is no
+  // status to report a failure to, so it is logged.
+  try {
+    session->session->EndProfiling();
+  } catch (const std::exception& e) {
+    PRISM_LOG(kError, "writing the profile of a released session failed: ", e.what());
+  } catch (...) {
+  }
+  delete session;
+}
+
+PrismStatus* SessionGetInputCount(const PrismSession* session, size_t* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    *Require(out, "out") = session->inputs.size();
+  });
+}
+
+PrismStatus* SessionGetOutputCount(const PrismSession* session, size_t* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    *Require(out, "out") = session->outputs.size();
+  });
+}
+
+PrismStatus* SessionGetOverridableInitializerCount(const PrismSession* session,
+                                                   size_t* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    *Require(out, "out") = session->initializers.size();
+  });
+}
+
+PrismStatus* SessionGetInputName(const PrismSession* session, size_t index,
+                                 const char** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = InfoAt(session->inputs, index, "input").name.c_str();
+  });
+}
+
+PrismStatus* SessionGetOutputName(const PrismSession* session, size_t index,
+                                  const char** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = InfoAt(session->outputs, index, "output").name.c_str();
+  });
+}
+
+PrismStatus* SessionGetOverridableInitializerName(const PrismSession* session, size_t index,
+                                                  const char** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = InfoAt(session->initializers, index, "overridable initializer").name.c_str();
+  });
+}
+
+PrismStatus* SessionGetInputTypeInfo(const PrismSession* session, size_t index,
+                                     PrismTypeInfo** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = MakeTypeInfo(InfoAt(session->inputs, index, "input")).release();
+  });
+}
+
+PrismStatus* SessionGetOutputTypeInfo(const PrismSession* session, size_t index,
+                                      PrismTypeInfo** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = MakeTypeInfo(InfoAt(session->outputs, index, "output")).release();
+  });
+}
+
+PrismStatus* SessionGetOverridableInitializerTypeInfo(const PrismSession* session, size_t index,
+                                                      PrismTypeInfo** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    *out = MakeTypeInfo(InfoAt(session->initializers, index, "overridable initializer")).release();
+  });
+}
+
+PrismStatus* SessionGetModelMetadata(const PrismSession* session,
+                                     PrismModelMetadata** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    auto metadata = std::make_unique<PrismModelMetadata>();
+    metadata->metadata = session->session->Metadata();
+    for (const auto& entry : metadata->metadata.custom_metadata) metadata->custom.push_back(entry);
+    *out = metadata.release();
+  });
+}
+
+PrismStatus* SessionGetProviders(const PrismSession* session, char*** names,
+                                 size_t* count) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(names, "names");
+    Require(count, "count");
+    CopyToCStringArray(session->session->Providers(), names, count);
+  });
+}
+
+PrismStatus* SessionGetProviderOptions(const PrismSession* session, size_t provider_index,
+                                       char*** keys, char*** values, size_t* count) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(keys, "keys");
+    Require(values, "values");
+    Require(count, "count");
+    const std::vector<ProviderOptions> all = session->session->ProviderOptionsList();
+    PRISM_ENFORCE(provider_index < all.size(), kInvalidArgument, "provider index ", provider_index,
+                  " is out of range: the session uses ", all.size(), " providers");
+    std::vector<std::string> key_list;
+    std::vector<std::string> value_list;
+    for (const auto& [key, value] : all[provider_index]) {
+      key_list.push_back(key);
+      value_list.push_back(value);
+    }
+    char** key_array = nullptr;
+    size_t key_count = 0;
+    CopyToCStringArray(key_list, &key_array, &key_count);
+    try {
+      CopyToCStringArray(value_list, values, count);
+    } catch (...) {
+      FreeCStringArray(key_array, key_count);
+      throw;
+    }
+    *keys = key_array;
+  });
+}
+
+PrismStatus* SessionSetProviders(PrismSession* session,
+                                 const PrismSessionOptions* providers_from) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(providers_from, "providers_from");
+    std::unique_lock lock(session->plan_mutex);
+    session->session->SetProviders(providers_from->providers);
+  });
+}
+
+PrismStatus* SessionGetPartitionReport(const PrismSession* session, PrismReportFormat format,
+                                       char** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(out, "out");
+    PRISM_ENFORCE(format == PRISM_REPORT_TEXT || format == PRISM_REPORT_DOT, kInvalidArgument,
+                  "report format must be PRISM_REPORT_TEXT (0) or PRISM_REPORT_DOT (1), got ",
+                  static_cast<int>(format));
+    std::shared_lock lock(session->plan_mutex);
+    const PartitionReport report = session->session->Report();
+    *out = CopyToCString(format == PRISM_REPORT_TEXT ? report.ToText() : report.ToDot());
+  });
+}
+
+PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(path, "path");
+    *path = CopyToCString(session->session->EndProfiling());
+  });
+}
+
+PrismStatus* Run(PrismSession* session, const PrismRunOptions* run_options,
+                 const char* const* input_names, const PrismValue* const* inputs,
+                 size_t input_count, const char* const* output_names, size_t output_count,
+                 PrismValue** outputs) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    if (input_count > 0) {
+      Require(input_names, "input_names");
+      Require(inputs, "inputs");
+    }
+    Require(output_names, "output_names");
+    Require(outputs, "outputs");
+    PRISM_ENFORCE(output_count > 0, kInvalidArgument,
+                  "Run: output_count must be at least 1 (name the outputs to compute)");
+    std::vector<std::string> feed_names;
+    std::vector<Value> feeds;
+    for (size_t i = 0; i < input_count; ++i) {
+      PRISM_ENFORCE(input_names[i] != nullptr, kInvalidArgument, "Run: input_names[", i,
+                    "] is NULL");
+      PRISM_ENFORCE(inputs[i] != nullptr, kInvalidArgument, "Run: inputs[", i, "] (input '",
+                    input_names[i], "') is NULL");
+      feed_names.emplace_back(input_names[i]);
+      feeds.push_back(inputs[i]->value);
+    }
+    std::vector<std::string> fetch_names;
+    for (size_t i = 0; i < output_count; ++i) {
+      PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, "Run: output_names[", i,
+                    "] is NULL");
+      fetch_names.emplace_back(output_names[i]);
+    }
+    const RunOptions defaults;
+    std::vector<Value> results = session->session->Run(
+        run_options != nullptr ? run_options->options : defaults, feed_names, feeds, fetch_names);
+    // Wrap every result before handing any out: a failure leaves outputs untouched.
+    std::vector<std::unique_ptr<PrismValue>> wrapped;
+    wrapped.reserve(results.size());
+    for (Value& result : results)
+      wrapped.push_back(std::make_unique<PrismValue>(std::move(result)));
+    for (size_t i = 0; i < output_count; ++i) outputs[i] = wrapped[i].release();
+  });
+}
+
+}  // namespace prism::capi

@@ -1,0 +1,235 @@
+// Values: tensors over caller or library memory, string tensors, sequences and optionals.
+#include <cstring>
+
+#include "capi/api_convert.h"
+#include "capi/api_functions.h"
+#include "capi/api_guard.h"
+#include "capi/api_objects.h"
+
+namespace prism::capi {
+
+namespace {
+
+TensorShape MakeShape(const int64_t* shape, size_t shape_length) {
+  if (shape_length > 0) Require(shape, "shape");
+  return TensorShape(std::vector<int64_t>(shape, shape + shape_length));
+}
+
+const Tensor& TensorOf(const PrismValue& value) {
+  PRISM_ENFORCE(value.value.IsTensor(), kInvalidArgument, "expected a tensor value, got ",
+                value.value.Describe());
+  return value.value.GetTensor();
+}
+
+const TensorSequence& SequenceOf(const PrismValue& value) {
+  PRISM_ENFORCE(value.value.IsSequence(), kInvalidArgument, "expected a sequence value, got ",
+                value.value.Describe());
+  return value.value.GetSequence();
+}
+
+const Tensor& StringTensorOf(const PrismValue& value) {
+  const Tensor& tensor = TensorOf(value);
+  PRISM_ENFORCE(tensor.Type() == ElementType::kString, kInvalidArgument,
+                "expected a string tensor, got ", tensor.Describe());
+  return tensor;
+}
+
+void RejectStrings(const Tensor& tensor, const char* use_instead) {
+  PRISM_ENFORCE(tensor.Type() != ElementType::kString, kInvalidArgument, tensor.Describe(),
+                " holds std::string objects, not bytes: use ", use_instead);
+}
+
+}  // namespace
+
+PrismStatus* CreateTensorWithDataAsValue(const PrismMemoryInfo* info, void* data,
+                                         size_t data_length, const int64_t* shape,
+                                         size_t shape_length, PrismElementType type,
+                                         PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(info, "info");
+    Require(out, "out");
+    const ElementType element_type = CheckedElementType(type);
+    PRISM_ENFORCE(element_type != ElementType::kString, kInvalidArgument,
+                  "string tensors cannot wrap caller memory: use CreateTensorAsValue and "
+                  "FillStringTensor");
+    TensorShape tensor_shape = MakeShape(shape, shape_length);
+    const size_t needed = StorageBytes(element_type, tensor_shape.Size());
+    PRISM_ENFORCE(data_length >= needed, kInvalidArgument, "data_length ", data_length,
+                  " bytes is smaller than the ", needed, " bytes a tensor(",
+                  ElementTypeName(element_type), ")", tensor_shape.ToString(), " needs");
+    if (needed > 0) Require(data, "data");
+    Tensor tensor(element_type, std::move(tensor_shape), data, info->info);
+    *out = new PrismValue(Value(std::move(tensor)));
+  });
+}
+
+PrismStatus* CreateTensorAsValue(PrismAllocator* allocator, const int64_t* shape,
+                                 size_t shape_length, PrismElementType type,
+                                 PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(allocator, "allocator");
+    Require(out, "out");
+    const ElementType element_type = CheckedElementType(type);
+    const MemoryInfo& location = allocator->allocator->Info();
+    PRISM_ENFORCE(element_type != ElementType::kString || location.IsCpuAccessible(),
+                  kInvalidArgument, "string tensors can only be allocated in CPU memory, not ",
+                  location.ToString());
+    Tensor tensor(element_type, MakeShape(shape, shape_length), allocator->allocator);
+    // CPU tensors start zeroed so that reading before writing is deterministic.
+    if (element_type != ElementType::kString && location.IsCpuAccessible() &&
+        tensor.SizeInBytes() > 0)
+      std::memset(tensor.MutableRawData(), 0, tensor.SizeInBytes());
+    *out = new PrismValue(Value(std::move(tensor)));
+  });
+}
+
+PrismStatus* CreateSequenceValue(const PrismValue* const* elements, size_t count,
+                                 PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(out, "out");
+    if (count > 0) Require(elements, "elements");
+    TensorSequence sequence;
+    for (size_t i = 0; i < count; ++i) {
+      PRISM_ENFORCE(elements[i] != nullptr, kInvalidArgument, "elements[", i, "] is NULL");
+      PRISM_ENFORCE(elements[i]->value.IsTensor(), kInvalidArgument,
+                    "a sequence holds tensors; elements[", i, "] is ",
+                    elements[i]->value.Describe());
+      const Tensor& tensor = elements[i]->value.GetTensor();
+      if (i == 0) sequence.elem_type = tensor.Type();
+      PRISM_ENFORCE(tensor.Type() == sequence.elem_type, kInvalidArgument,
+                    "sequence elements must share one element type: elements[0] is ",
+                    ElementTypeName(sequence.elem_type), ", elements[", i, "] is ",
+                    ElementTypeName(tensor.Type()));
+      sequence.tensors.push_back(tensor);  // shares the element's buffer
+    }
+    *out = new PrismValue(Value(std::move(sequence)));
+  });
+}
+
+PrismStatus* CreateEmptyOptionalValue(PrismValue** out) noexcept {
+  return Guard(__func__, [&] { *Require(out, "out") = new PrismValue(Value()); });
+}
+
+void ReleaseValue(PrismValue* value) noexcept {
+  delete value;
+}
+
+PrismStatus* GetValueKind(const PrismValue* value, PrismValueKind* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    // A value without contents can only be an empty optional.
+    *out = value->value.HasValue() ? ToValueKind(value->value.Kind()) : PRISM_VALUE_OPTIONAL;
+  });
+}
+
+PrismStatus* ValueHasValue(const PrismValue* value, int* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    *Require(out, "out") = value->value.HasValue() ? 1 : 0;
+  });
+}
+
+PrismStatus* GetTensorMutableData(PrismValue* value, void** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    RejectStrings(TensorOf(*value), "GetStringTensorElement / FillStringTensor");
+    Tensor& tensor = value->value.MutableTensor();
+    *out = tensor.SizeInBytes() == 0 ? nullptr : tensor.MutableRawData();
+  });
+}
+
+PrismStatus* GetTensorSizeInBytes(const PrismValue* value, size_t* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    const Tensor& tensor = TensorOf(*value);
+    RejectStrings(tensor, "GetTensorTypeAndShape for the element count");
+    *out = tensor.SizeInBytes();
+  });
+}
+
+PrismStatus* GetTensorTypeAndShape(const PrismValue* value,
+                                   PrismTensorTypeAndShapeInfo** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    const Tensor& tensor = TensorOf(*value);
+    auto info = std::make_unique<PrismTensorTypeAndShapeInfo>();
+    info->element_type = tensor.Type();
+    info->has_shape = true;
+    info->dims = tensor.Shape().Dims();
+    info->symbols.assign(info->dims.size(), std::string());
+    *out = info.release();
+  });
+}
+
+PrismStatus* GetTensorMemoryInfo(const PrismValue* value, const PrismMemoryInfo** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    TensorOf(*value);
+    *out = &value->location;
+  });
+}
+
+PrismStatus* FillStringTensor(PrismValue* value, const char* const* strings, const size_t* lengths,
+                              size_t count) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    const Tensor& tensor = StringTensorOf(*value);
+    PRISM_ENFORCE(static_cast<uint64_t>(tensor.NumElements()) == count, kInvalidArgument, "count ",
+                  count, " does not match the ", tensor.NumElements(), " elements of ",
+                  tensor.Describe());
+    if (count > 0) {
+      Require(strings, "strings");
+      Require(lengths, "lengths");
+    }
+    // Build every element first so that a failure leaves the tensor unchanged.
+    std::vector<std::string> staged(count);
+    for (size_t i = 0; i < count; ++i) {
+      PRISM_ENFORCE(strings[i] != nullptr || lengths[i] == 0, kInvalidArgument, "strings[", i,
+                    "] is NULL but lengths[", i, "] is ", lengths[i]);
+      if (lengths[i] > 0) staged[i].assign(strings[i], lengths[i]);
+    }
+    auto* elements = value->value.MutableTensor().MutableData<std::string>();
+    for (size_t i = 0; i < count; ++i) elements[i] = std::move(staged[i]);
+  });
+}
+
+PrismStatus* GetStringTensorElement(const PrismValue* value, size_t index, const char** out,
+                                    size_t* length) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    Require(length, "length");
+    const Tensor& tensor = StringTensorOf(*value);
+    PRISM_ENFORCE(index < static_cast<uint64_t>(tensor.NumElements()), kInvalidArgument,
+                  "string index ", index, " is out of range for ", tensor.Describe());
+    const std::string& element = tensor.Data<std::string>()[index];
+    *out = element.data();
+    *length = element.size();
+  });
+}
+
+PrismStatus* GetSequenceLength(const PrismValue* value, size_t* out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    *Require(out, "out") = SequenceOf(*value).tensors.size();
+  });
+}
+
+PrismStatus* GetSequenceElement(const PrismValue* value, size_t index,
+                                PrismValue** element) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(element, "element");
+    const TensorSequence& sequence = SequenceOf(*value);
+    PRISM_ENFORCE(index < sequence.tensors.size(), kInvalidArgument, "sequence index ", index,
+                  " is out of range: the sequence has ", sequence.tensors.size(), " elements");
+    *element = new PrismValue(Value(sequence.tensors[index]));
+  });
+}
+
+}  // namespace prism::capi

@@ -1,0 +1,767 @@
+/*
+ * C99 test of the Prism C API (libprism.so): the MNIST CNN against onnxruntime's output, model
+ * inspection, string tensors, every element type, sequences, IO binding and error statuses.
+ *
+ * Usage: prism_capi_c_test DATA_DIR   (DATA_DIR written by make_capi_test_data.py)
+ * Compiled with -std=c99 -Wall -Werror -pedantic: it proves the header is plain C.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prism/prism_c_api.h"
+
+static const PrismApi* g_api;
+static const char* g_data_dir;
+static int g_failures;
+
+#define CHECK(condition)                                                            \
+  do {                                                                              \
+    if (!(condition)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition); \
+      ++g_failures;                                                                 \
+    }                                                                               \
+  } while (0)
+
+/* An unexpected error status ends the test: later steps depend on the call. */
+#define OK(call) ExpectOk((call), #call, __LINE__)
+#define EXPECT_ERROR(call, code, needle) ExpectError((call), (code), (needle), #call, __LINE__)
+
+static void ExpectOk(PrismStatus* status, const char* what, int line) {
+  if (status == NULL) return;
+  fprintf(stderr, "%s:%d: %s failed (code %d): %s\n", __FILE__, line, what,
+          (int)g_api->GetErrorCode(status), g_api->GetErrorMessage(status));
+  g_api->ReleaseStatus(status);
+  exit(1);
+}
+
+/* Checks that a call failed with code and a message containing needle (NULL: any message). */
+static void ExpectError(PrismStatus* status, PrismErrorCode code, const char* needle,
+                        const char* what, int line) {
+  if (status == NULL) {
+    fprintf(stderr, "%s:%d: %s succeeded, expected error code %d\n", __FILE__, line, what,
+            (int)code);
+    ++g_failures;
+    return;
+  }
+  if (g_api->GetErrorCode(status) != code) {
+    fprintf(stderr, "%s:%d: %s gave code %d, expected %d: %s\n", __FILE__, line, what,
+            (int)g_api->GetErrorCode(status), (int)code, g_api->GetErrorMessage(status));
+    ++g_failures;
+  } else if (needle != NULL && strstr(g_api->GetErrorMessage(status), needle) == NULL) {
+    fprintf(stderr, "%s:%d: %s message lacks '%s': %s\n", __FILE__, line, what, needle,
+            g_api->GetErrorMessage(status));
+    ++g_failures;
+  }
+  g_api->ReleaseStatus(status);
+}
+
+static char* DataPath(const char* name) {
+  size_t length = strlen(g_data_dir) + strlen(name) + 2;
+  char* path = (char*)malloc(length);
+  if (path == NULL) exit(1);
+  sprintf(path, "%s/%s", g_data_dir, name);
+  return path;
+}
+
+/* The whole file in a malloc'd buffer; exits when it cannot be read. */
+static void* ReadFile(const char* name, size_t* size) {
+  char* path = DataPath(name);
+  FILE* file = fopen(path, "rb");
+  void* data;
+  long length;
+  if (file == NULL || fseek(file, 0, SEEK_END) != 0 || (length = ftell(file)) < 0 ||
+      fseek(file, 0, SEEK_SET) != 0) {
+    fprintf(stderr, "cannot read %s\n", path);
+    exit(1);
+  }
+  data = malloc(length > 0 ? (size_t)length : 1);
+  if (data == NULL || fread(data, 1, (size_t)length, file) != (size_t)length) exit(1);
+  fclose(file);
+  free(path);
+  *size = (size_t)length;
+  return data;
+}
+
+static int Close(float actual, float expected) {
+  return fabs((double)actual - (double)expected) <= 1e-5 + 1e-4 * fabs((double)expected);
+}
+
+static void CheckMnistOutput(const float* actual, size_t count) {
+  size_t size = 0;
+  size_t i;
+  float* expected = (float*)ReadFile("mnist_expected.bin", &size);
+  CHECK(size == 10 * sizeof(float));
+  CHECK(count == 10);
+  for (i = 0; i < 10 && i < count; ++i) {
+    if (!Close(actual[i], expected[i])) {
+      fprintf(stderr, "output[%u] = %.7g, onnxruntime gives %.7g\n", (unsigned)i, actual[i],
+              expected[i]);
+      ++g_failures;
+    }
+  }
+  free(expected);
+}
+
+static void CheckOutputValue(PrismValue* value) {
+  PrismTensorTypeAndShapeInfo* info = NULL;
+  PrismElementType type = PRISM_TYPE_UNDEFINED;
+  int64_t dims[2] = {0, 0};
+  int64_t count = 0;
+  void* data = NULL;
+  OK(g_api->GetTensorTypeAndShape(value, &info));
+  OK(g_api->TensorInfoGetElementType(info, &type));
+  OK(g_api->TensorInfoGetDimensions(info, dims, 2));
+  OK(g_api->TensorInfoGetElementCount(info, &count));
+  CHECK(type == PRISM_TYPE_FLOAT);
+  CHECK(dims[0] == 1 && dims[1] == 10);
+  CHECK(count == 10);
+  g_api->ReleaseTensorTypeAndShapeInfo(info);
+  OK(g_api->GetTensorMutableData(value, &data));
+  CheckMnistOutput((const float*)data, (size_t)count);
+}
+
+static void TestVersions(void) {
+  const PrismApiBase* base = PrismGetApiBase();
+  CHECK(base != NULL);
+  CHECK(base->GetApi(PRISM_API_VERSION) == g_api);
+  CHECK(base->GetApi(1) == g_api);
+  CHECK(base->GetApi(0) == NULL);
+  CHECK(base->GetApi(999) == NULL);
+  CHECK(strcmp(base->GetVersionString(), "0.1.0") == 0);
+}
+
+static void TestAvailableProviders(void) {
+  char** names = NULL;
+  size_t count = 0;
+  OK(g_api->GetAvailableProviders(&names, &count));
+  CHECK(count >= 1);
+  if (count >= 1) CHECK(strcmp(names[count - 1], "CPUExecutionProvider") == 0);
+  g_api->ReleaseStringArray(names, count);
+}
+
+static void CheckTensorTypeInfo(PrismTypeInfo* type_info, const char* type_string,
+                                const int64_t* expected_dims, size_t rank) {
+  PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+  const char* text = NULL;
+  const PrismTensorTypeAndShapeInfo* tensor = NULL;
+  int64_t actual_rank = 0;
+  int64_t dims[8];
+  const char* symbols[8];
+  size_t i;
+  OK(g_api->TypeInfoGetKind(type_info, &kind));
+  OK(g_api->TypeInfoGetTypeString(type_info, &text));
+  OK(g_api->TypeInfoGetTensorInfo(type_info, &tensor));
+  CHECK(kind == PRISM_VALUE_TENSOR);
+  CHECK(strcmp(text, type_string) == 0);
+  CHECK(tensor != NULL);
+  if (tensor == NULL) return;
+  OK(g_api->TensorInfoGetRank(tensor, &actual_rank));
+  CHECK(actual_rank == (int64_t)rank);
+  if (actual_rank != (int64_t)rank || rank > 8) return;
+  OK(g_api->TensorInfoGetDimensions(tensor, dims, rank));
+  OK(g_api->TensorInfoGetSymbolicDimensions(tensor, symbols, rank));
+  for (i = 0; i < rank; ++i) {
+    CHECK(dims[i] == expected_dims[i]);
+    CHECK((dims[i] >= 0) == (symbols[i][0] == '\0'));
+  }
+}
+
+static void TestMnistInspection(PrismSession* session) {
+  static const int64_t kInputDims[4] = {1, 1, 28, 28};
+  static const int64_t kOutputDims[2] = {1, 10};
+  size_t count = 0;
+  const char* name = NULL;
+  PrismTypeInfo* type_info = NULL;
+  PrismModelMetadata* metadata = NULL;
+  const char* text = NULL;
+  int64_t version = -1;
+  char** providers = NULL;
+  char* report = NULL;
+
+  OK(g_api->SessionGetInputCount(session, &count));
+  CHECK(count == 1);
+  OK(g_api->SessionGetOutputCount(session, &count));
+  CHECK(count == 1);
+  OK(g_api->SessionGetOverridableInitializerCount(session, &count));
+  CHECK(count == 0);
+  OK(g_api->SessionGetInputName(session, 0, &name));
+  CHECK(strcmp(name, "input") == 0);
+  OK(g_api->SessionGetOutputName(session, 0, &name));
+  CHECK(strcmp(name, "output") == 0);
+  EXPECT_ERROR(g_api->SessionGetInputName(session, 1, &name), PRISM_INVALID_ARGUMENT,
+               "out of range");
+
+  OK(g_api->SessionGetInputTypeInfo(session, 0, &type_info));
+  CheckTensorTypeInfo(type_info, "tensor(float)", kInputDims, 4);
+  g_api->ReleaseTypeInfo(type_info);
+  OK(g_api->SessionGetOutputTypeInfo(session, 0, &type_info));
+  CheckTensorTypeInfo(type_info, "tensor(float)", kOutputDims, 2);
+  g_api->ReleaseTypeInfo(type_info);
+
+  OK(g_api->SessionGetModelMetadata(session, &metadata));
+  OK(g_api->ModelMetadataGetProducerName(metadata, &text));
+  CHECK(strcmp(text, "steering-bench-make_models") == 0);
+  OK(g_api->ModelMetadataGetGraphName(metadata, &text));
+  CHECK(strcmp(text, "mnist_cnn") == 0);
+  OK(g_api->ModelMetadataGetDescription(metadata, &text));
+  CHECK(strstr(text, "MNIST") != NULL);
+  OK(g_api->ModelMetadataGetVersion(metadata, &version));
+  CHECK(version == 0);
+  OK(g_api->ModelMetadataGetCustomMetadataCount(metadata, &count));
+  CHECK(count == 0);
+  g_api->ReleaseModelMetadata(metadata);
+
+  OK(g_api->SessionGetProviders(session, &providers, &count));
+  CHECK(count == 1 && strcmp(providers[0], "CPUExecutionProvider") == 0);
+  g_api->ReleaseStringArray(providers, count);
+  OK(g_api->SessionGetPartitionReport(session, PRISM_REPORT_TEXT, &report));
+  CHECK(strstr(report, "CPUExecutionProvider") != NULL);
+  g_api->ReleaseString(report);
+  OK(g_api->SessionGetPartitionReport(session, PRISM_REPORT_DOT, &report));
+  CHECK(strstr(report, "digraph") != NULL);
+  g_api->ReleaseString(report);
+}
+
+/* Runs the session on the fixed input and checks the output against onnxruntime's. */
+static void RunMnist(PrismSession* session, const PrismRunOptions* run_options) {
+  static const int64_t kShape[4] = {1, 1, 28, 28};
+  const char* input_names[1] = {"input"};
+  const char* output_names[1] = {"output"};
+  PrismMemoryInfo* cpu = NULL;
+  PrismValue* input = NULL;
+  PrismValue* output = NULL;
+  const PrismMemoryInfo* location = NULL;
+  const char* location_name = NULL;
+  size_t size = 0;
+  float* data = (float*)ReadFile("mnist_input.bin", &size);
+  CHECK(size == 784 * sizeof(float));
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, data, size, kShape, 4, PRISM_TYPE_FLOAT, &input));
+  OK(g_api->Run(session, run_options, input_names, (const PrismValue* const*)&input, 1,
+                output_names, 1, &output));
+  CheckOutputValue(output);
+  OK(g_api->GetTensorMemoryInfo(output, &location));
+  OK(g_api->MemoryInfoGetName(location, &location_name));
+  CHECK(strcmp(location_name, "Cpu") == 0);
+
+  g_api->ReleaseValue(output);
+  g_api->ReleaseValue(input);
+  g_api->ReleaseMemoryInfo(cpu);
+  free(data);
+}
+
+static void TestIoBinding(PrismSession* session) {
+  static const int64_t kInputShape[4] = {1, 1, 28, 28};
+  static const int64_t kOutputShape[2] = {1, 10};
+  static const int64_t kWrongShape[2] = {1, 5};
+  PrismMemoryInfo* cpu = NULL;
+  PrismAllocator* allocator = NULL;
+  PrismIoBinding* binding = NULL;
+  PrismValue* input = NULL;
+  PrismValue* preallocated = NULL;
+  PrismValue* wrong = NULL;
+  PrismValue** values = NULL;
+  char** names = NULL;
+  void* preallocated_data = NULL;
+  void* bound_data = NULL;
+  size_t count = 0;
+  size_t size = 0;
+  float* data = (float*)ReadFile("mnist_input.bin", &size);
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_ARENA_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, data, size, kInputShape, 4, PRISM_TYPE_FLOAT, &input));
+  OK(g_api->CreateTensorAsValue(allocator, kOutputShape, 2, PRISM_TYPE_FLOAT, &preallocated));
+  OK(g_api->GetTensorMutableData(preallocated, &preallocated_data));
+  OK(g_api->CreateIoBinding(session, &binding));
+
+  /* No outputs bound yet: a clear error. */
+  OK(g_api->BindInput(binding, "input", input));
+  EXPECT_ERROR(g_api->RunWithBinding(session, NULL, binding), PRISM_INVALID_ARGUMENT,
+               "no outputs are bound");
+
+  /* A preallocated output receives the result in place. */
+  OK(g_api->BindOutput(binding, "output", preallocated));
+  OK(g_api->RunWithBinding(session, NULL, binding));
+  CheckMnistOutput((const float*)preallocated_data, 10);
+  OK(g_api->GetBoundOutputNames(binding, &names, &count));
+  CHECK(count == 1 && strcmp(names[0], "output") == 0);
+  g_api->ReleaseStringArray(names, count);
+  OK(g_api->GetBoundOutputValues(binding, &values, &count));
+  CHECK(count == 1);
+  if (count == 1) {
+    OK(g_api->GetTensorMutableData(values[0], &bound_data));
+    CHECK(bound_data == preallocated_data);
+    g_api->ReleaseValue(values[0]);
+  }
+  g_api->ReleaseValueArray(values);
+
+  /* Bound to CPU memory: the run allocates the result. */
+  OK(g_api->ClearBoundOutputs(binding));
+  OK(g_api->BindOutputToDevice(binding, "output", cpu));
+  OK(g_api->RunWithBinding(session, NULL, binding));
+  OK(g_api->GetBoundOutputValues(binding, &values, &count));
+  CHECK(count == 1);
+  if (count == 1) {
+    CheckOutputValue(values[0]);
+    g_api->ReleaseValue(values[0]);
+  }
+  g_api->ReleaseValueArray(values);
+
+  /* A preallocated output of the wrong shape is refused, naming the output. */
+  OK(g_api->CreateTensorAsValue(allocator, kWrongShape, 2, PRISM_TYPE_FLOAT, &wrong));
+  OK(g_api->BindOutput(binding, "output", wrong));
+  EXPECT_ERROR(g_api->RunWithBinding(session, NULL, binding), PRISM_INVALID_ARGUMENT,
+               "output 'output'");
+  OK(g_api->GetBoundOutputValues(binding, &values, &count));
+  CHECK(count == 0 && values == NULL);
+
+  /* Inputs bound by name: a wrong name fails at run time, naming it. */
+  OK(g_api->ClearBoundInputs(binding));
+  OK(g_api->BindInput(binding, "not_an_input", input));
+  OK(g_api->BindOutput(binding, "output", preallocated));
+  EXPECT_ERROR(g_api->RunWithBinding(session, NULL, binding), PRISM_INVALID_ARGUMENT,
+               "not_an_input");
+
+  g_api->ReleaseIoBinding(binding);
+  g_api->ReleaseValue(wrong);
+  g_api->ReleaseValue(preallocated);
+  g_api->ReleaseValue(input);
+  g_api->ReleaseMemoryInfo(cpu);
+  g_api->ReleaseAllocator(allocator); /* the default allocator: a no-op */
+  free(data);
+}
+
+static void TestRunErrors(PrismSession* session) {
+  static const int64_t kShape[4] = {1, 1, 28, 28};
+  const char* good_names[1] = {"input"};
+  const char* bad_names[1] = {"no_such_input"};
+  const char* output_names[1] = {"output"};
+  const char* bad_output_names[1] = {"no_such_output"};
+  PrismMemoryInfo* cpu = NULL;
+  PrismValue* input = NULL;
+  PrismValue* int_input = NULL;
+  PrismValue* output = NULL;
+  PrismRunOptions* run_options = NULL;
+  static float floats[784];
+  static int64_t ints[784];
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, floats, sizeof(floats), kShape, 4, PRISM_TYPE_FLOAT,
+                                        &input));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, ints, sizeof(ints), kShape, 4, PRISM_TYPE_INT64,
+                                        &int_input));
+
+  EXPECT_ERROR(g_api->Run(session, NULL, bad_names, (const PrismValue* const*)&input, 1,
+                          output_names, 1, &output),
+               PRISM_INVALID_ARGUMENT, "no_such_input");
+  CHECK(output == NULL);
+  EXPECT_ERROR(g_api->Run(session, NULL, good_names, (const PrismValue* const*)&int_input, 1,
+                          output_names, 1, &output),
+               PRISM_INVALID_ARGUMENT, "int64");
+  EXPECT_ERROR(g_api->Run(session, NULL, good_names, (const PrismValue* const*)&input, 1,
+                          bad_output_names, 1, &output),
+               PRISM_INVALID_ARGUMENT, "no_such_output");
+  EXPECT_ERROR(g_api->Run(session, NULL, good_names, (const PrismValue* const*)&input, 1,
+                          output_names, 0, &output),
+               PRISM_INVALID_ARGUMENT, "output_count");
+  EXPECT_ERROR(g_api->Run(session, NULL, NULL, NULL, 0, output_names, 1, &output),
+               PRISM_INVALID_ARGUMENT, "missing input 'input'");
+  EXPECT_ERROR(g_api->Run(NULL, NULL, good_names, (const PrismValue* const*)&input, 1, output_names,
+                          1, &output),
+               PRISM_INVALID_ARGUMENT, "argument 'session' is NULL");
+
+  /* A terminated run fails; unsetting the flag lets the next one through. */
+  OK(g_api->CreateRunOptions(&run_options));
+  OK(g_api->RunOptionsSetRunTag(run_options, "capi-test"));
+  OK(g_api->RunOptionsSetRunLogSeverityLevel(run_options, PRISM_LOGGING_ERROR));
+  OK(g_api->RunOptionsSetTerminate(run_options));
+  EXPECT_ERROR(g_api->Run(session, run_options, good_names, (const PrismValue* const*)&input, 1,
+                          output_names, 1, &output),
+               PRISM_FAIL, "terminated");
+  OK(g_api->RunOptionsUnsetTerminate(run_options));
+  RunMnist(session, run_options);
+  EXPECT_ERROR(g_api->RunOptionsSetRunLogSeverityLevel(run_options, 7), PRISM_INVALID_ARGUMENT,
+               "between 0");
+
+  g_api->ReleaseRunOptions(run_options);
+  g_api->ReleaseValue(int_input);
+  g_api->ReleaseValue(input);
+  g_api->ReleaseMemoryInfo(cpu);
+}
+
+static void TestMnist(PrismEnv* env) {
+  PrismSessionOptions* options = NULL;
+  PrismSessionOptions* clone = NULL;
+  PrismSession* session = NULL;
+  PrismSession* from_bytes = NULL;
+  char* path = DataPath("mnist_cnn.onnx");
+  size_t size = 0;
+  void* bytes;
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->SetIntraOpNumThreads(options, 1));
+  OK(g_api->SetInterOpNumThreads(options, 1));
+  OK(g_api->SetGraphOptimizationLevel(options, PRISM_ENABLE_ALL));
+  OK(g_api->SetExecutionMode(options, PRISM_SEQUENTIAL));
+  OK(g_api->SetSessionLogSeverityLevel(options, PRISM_LOGGING_WARNING));
+  OK(g_api->SetSessionLogId(options, "capi-test"));
+  OK(g_api->EnableCpuMemArena(options, 1));
+  OK(g_api->EnableMemPattern(options, 1));
+  OK(g_api->AddSessionConfigEntry(options, "session.fail_on_unavailable_provider", "1"));
+  OK(g_api->CloneSessionOptions(options, &clone));
+  OK(g_api->CreateSession(env, path, clone, &session));
+  g_api->ReleaseSessionOptions(clone); /* the session keeps its own copy */
+
+  TestMnistInspection(session);
+  RunMnist(session, NULL);
+  TestIoBinding(session);
+  TestRunErrors(session);
+
+  bytes = ReadFile("mnist_cnn.onnx", &size);
+  OK(g_api->CreateSessionFromArray(env, bytes, size, options, &from_bytes));
+  free(bytes); /* not needed after the call */
+  RunMnist(from_bytes, NULL);
+
+  g_api->ReleaseSession(from_bytes);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  free(path);
+}
+
+/* Profiling writes a trace at SessionEndProfiling, once. */
+static void TestProfiling(PrismEnv* env) {
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  char* model = DataPath("mnist_cnn.onnx");
+  char* prefix = DataPath("capi_profile");
+  char* trace = NULL;
+  FILE* file;
+  long size = 0;
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->CreateSession(env, model, options, &session));
+  OK(g_api->SessionEndProfiling(session, &trace));
+  CHECK(strcmp(trace, "") == 0); /* profiling is off */
+  g_api->ReleaseString(trace);
+  g_api->ReleaseSession(session);
+
+  OK(g_api->EnableProfiling(options, prefix));
+  OK(g_api->CreateSession(env, model, options, &session));
+  RunMnist(session, NULL);
+  OK(g_api->SessionEndProfiling(session, &trace));
+  CHECK(strncmp(trace, prefix, strlen(prefix)) == 0);
+  file = fopen(trace, "rb");
+  CHECK(file != NULL);
+  if (file != NULL) {
+    if (fseek(file, 0, SEEK_END) == 0) size = ftell(file);
+    fclose(file);
+    remove(trace);
+  }
+  CHECK(size > 0);
+  g_api->ReleaseString(trace);
+  OK(g_api->SessionEndProfiling(session, &trace));
+  CHECK(strcmp(trace, "") == 0); /* already ended */
+  g_api->ReleaseString(trace);
+  OK(g_api->DisableProfiling(options));
+
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  free(prefix);
+  free(model);
+}
+
+static void TestStrings(PrismEnv* env) {
+  static const int64_t kShape[1] = {3};
+  static const char kWithNul[3] = {'a', '\0', 'b'};
+  const char* strings[3];
+  size_t lengths[3];
+  const char* input_names[1] = {"text"};
+  const char* output_names[1] = {"text_out"};
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  PrismTypeInfo* type_info = NULL;
+  const PrismTensorTypeAndShapeInfo* tensor_info = NULL;
+  PrismModelMetadata* metadata = NULL;
+  PrismAllocator* allocator = NULL;
+  PrismValue* input = NULL;
+  PrismValue* output = NULL;
+  const char* symbols[1] = {NULL};
+  int64_t dims[1] = {0};
+  int64_t element_count = 0;
+  const char* key = NULL;
+  const char* value = NULL;
+  const char* text = NULL;
+  int64_t version = 0;
+  size_t count = 0;
+  size_t length = 0;
+  void* raw = NULL;
+  size_t i;
+  char* path = DataPath("string_identity.onnx");
+
+  strings[0] = "hello";
+  lengths[0] = 5;
+  strings[1] = "";
+  lengths[1] = 0;
+  strings[2] = kWithNul;
+  lengths[2] = 3;
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->CreateSession(env, path, options, &session));
+
+  /* A symbolic dim: -1 with its name. */
+  OK(g_api->SessionGetInputTypeInfo(session, 0, &type_info));
+  OK(g_api->TypeInfoGetTypeString(type_info, &text));
+  CHECK(strcmp(text, "tensor(string)") == 0);
+  OK(g_api->TypeInfoGetTensorInfo(type_info, &tensor_info));
+  OK(g_api->TensorInfoGetDimensions(tensor_info, dims, 1));
+  OK(g_api->TensorInfoGetSymbolicDimensions(tensor_info, symbols, 1));
+  OK(g_api->TensorInfoGetElementCount(tensor_info, &element_count));
+  CHECK(dims[0] == -1);
+  CHECK(strcmp(symbols[0], "n") == 0);
+  CHECK(element_count == -1);
+  EXPECT_ERROR(g_api->TensorInfoGetDimensions(tensor_info, dims, 2), PRISM_INVALID_ARGUMENT,
+               "rank");
+  g_api->ReleaseTypeInfo(type_info);
+
+  /* Metadata, custom properties in key order. */
+  OK(g_api->SessionGetModelMetadata(session, &metadata));
+  OK(g_api->ModelMetadataGetProducerName(metadata, &text));
+  CHECK(strcmp(text, "prism-capi-test") == 0);
+  OK(g_api->ModelMetadataGetDomain(metadata, &text));
+  CHECK(strcmp(text, "ai.prism.test") == 0);
+  OK(g_api->ModelMetadataGetGraphDescription(metadata, &text));
+  CHECK(strcmp(text, "passes strings through") == 0);
+  OK(g_api->ModelMetadataGetVersion(metadata, &version));
+  CHECK(version == 3);
+  OK(g_api->ModelMetadataGetCustomMetadataCount(metadata, &count));
+  CHECK(count == 2);
+  OK(g_api->ModelMetadataGetCustomMetadata(metadata, 0, &key, &value));
+  CHECK(strcmp(key, "author") == 0 && strcmp(value, "prism") == 0);
+  OK(g_api->ModelMetadataGetCustomMetadata(metadata, 1, &key, &value));
+  CHECK(strcmp(key, "purpose") == 0 && strcmp(value, "string identity") == 0);
+  EXPECT_ERROR(g_api->ModelMetadataGetCustomMetadata(metadata, 2, &key, &value),
+               PRISM_INVALID_ARGUMENT, "out of range");
+  g_api->ReleaseModelMetadata(metadata);
+
+  /* Strings in, the same strings out (an embedded NUL and an empty one included). */
+  OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
+  OK(g_api->CreateTensorAsValue(allocator, kShape, 1, PRISM_TYPE_STRING, &input));
+  EXPECT_ERROR(g_api->FillStringTensor(input, strings, lengths, 2), PRISM_INVALID_ARGUMENT,
+               "count 2");
+  EXPECT_ERROR(g_api->GetTensorMutableData(input, &raw), PRISM_INVALID_ARGUMENT,
+               "GetStringTensorElement");
+  OK(g_api->FillStringTensor(input, strings, lengths, 3));
+  OK(g_api->Run(session, NULL, input_names, (const PrismValue* const*)&input, 1, output_names, 1,
+                &output));
+  for (i = 0; i < 3; ++i) {
+    OK(g_api->GetStringTensorElement(output, i, &text, &length));
+    CHECK(length == lengths[i]);
+    if (length == lengths[i]) CHECK(memcmp(text, strings[i], length) == 0);
+  }
+  EXPECT_ERROR(g_api->GetStringTensorElement(output, 3, &text, &length), PRISM_INVALID_ARGUMENT,
+               "out of range");
+
+  g_api->ReleaseValue(output);
+  g_api->ReleaseValue(input);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  free(path);
+}
+
+/* Every element type can be created, with packed sizes for the sub-byte types. */
+static void TestElementTypes(void) {
+  static const int kBits[27] = {0,  32,  8,  8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64,
+                                64, 128, 16, 8, 8,  8,  8,  4,  4, 4, 8,  2,  2};
+  static const int64_t kShape[2] = {3, 5};
+  static unsigned char buffer[15 * 16];
+  PrismAllocator* allocator = NULL;
+  PrismMemoryInfo* cpu = NULL;
+  PrismValue* value = NULL;
+  PrismTensorTypeAndShapeInfo* info = NULL;
+  PrismElementType actual = PRISM_TYPE_UNDEFINED;
+  size_t bytes = 0;
+  int type;
+
+  OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  for (type = PRISM_TYPE_FLOAT; type <= PRISM_TYPE_INT2; ++type) {
+    const size_t expected = (size_t)(15 * kBits[type] + 7) / 8;
+    OK(g_api->CreateTensorAsValue(allocator, kShape, 2, (PrismElementType)type, &value));
+    OK(g_api->GetTensorTypeAndShape(value, &info));
+    OK(g_api->TensorInfoGetElementType(info, &actual));
+    CHECK(actual == (PrismElementType)type);
+    g_api->ReleaseTensorTypeAndShapeInfo(info);
+    if (type == PRISM_TYPE_STRING) {
+      const char* text = NULL;
+      size_t length = 1;
+      OK(g_api->GetStringTensorElement(value, 14, &text, &length));
+      CHECK(length == 0);
+      g_api->ReleaseValue(value);
+      EXPECT_ERROR(g_api->CreateTensorWithDataAsValue(cpu, buffer, sizeof(buffer), kShape, 2,
+                                                      PRISM_TYPE_STRING, &value),
+                   PRISM_INVALID_ARGUMENT, "FillStringTensor");
+      continue;
+    }
+    OK(g_api->GetTensorSizeInBytes(value, &bytes));
+    if (bytes != expected)
+      fprintf(stderr, "type %d: %u bytes, expected %u\n", type, (unsigned)bytes,
+              (unsigned)expected);
+    CHECK(bytes == expected);
+    g_api->ReleaseValue(value);
+
+    /* Over caller memory: exactly the packed size is enough, one byte less is not. */
+    OK(g_api->CreateTensorWithDataAsValue(cpu, buffer, expected, kShape, 2, (PrismElementType)type,
+                                          &value));
+    OK(g_api->GetTensorSizeInBytes(value, &bytes));
+    CHECK(bytes == expected);
+    g_api->ReleaseValue(value);
+    EXPECT_ERROR(g_api->CreateTensorWithDataAsValue(cpu, buffer, expected - 1, kShape, 2,
+                                                    (PrismElementType)type, &value),
+                 PRISM_INVALID_ARGUMENT, "data_length");
+  }
+  EXPECT_ERROR(g_api->CreateTensorAsValue(allocator, kShape, 2, PRISM_TYPE_UNDEFINED, &value),
+               PRISM_INVALID_ARGUMENT, "element type 0");
+  EXPECT_ERROR(g_api->CreateTensorAsValue(allocator, kShape, 2, (PrismElementType)27, &value),
+               PRISM_INVALID_ARGUMENT, "element type 27");
+  g_api->ReleaseMemoryInfo(cpu);
+}
+
+static void TestSequencesAndOptionals(void) {
+  static const int64_t kShape[1] = {2};
+  static float first[2] = {1.0f, 2.0f};
+  static float second[2] = {3.0f, 4.0f};
+  static int64_t ints[2] = {5, 6};
+  PrismMemoryInfo* cpu = NULL;
+  PrismValue* elements[2] = {NULL, NULL};
+  PrismValue* mixed[2] = {NULL, NULL};
+  PrismValue* sequence = NULL;
+  PrismValue* element = NULL;
+  PrismValue* optional = NULL;
+  PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+  size_t length = 0;
+  void* data = NULL;
+  int has_value = -1;
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, first, sizeof(first), kShape, 1, PRISM_TYPE_FLOAT,
+                                        &elements[0]));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, second, sizeof(second), kShape, 1, PRISM_TYPE_FLOAT,
+                                        &elements[1]));
+  OK(g_api->CreateSequenceValue((const PrismValue* const*)elements, 2, &sequence));
+  OK(g_api->GetValueKind(sequence, &kind));
+  CHECK(kind == PRISM_VALUE_SEQUENCE);
+  OK(g_api->GetSequenceLength(sequence, &length));
+  CHECK(length == 2);
+  OK(g_api->GetSequenceElement(sequence, 1, &element));
+  OK(g_api->GetTensorMutableData(element, &data));
+  CHECK(((const float*)data)[0] == 3.0f && ((const float*)data)[1] == 4.0f);
+  EXPECT_ERROR(g_api->GetSequenceElement(sequence, 2, &element), PRISM_INVALID_ARGUMENT,
+               "out of range");
+  EXPECT_ERROR(g_api->GetTensorMutableData(sequence, &data), PRISM_INVALID_ARGUMENT,
+               "expected a tensor");
+
+  mixed[0] = elements[0];
+  OK(g_api->CreateTensorWithDataAsValue(cpu, ints, sizeof(ints), kShape, 1, PRISM_TYPE_INT64,
+                                        &mixed[1]));
+  EXPECT_ERROR(g_api->CreateSequenceValue((const PrismValue* const*)mixed, 2, &sequence),
+               PRISM_INVALID_ARGUMENT, "one element type");
+
+  OK(g_api->CreateEmptyOptionalValue(&optional));
+  OK(g_api->GetValueKind(optional, &kind));
+  CHECK(kind == PRISM_VALUE_OPTIONAL);
+  OK(g_api->ValueHasValue(optional, &has_value));
+  CHECK(has_value == 0);
+  OK(g_api->ValueHasValue(sequence, &has_value));
+  CHECK(has_value == 1);
+
+  g_api->ReleaseValue(optional);
+  g_api->ReleaseValue(mixed[1]);
+  g_api->ReleaseValue(element);
+  g_api->ReleaseValue(sequence);
+  g_api->ReleaseValue(elements[1]);
+  g_api->ReleaseValue(elements[0]);
+  g_api->ReleaseMemoryInfo(cpu);
+}
+
+static void TestErrors(PrismEnv* env) {
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  PrismMemoryInfo* info = NULL;
+  char* path = NULL;
+  static const char kGarbage[] = "this is not an onnx model";
+
+  CHECK(g_api->GetErrorCode(NULL) == PRISM_OK);
+  CHECK(strcmp(g_api->GetErrorMessage(NULL), "") == 0);
+  g_api->ReleaseStatus(NULL);
+  g_api->ReleaseValue(NULL);
+  g_api->ReleaseSession(NULL);
+
+  OK(g_api->CreateSessionOptions(&options));
+  EXPECT_ERROR(g_api->CreateSession(env, "/nonexistent/model.onnx", options, &session),
+               PRISM_NO_SUCHFILE, "/nonexistent/model.onnx");
+  CHECK(session == NULL);
+  EXPECT_ERROR(g_api->CreateSessionFromArray(env, kGarbage, sizeof(kGarbage), options, &session),
+               PRISM_INVALID_PROTOBUF, NULL);
+  EXPECT_ERROR(g_api->CreateSession(env, NULL, options, &session), PRISM_INVALID_ARGUMENT,
+               "CreateSession: argument 'model_path' is NULL");
+  EXPECT_ERROR(g_api->CreateSession(env, "x.onnx", options, NULL), PRISM_INVALID_ARGUMENT,
+               "argument 'out' is NULL");
+  EXPECT_ERROR(g_api->CreateEnv((PrismLoggingLevel)9, "x", NULL), PRISM_INVALID_ARGUMENT,
+               "argument 'out' is NULL");
+  EXPECT_ERROR(
+      g_api->CreateMemoryInfo("Nowhere", PRISM_DEVICE_ALLOCATOR, 0, PRISM_MEM_DEFAULT, &info),
+      PRISM_INVALID_ARGUMENT, "unknown memory name 'Nowhere'");
+  EXPECT_ERROR(g_api->AppendExecutionProvider(options, "", NULL, NULL, 0), PRISM_INVALID_ARGUMENT,
+               "name must not be empty");
+
+  /* An unknown EP is skipped by default, and an error when asked to be strict. */
+  path = DataPath("mnist_cnn.onnx");
+  OK(g_api->AppendExecutionProvider(options, "NoSuchExecutionProvider", NULL, NULL, 0));
+  OK(g_api->CreateSession(env, path, options, &session));
+  g_api->ReleaseSession(session);
+  session = NULL;
+  OK(g_api->AddSessionConfigEntry(options, "session.fail_on_unavailable_provider", "1"));
+  EXPECT_ERROR(g_api->CreateSession(env, path, options, &session), PRISM_EP_FAIL,
+               "unknown execution provider 'NoSuchExecutionProvider'");
+  CHECK(session == NULL);
+  free(path);
+  g_api->ReleaseSessionOptions(options);
+}
+
+int main(int argc, char** argv) {
+  const PrismApiBase* base = PrismGetApiBase();
+  PrismEnv* env = NULL;
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]);
+    return 2;
+  }
+  g_data_dir = argv[1];
+  g_api = base->GetApi(PRISM_API_VERSION);
+  if (g_api == NULL) {
+    fprintf(stderr, "libprism does not provide API version %d\n", PRISM_API_VERSION);
+    return 1;
+  }
+  OK(g_api->CreateEnv(PRISM_LOGGING_WARNING, "capi-test", &env));
+  OK(g_api->SetLogSeverityLevel(env, PRISM_LOGGING_ERROR));
+
+  TestVersions();
+  TestAvailableProviders();
+  TestMnist(env);
+  TestProfiling(env);
+  TestStrings(env);
+  TestElementTypes();
+  TestSequencesAndOptionals();
+  TestErrors(env);
+
+  g_api->ReleaseEnv(env);
+  if (g_failures > 0) {
+    fprintf(stderr, "%d check(s) failed\n", g_failures);
+    return 1;
+  }
+  printf("capi_test: all checks passed\n");
+  return 0;
+}
