@@ -1,5 +1,7 @@
 function(prism_set_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter
+                         # GCC 12 reports false -Wrestrict positives inside std::string at -O3.
+                         -Wno-restrict)
   if(PRISM_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -151,6 +151,8 @@ _TABLE_V1 = [
     ("GetBoundOutputValues", _STATUS, [_P, ctypes.POINTER(_PP), _PSIZE]),
     ("ReleaseValueArray", _VOID, [_PP]),
     ("SessionCopyValueToCpu", _STATUS, [_P, _P, _PP]),
+    # profiling
+    ("SessionEndProfiling", _STATUS, [_P, _PP]),
 ]
 
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE_V1]

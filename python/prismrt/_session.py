@@ -340,11 +340,13 @@ class InferenceSession:
             api().ReleaseString(out)
 
     def end_profiling(self):
-        """onnxruntime returns the profile file name; '' when profiling is off."""
-        if not self._sess_options.enable_profiling:
-            return ""
-        raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : end_profiling: Prism has "
-                                  "no profiler yet and its C API cannot end a profile")
+        """Stops profiling; returns the trace file written ('' when profiling is off)."""
+        out = ctypes.c_void_p()
+        api().check(api().SessionEndProfiling(self._session.pointer, ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode("utf-8") if out.value else ""
+        finally:
+            api().ReleaseString(out)
 
     # -- running ---------------------------------------------------------------------------
     def _feed_value(self, name, item):

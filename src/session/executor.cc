@@ -1,6 +1,7 @@
 #include "session/executor.h"
 
 #include "common/logging.h"
+#include "session/profiler.h"
 
 namespace prism {
 
@@ -32,12 +33,13 @@ namespace {
 class KernelContext final : public OpKernelContext {
  public:
   KernelContext(const SessionState& state, const ExecutionStep& step, ExecutionFrame& frame,
-                const RunOptions& run_options)
+                const RunOptions& run_options, RunInstrumentation* instrumentation)
       : OpKernelContext(*step.node),
         state_(state),
         step_(step),
         frame_(frame),
         run_options_(run_options),
+        instrumentation_(instrumentation),
         scratch_outputs_(step.outputs.size()) {}
 
   size_t InputCount() const override { return step_.inputs.size(); }
@@ -71,7 +73,17 @@ class KernelContext final : public OpKernelContext {
     auto it = frame_.Plan().subgraphs.find(&subgraph);
     PRISM_ENFORCE(it != frame_.Plan().subgraphs.end(), kRuntimeException, GetNode().Describe(),
                   ": subgraph was not planned");
-    return ExecuteGraph(state_, *it->second, inputs, &frame_, run_options_);
+    return ExecuteGraph(state_, *it->second, inputs, &frame_, run_options_, instrumentation_);
+  }
+
+  // The outputs as written, for the profiler (omitted ones included: the kernel made them).
+  std::vector<ProfileTypeShape> DescribeOutputs() {
+    std::vector<ProfileTypeShape> described;
+    for (size_t i = 0; i < step_.outputs.size(); ++i) {
+      ProfileTypeShape value = Profiler::DescribeValue(SlotFor(i));
+      if (!value.type.empty()) described.push_back(std::move(value));
+    }
+    return described;
   }
 
  private:
@@ -83,10 +95,56 @@ class KernelContext final : public OpKernelContext {
   const ExecutionStep& step_;
   ExecutionFrame& frame_;
   const RunOptions& run_options_;
+  RunInstrumentation* instrumentation_;
   std::vector<Value> scratch_outputs_;  // outputs the graph omits but kernels still write
 };
 
+// Records a kernel step's run as a "Node" event, as onnxruntime names and describes it.
+void RecordKernelEvent(Profiler& profiler, const ExecutionStep& step, const GraphPlan& plan,
+                       std::vector<ProfileTypeShape> inputs, std::vector<ProfileTypeShape> outputs,
+                       Profiler::Clock::time_point start, Profiler::Clock::time_point end) {
+  ProfileEvent event;
+  event.category = "Node";
+  event.name = step.node->Name() + "_kernel_time";
+  event.start_ns = profiler.NanosecondsSinceStart(start);
+  event.end_ns = profiler.NanosecondsSinceStart(end);
+  event.thread_id = Profiler::CurrentThreadId();
+  event.op_name = step.node->OpType();
+  event.provider = step.provider->Type();
+  event.inputs = std::move(inputs);
+  event.outputs = std::move(outputs);
+  if (plan.graph != nullptr && plan.graph->Parent() != nullptr)
+    event.string_args.emplace_back("graph", plan.path);
+  profiler.Record(std::move(event));
+}
+
+void RecordCopyEvent(Profiler& profiler, const GraphPlan& plan, const ExecutionStep& step,
+                     int64_t bytes, Profiler::Clock::time_point start,
+                     Profiler::Clock::time_point end) {
+  ProfileEvent event;
+  event.category = "Copy";
+  event.name = plan.slot_names[step.copy_target] + "_copy";
+  event.start_ns = profiler.NanosecondsSinceStart(start);
+  event.end_ns = profiler.NanosecondsSinceStart(end);
+  event.thread_id = Profiler::CurrentThreadId();
+  event.string_args = {{"value", plan.slot_names[step.copy_source]},
+                       {"from", plan.slot_memory[step.copy_source].ToString()},
+                       {"to", plan.slot_memory[step.copy_target].ToString()},
+                       {"graph", plan.path}};
+  event.int_args = {{"bytes", bytes}};
+  profiler.Record(std::move(event));
+}
+
 }  // namespace
+
+int64_t ValueBytes(const Value& value) {
+  if (value.IsTensor()) return static_cast<int64_t>(value.GetTensor().SizeInBytes());
+  int64_t bytes = 0;
+  if (value.IsSequence())
+    for (const Tensor& tensor : value.GetSequence().tensors)
+      bytes += static_cast<int64_t>(tensor.SizeInBytes());
+  return bytes;
+}
 
 Value CopyValue(const DataTransferManager& transfers, const Value& source,
                 const AllocatorPtr& allocator) {
@@ -111,7 +169,9 @@ Value CopyValue(const DataTransferManager& transfers, const Value& source,
 
 std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,
-                                const RunOptions& run_options) {
+                                const RunOptions& run_options,
+                                RunInstrumentation* instrumentation) {
+  Profiler* profiler = instrumentation != nullptr ? instrumentation->profiler : nullptr;
   ExecutionFrame frame(plan, parent);
   std::vector<Value>& slots = frame.Slots();
   for (const auto& [slot, tensor] : plan.constant_slots) slots[slot] = Value(*tensor);
@@ -125,10 +185,28 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
     if (run_options.terminate != nullptr && run_options.terminate->load())
       PRISM_THROW(kFail, "the run was terminated (RunOptions.terminate)");
     if (step.kind == ExecutionStep::Kind::kCopy) {
+      const auto start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
       slots[step.copy_target] =
           CopyValue(state.DataTransfers(), slots[step.copy_source], step.copy_allocator);
+      if (instrumentation != nullptr) {
+        const int64_t bytes = ValueBytes(slots[step.copy_target]);
+        instrumentation->copies.fetch_add(1, std::memory_order_relaxed);
+        instrumentation->bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
+        if (profiler) RecordCopyEvent(*profiler, plan, step, bytes, start, Profiler::Clock::now());
+      }
     } else {
-      KernelContext context(state, step, frame, run_options);
+      KernelContext context(state, step, frame, run_options, instrumentation);
+      std::vector<ProfileTypeShape> profiled_inputs;
+      Profiler::Clock::time_point start;
+      if (profiler) {
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+          ProfileTypeShape value = step.inputs[i] >= 0
+                                       ? Profiler::DescribeValue(slots[step.inputs[i]])
+                                       : ProfileTypeShape{};
+          if (!value.type.empty()) profiled_inputs.push_back(std::move(value));
+        }
+        start = Profiler::Clock::now();
+      }
       try {
         step.kernel->Compute(context);
       } catch (const Exception& e) {
@@ -136,6 +214,11 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
                                              ") failed: ", e.what()));
       } catch (const std::bad_alloc&) {
         PRISM_THROW(kRuntimeException, step.node->Describe(), ": out of memory");
+      }
+      if (profiler) {
+        const auto end = Profiler::Clock::now();
+        RecordKernelEvent(*profiler, step, plan, std::move(profiled_inputs),
+                          context.DescribeOutputs(), start, end);
       }
       for (size_t o = 0; o < step.outputs.size(); ++o) {
         const int slot = step.outputs[o];

@@ -1,6 +1,8 @@
 // Runs a GraphPlan step by step on one frame of values; subgraphs run on child frames.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "session/session_state.h"
@@ -8,12 +10,24 @@
 namespace prism {
 
 class ExecutionFrame;
+class Profiler;
+
+// What one run measures besides its results; owned by the run, shared with its subgraphs.
+struct RunInstrumentation {
+  Profiler* profiler = nullptr;  // null: no timing calls at all
+  std::atomic<int64_t> copies{0};
+  std::atomic<int64_t> bytes_copied{0};
+};
+
+// Bytes of a tensor's or sequence's data (0 for an empty value).
+int64_t ValueBytes(const Value& value);
 
 // inputs bind to plan.input_slots in order (an empty Value leaves an overridable initializer
 // in place). parent resolves outer-scope values; null for the main graph.
 std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,
-                                const RunOptions& run_options);
+                                const RunOptions& run_options,
+                                RunInstrumentation* instrumentation = nullptr);
 
 // A copy of a tensor or sequence in allocator's memory.
 Value CopyValue(const DataTransferManager& transfers, const Value& source,

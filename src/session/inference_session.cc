@@ -4,6 +4,7 @@
 
 #include "common/logging.h"
 #include "session/executor.h"
+#include "session/profiler.h"
 #include "session/session_state.h"
 
 namespace prism {
@@ -54,10 +55,21 @@ void CheckFeed(const NodeArg& input, const Value& feed) {
   }
 }
 
+// Whether Run must copy a value to reach CPU memory (sequences always count when any tensor
+// of theirs lives in device memory).
+bool OffCpu(const Value& value) {
+  if (value.IsTensor()) return !value.GetTensor().Location().IsCpuAccessible();
+  if (value.IsSequence())
+    for (const Tensor& tensor : value.GetSequence().tensors)
+      if (!tensor.Location().IsCpuAccessible()) return true;
+  return false;
+}
+
 }  // namespace
 
 InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderSpec> providers)
     : options_(std::move(options)), requested_providers_(std::move(providers)) {
+  if (options_.enable_profiling) profiler_ = std::make_unique<Profiler>();
   if (options_.intra_op_num_threads > 1 || options_.inter_op_num_threads > 1)
     PRISM_LOG(kVerbose, "intra_op/inter_op thread counts are accepted but have no effect yet: "
                         "kernels are single-threaded and the executor is sequential");
@@ -72,19 +84,25 @@ InferenceSession::~InferenceSession() = default;
 
 void InferenceSession::Load(const std::string& path) {
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
+  const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
   model_ = Model::LoadFromFile(path);
+  if (profiler_) profiler_->RecordSession("model_loading_uri", start, Profiler::Clock::now());
   Initialize();
 }
 
 void InferenceSession::Load(const void* data, size_t size, const std::string& model_directory) {
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
+  const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
   model_ = Model::LoadFromBytes(data, size, model_directory);
+  if (profiler_) profiler_->RecordSession("model_loading_array", start, Profiler::Clock::now());
   Initialize();
 }
 
 void InferenceSession::Initialize() {
   PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
-  auto state = SessionState::Build(model_, options_, requested_providers_);
+  const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
+  auto state = SessionState::Build(model_, options_, requested_providers_, profiler_.get());
+  if (profiler_) profiler_->RecordSession("session_initialization", start, Profiler::Clock::now());
   std::lock_guard<std::mutex> lock(state_mutex_);
   state_ = std::move(state);
 }
@@ -100,6 +118,10 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
                                          const std::vector<Value>& feeds,
                                          const std::vector<std::string>& output_names,
                                          bool keep_device_outputs) const {
+  RunInstrumentation instrumentation;
+  instrumentation.profiler = profiler_ && profiler_->Enabled() ? profiler_.get() : nullptr;
+  const auto run_start =
+      instrumentation.profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   std::shared_ptr<const SessionState> state = State();  // stays alive across SetProviders
   const Graph& graph = state->GetModel().MainGraph();
   const GraphPlan& plan = state->MainPlan();
@@ -125,8 +147,11 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
     CheckFeed(input, feeds[f]);
     Value feed = feeds[f];
     // Feeds bound in device memory move to the CPU, where graph inputs are planned to live.
-    if (feed.IsTensor() && !feed.GetTensor().Location().IsCpuAccessible())
+    if (feed.IsTensor() && !feed.GetTensor().Location().IsCpuAccessible()) {
       feed = CopyValueToCpu(state->DataTransfers(), feed);
+      instrumentation.copies++;
+      instrumentation.bytes_copied += ValueBytes(feed);
+    }
     inputs[it->second] = std::move(feed);
     fed[it->second] = true;
   }
@@ -150,12 +175,30 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
     }
   }
 
-  std::vector<Value> all = ExecuteGraph(*state, plan, inputs, nullptr, run_options);
+  std::vector<Value> all =
+      ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation);
   std::vector<Value> results;
   results.reserve(selected.size());
-  for (size_t index : selected)
-    results.push_back(keep_device_outputs ? all[index]
-                                          : CopyValueToCpu(state->DataTransfers(), all[index]));
+  for (size_t index : selected) {
+    if (keep_device_outputs) {
+      results.push_back(all[index]);
+      continue;
+    }
+    if (OffCpu(all[index])) {
+      instrumentation.copies++;
+      instrumentation.bytes_copied += ValueBytes(all[index]);
+    }
+    results.push_back(CopyValueToCpu(state->DataTransfers(), all[index]));
+  }
+  runs_.fetch_add(1, std::memory_order_relaxed);
+  copies_.fetch_add(instrumentation.copies.load(), std::memory_order_relaxed);
+  bytes_copied_.fetch_add(instrumentation.bytes_copied.load(), std::memory_order_relaxed);
+  if (instrumentation.profiler) {
+    std::vector<std::pair<std::string, std::string>> args;
+    if (!run_options.run_tag.empty()) args.emplace_back("run_tag", run_options.run_tag);
+    instrumentation.profiler->RecordSession("model_run", run_start, Profiler::Clock::now(),
+                                            std::move(args));
+  }
   return results;
 }
 
@@ -195,10 +238,22 @@ void InferenceSession::SetProviders(std::vector<ProviderSpec> providers) {
   if (model_) Initialize();
 }
 
-const PartitionReport& InferenceSession::Report() const {
+PartitionReport InferenceSession::Report() const {
   std::lock_guard<std::mutex> lock(state_mutex_);
   PRISM_ENFORCE(state_ != nullptr, kNoModel, "the session has no model loaded");
   return state_->Report();
+}
+
+RunStatistics InferenceSession::Statistics() const {
+  return RunStatistics{runs_.load(), copies_.load(), bytes_copied_.load()};
+}
+
+std::string InferenceSession::EndProfiling(const std::string& path) {
+  if (!profiler_ || !profiler_->Enabled()) return "";
+  const std::string target =
+      path.empty() ? profiler_->DefaultPath(options_.profile_file_prefix) : path;
+  profiler_->EndAndWrite(target);
+  return target;
 }
 
 AllocatorPtr InferenceSession::AllocatorFor(const MemoryInfo& memory) const {

@@ -2,6 +2,8 @@
 // Run() is const and may be called from many threads at once.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -16,12 +18,21 @@
 namespace prism {
 
 class SessionState;
+class Profiler;
 
 struct ValueInfo {
   std::string name;
   ValueType type;
   bool has_shape = false;
   std::vector<Dim> shape;  // symbolic dims keep their names, unknown ones have value -1
+};
+
+// Totals over every Run of a session: copies between memory spaces made by the executor, and
+// feeds or outputs moved between device and CPU memory by Run itself.
+struct RunStatistics {
+  int64_t runs = 0;
+  int64_t copies = 0;
+  int64_t bytes_copied = 0;
 };
 
 class InferenceSession {
@@ -57,7 +68,8 @@ class InferenceSession {
   // Rebuilds the plan with another provider list (onnxruntime's set_providers).
   void SetProviders(std::vector<ProviderSpec> providers);
 
-  const PartitionReport& Report() const;
+  // A copy: SetProviders replaces the state a reference would point into.
+  PartitionReport Report() const;
 
   // The allocator of the session's EP that owns memory (CPU memory: the CPU allocator), or
   // nullptr when no EP of the session has that memory.
@@ -66,6 +78,16 @@ class InferenceSession {
   // value itself when it is already there).
   Value CopyToMemory(const Value& value, const MemoryInfo& memory) const;
   const SessionOptions& Options() const { return options_; }
+
+  RunStatistics Statistics() const;
+
+  // With SessionOptions.enable_profiling: stops profiling and writes the Chrome trace to path,
+  // or to "<profile_file_prefix>_<YYYY-MM-DD_HH-MM-SS>.json" when path is empty; returns the
+  // path written. Returns "" when profiling is off or has already ended (onnxruntime's
+  // end_profiling).
+  std::string EndProfiling(const std::string& path = "");
+  // The live profiler (events so far), or nullptr when profiling is off.
+  const Profiler* GetProfiler() const { return profiler_.get(); }
 
  private:
   std::shared_ptr<const SessionState> State() const;
@@ -76,6 +98,10 @@ class InferenceSession {
   // Swapped atomically by SetProviders; each Run holds its own reference.
   mutable std::mutex state_mutex_;
   std::shared_ptr<const SessionState> state_;
+  std::unique_ptr<Profiler> profiler_;  // set at construction when profiling is enabled
+  mutable std::atomic<int64_t> runs_{0};
+  mutable std::atomic<int64_t> copies_{0};
+  mutable std::atomic<int64_t> bytes_copied_{0};
 };
 
 }  // namespace prism

@@ -86,8 +86,13 @@ std::string PartitionReport::ToDot() const {
       bool via_copy = false;
       for (size_t c = 0; c < copies.size(); ++c) {
         const CopyRecord& copy = copies[c];
-        if (copy.graph == nodes[i].graph && copy.value == value &&
-            copy.consumer.find("'" + nodes[i].node_name + "'") != std::string::npos) {
+        const std::string quoted = "'" + nodes[i].node_name + "'";
+        bool reads_copy = false;
+        for (const std::string& consumer : copy.consumers)
+          if (consumer.size() >= quoted.size() &&
+              consumer.compare(consumer.size() - quoted.size(), quoted.size(), quoted) == 0)
+            reads_copy = true;
+        if (copy.graph == nodes[i].graph && copy.value == value && reads_copy) {
           out << "  c" << c << " -> n" << i << " [style=dashed, color=red, label=\""
               << Escape(value) << "\"];\n";
           via_copy = true;

@@ -28,6 +28,7 @@ struct CopyRecord {
   std::string to_memory;       // e.g. "TestDevice:0"
   std::string consumer;        // the node (or "graph output") that needed the copy
   std::string reason;          // why the consumer wants it there
+  std::vector<std::string> consumers;  // every reader of the copy (the first is `consumer`)
 };
 
 class PartitionReport {

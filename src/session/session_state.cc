@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "session/profiler.h"
 #include "session/provider_library.h"
 
 namespace prism {
@@ -39,8 +40,16 @@ const Tensor* FindConstant(const Graph& graph, const std::string& name) {
 
 class SessionState::Planner {
  public:
-  Planner(SessionState& state, const SessionOptions& options, bool disable_cpu_fallback)
-      : state_(state), options_(options), disable_cpu_fallback_(disable_cpu_fallback) {}
+  Planner(SessionState& state, const SessionOptions& options, bool disable_cpu_fallback,
+          Profiler* profiler)
+      : state_(state),
+        options_(options),
+        disable_cpu_fallback_(disable_cpu_fallback),
+        profiler_(profiler) {}
+
+  // Kernel creation is interleaved with planning, so the profiler gets its total.
+  int64_t KernelCreationMicroseconds() const { return kernel_creation_ns_ / 1000; }
+  int64_t KernelsCreated() const { return kernels_created_; }
 
   // outer_memory: where the enclosing frame keeps each outer-scope value.
   std::unique_ptr<GraphPlan> PlanGraph(const Graph& graph, const std::string& path,
@@ -48,7 +57,11 @@ class SessionState::Planner {
     auto plan = std::make_unique<GraphPlan>();
     plan->graph = &graph;
     plan->path = path;
+    const auto partition_start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
     const std::vector<const IExecutionProvider*> assignment = Partition(graph, path);
+    if (profiler_)
+      profiler_->RecordSession("graph_partitioning", partition_start, Profiler::Clock::now(),
+                               {{"graph", path}});
 
     const MemoryInfo cpu = CpuMemoryInfo();
     for (const NodeArg* input : graph.Inputs()) {
@@ -68,15 +81,19 @@ class SessionState::Planner {
       plan->outer_slots.emplace_back(name, slot);
     }
 
-    // Copies already made: (source slot, memory name) -> slot in that memory.
-    std::map<std::pair<int, std::string>, int> copies;
+    // Copies already made: (source slot, memory name) -> (slot in that memory, report entry).
+    std::map<std::pair<int, std::string>, std::pair<int, size_t>> copies;
     auto slot_in = [&](int source, const MemoryInfo& wanted, const std::string& consumer,
                        const std::string& reason) -> int {
       if (plan->slot_memory[source].SameSpace(wanted)) return source;
       const auto key = std::make_pair(source, wanted.ToString());
       auto found = copies.find(key);
-      if (found != copies.end()) return found->second;
-      const std::string& name = plan->slot_names[source];
+      if (found != copies.end()) {
+        state_.report_.copies[found->second.second].consumers.push_back(consumer);
+        return found->second.first;
+      }
+      // A copy, not a reference: AddSlot grows slot_names and would leave a reference dangling.
+      const std::string name = plan->slot_names[source];
       const int target = plan->AddSlot(name + "@" + wanted.ToString(), wanted);
       ExecutionStep copy;
       copy.kind = ExecutionStep::Kind::kCopy;
@@ -89,8 +106,8 @@ class SessionState::Planner {
                     consumer, ", but no EP provides that data transfer");
       plan->steps.push_back(std::move(copy));
       state_.report_.copies.push_back(CopyRecord{path, name, plan->slot_memory[source].ToString(),
-                                                 wanted.ToString(), consumer, reason});
-      copies[key] = target;
+                                                 wanted.ToString(), consumer, reason, {consumer}});
+      copies[key] = {target, state_.report_.copies.size() - 1};
       return target;
     };
 
@@ -152,11 +169,18 @@ class SessionState::Planner {
       OpKernelInfo kernel_info(node, *provider, [&graph](const std::string& name) {
         return FindConstant(graph, name);
       });
+      const auto create_start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
       try {
         step.kernel = info->factory(kernel_info);
       } catch (const Exception& e) {
         throw Exception(e.Code(), MakeString(node.Describe(), " (", provider->Type(),
                                              "): cannot create kernel: ", e.what()));
+      }
+      if (profiler_) {
+        kernel_creation_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   Profiler::Clock::now() - create_start)
+                                   .count();
+        ++kernels_created_;
       }
       plan->steps.push_back(std::move(step));
     }
@@ -278,11 +302,16 @@ class SessionState::Planner {
   SessionState& state_;
   const SessionOptions& options_;
   bool disable_cpu_fallback_;
+  Profiler* profiler_;
+  int64_t kernel_creation_ns_ = 0;
+  int64_t kernels_created_ = 0;
 };
 
 std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<const Model>& model,
                                                         const SessionOptions& options,
-                                                        const std::vector<ProviderSpec>& providers) {
+                                                        const std::vector<ProviderSpec>& providers,
+                                                        Profiler* profiler) {
+  const auto providers_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   auto state = std::make_shared<SessionState>();
   state->model_ = model;
   const bool strict = options.ConfigOr("session.fail_on_unavailable_provider", "0") == "1";
@@ -309,14 +338,28 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
   state->providers_.push_back(CpuExecutionProviderFactory().Create(cpu_options));
   for (const auto& provider : state->providers_)
     if (auto transfer = provider->GetDataTransfer()) state->data_transfers_.Register(transfer);
+  if (profiler) {
+    std::string names;
+    for (const auto& provider : state->providers_)
+      names += (names.empty() ? "" : ",") + provider->Type();
+    profiler->RecordSession("provider_creation", providers_start, Profiler::Clock::now(),
+                            {{"providers", names}});
+  }
 
   const bool disable_fallback =
       has_other && options.ConfigOr("session.disable_cpu_ep_fallback", "0") == "1";
-  Planner planner(*state, options, disable_fallback);
+  Planner planner(*state, options, disable_fallback, profiler);
+  const auto planning_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   state->main_plan_ = planner.PlanGraph(model->MainGraph(), "main", [](const std::string& name) {
     PRISM_THROW(kInvalidGraph, "main graph reads undefined value '", name, "'");
     return CpuMemoryInfo();
   });
+  if (profiler)
+    profiler->RecordSession("graph_planning", planning_start, Profiler::Clock::now(), {},
+                            {{"nodes", static_cast<int64_t>(state->report_.nodes.size())},
+                             {"copies", static_cast<int64_t>(state->report_.copies.size())},
+                             {"kernels_created", planner.KernelsCreated()},
+                             {"kernel_creation_us", planner.KernelCreationMicroseconds()}});
   return state;
 }
 

@@ -16,13 +16,17 @@
 
 namespace prism {
 
+class Profiler;
+
 class SessionState {
  public:
   // Creates the EPs (skipping or failing on unavailable ones as the options say), partitions
-  // the model, inserts copies, creates kernels and plans every graph.
+  // the model, inserts copies, creates kernels and plans every graph. A profiler, when given,
+  // gets "Session" events for these phases.
   static std::shared_ptr<const SessionState> Build(const std::shared_ptr<const Model>& model,
                                                    const SessionOptions& options,
-                                                   const std::vector<ProviderSpec>& providers);
+                                                   const std::vector<ProviderSpec>& providers,
+                                                   Profiler* profiler = nullptr);
 
   const Model& GetModel() const { return *model_; }
   const std::vector<std::unique_ptr<IExecutionProvider>>& Providers() const { return providers_; }

@@ -1,11 +1,13 @@
 """InferenceSession, SessionOptions, RunOptions, providers and errors against onnxruntime."""
 import importlib.metadata
+import json
 import threading
 import warnings
 
 import numpy as np
 import onnx
 import onnxruntime
+
 import pytest
 from onnx import TensorProto, helper
 
@@ -341,8 +343,16 @@ def test_profiling(add_relu_path, tmp_path):
     so.profile_file_prefix = str(tmp_path / "profile")
     sess = ort.InferenceSession(add_relu_path, so)
     sess.run(None, add_relu_feeds())
-    with pytest.raises(PrismNotImplemented):
-        sess.end_profiling()
+    path = sess.end_profiling()
+    assert path.startswith(str(tmp_path / "profile")) and path.endswith(".json")
+    with open(path) as f:
+        events = json.load(f)
+    # One model_run and one kernel event per node (Add, Relu) for the single run.
+    assert sum(1 for e in events if e.get("cat") == "Session" and e["name"] == "model_run") == 1
+    node_events = [e for e in events if e.get("cat") == "Node"]
+    assert sorted(e["args"]["op_name"] for e in node_events) == ["Add", "Relu"]
+    assert all(e["dur"] >= 0 for e in events)
+    assert sess.end_profiling() == ""  # already ended
 
 
 def test_run_options(add_relu_path):

@@ -55,13 +55,11 @@ GeneratedInputs GenerateInputs(const std::vector<ValueInfo>& inputs,
         for (int64_t i = 0; i < count; ++i) static_cast<bool*>(data)[i] = small(rng) >= 5;
         break;
       case ElementType::kString:
-        for (int64_t i = 0; i < count; ++i)
-          static_cast<std::string*>(data)[i] = "s" + std::to_string(i);
+        for (int64_t i = 0; i < count; ++i) static_cast<std::string*>(data)[i] = MakeString("s", i);
         break;
       default:
         // Other integer types: small values fit every width.
-        for (size_t b = 0; b < tensor.SizeInBytes(); ++b)
-          static_cast<uint8_t*>(data)[b] = 0;
+        for (size_t b = 0; b < tensor.SizeInBytes(); ++b) static_cast<uint8_t*>(data)[b] = 0;
         break;
     }
     generated.names.push_back(input.name);

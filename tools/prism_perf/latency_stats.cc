@@ -22,7 +22,8 @@ LatencyStats ComputeLatencyStats(std::vector<double> samples_ms) {
   stats.p90_ms = std::max(stats.median_ms, rank(90));
   stats.p95_ms = std::max(stats.p90_ms, rank(95));
   stats.p99_ms = std::max(stats.p95_ms, rank(99));
-  stats.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
+  stats.mean_ms =
+      std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
   return stats;
 }
 

@@ -2,19 +2,27 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "common/json_writer.h"
 #include "common/status.h"
+#include "device_memory.h"
+#include "explain.h"
 #include "input_generator.h"
+#include "input_loader.h"
 #include "latency_stats.h"
 #include "perf_options.h"
+#include "profile_summary.h"
 #include "session/inference_session.h"
-#include "common/json_writer.h"
+#include "session/profiler.h"
 
 namespace prism::perf {
 namespace {
@@ -61,14 +69,175 @@ std::string FormatValues(const Value& value) {
   return text;
 }
 
-void PrintProgress(int done, int total) {
-  if (!isatty(fileno(stderr)) || total <= 0) return;
+// A progress bar on a terminal only, so piped output and logs stay clean.
+void PrintProgress(double fraction, const std::string& label) {
+  static const bool terminal = isatty(fileno(stderr));
+  if (!terminal) return;
   const int width = 40;
-  const int filled = done * width / total;
-  std::fprintf(stderr, "\r[%s%s] %d/%d", std::string(filled, '#').c_str(),
-               std::string(width - filled, ' ').c_str(), done, total);
-  if (done == total) std::fprintf(stderr, "\r%s\r", std::string(width + 24, ' ').c_str());
+  const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * width);
+  std::fprintf(stderr, "\r[%s%s] %s", std::string(filled, '#').c_str(),
+               std::string(width - filled, ' ').c_str(), label.c_str());
+  if (fraction >= 1.0) std::fprintf(stderr, "\r%s\r", std::string(width + 40, ' ').c_str());
   std::fflush(stderr);
+}
+
+std::string Describe(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+struct Timings {
+  double create_ms = 0;
+  double first_ms = 0;
+  double total_ms = 0;
+  std::vector<double> samples;
+  LatencyStats stats;
+  double throughput = 0;
+  RunStatistics copies_before, copies_after;
+};
+
+// The timed runs: -r runs in all (or -t seconds), -c of them in flight at once.
+void RunTimed(const InferenceSession& session, const PerfOptions& options,
+              const GeneratedInputs& inputs, Timings& timings) {
+  std::mutex samples_mutex;
+  std::atomic<int> next_run{0};
+  const auto bench_start = Clock::now();
+  auto worker = [&](bool progress) {
+    RunOptions run_options;
+    for (;;) {
+      int index;
+      if (options.seconds > 0) {
+        if (MillisecondsSince(bench_start) >= options.seconds * 1000) break;
+        index = next_run.fetch_add(1);
+      } else {
+        index = next_run.fetch_add(1);
+        if (index >= options.runs) break;
+      }
+      run_options.run_tag = MakeString("run_", index);
+      const auto start = Clock::now();
+      session.Run(run_options, inputs.names, inputs.values, {});
+      const double ms = MillisecondsSince(start);
+      std::lock_guard<std::mutex> lock(samples_mutex);
+      timings.samples.push_back(ms);
+      if (progress) {
+        if (options.seconds > 0)
+          PrintProgress(MillisecondsSince(bench_start) / (options.seconds * 1000),
+                        std::to_string(timings.samples.size()) + " runs");
+        else
+          PrintProgress(static_cast<double>(timings.samples.size()) / options.runs,
+                        MakeString(timings.samples.size(), "/", options.runs));
+      }
+    }
+  };
+  timings.copies_before = session.Statistics();
+  if (options.concurrent <= 1) {
+    worker(true);
+  } else {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < options.concurrent; ++t) threads.emplace_back(worker, t == 0);
+    for (auto& thread : threads) thread.join();
+  }
+  PrintProgress(1.0, "");
+  timings.total_ms = MillisecondsSince(bench_start);
+  timings.copies_after = session.Statistics();
+  timings.stats = ComputeLatencyStats(timings.samples);
+  timings.throughput = static_cast<double>(timings.samples.size()) / (timings.total_ms / 1000.0);
+}
+
+void WriteJson(const PerfOptions& options, const InferenceSession& session,
+               const GeneratedInputs& inputs, const Timings& timings,
+               const std::vector<DeviceMemory>& device_memory, const ProfileSummary* top,
+               const std::string& profile_file) {
+  const PartitionReport& report = session.Report();
+  const LatencyStats& stats = timings.stats;
+  const double runs = std::max<double>(1.0, static_cast<double>(timings.samples.size()));
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("model").String(options.model_path);
+  json.Key("nodes").Int(static_cast<int64_t>(report.nodes.size()));
+  json.Key("main_graph_nodes")
+      .Int(static_cast<int64_t>(session.GetModel().MainGraph().NodeCount()));
+  json.Key("providers").BeginArray();
+  for (const std::string& name : session.Providers()) json.String(name);
+  json.EndArray();
+  json.Key("inputs").BeginArray();
+  for (size_t i = 0; i < inputs.names.size(); ++i)
+    json.BeginObject()
+        .Key("name")
+        .String(inputs.names[i])
+        .Key("value")
+        .String(inputs.values[i].Describe())
+        .EndObject();
+  json.EndArray();
+  json.Key("input_source").String(options.input_dir.empty() ? "random" : options.input_dir);
+  json.Key("session_creation_ms").Number(timings.create_ms);
+  json.Key("first_run_ms").Number(timings.first_ms);
+  json.Key("runs").Int(stats.count);
+  json.Key("warmup_runs").Int(options.warmup_runs);
+  json.Key("concurrent").Int(options.concurrent);
+  json.Key("duration_s").Number(timings.total_ms / 1000.0);
+  json.Key("latency_ms").BeginObject();
+  json.Key("median").Number(stats.median_ms).Key("p90").Number(stats.p90_ms);
+  json.Key("p95").Number(stats.p95_ms).Key("p99").Number(stats.p99_ms);
+  json.Key("min").Number(stats.min_ms).Key("max").Number(stats.max_ms);
+  json.Key("mean").Number(stats.mean_ms);
+  json.EndObject();
+  json.Key("samples_ms").BeginArray();
+  for (double sample : timings.samples) json.Number(sample);
+  json.EndArray();
+  json.Key("throughput_runs_per_s").Number(timings.throughput);
+  json.Key("peak_rss_mib").Number(PeakResidentMegabytes());
+  json.Key("device_memory").BeginObject();
+  for (const DeviceMemory& memory : device_memory) {
+    json.Key(memory.provider).BeginObject();
+    json.Key("available").Bool(memory.available);
+    if (memory.available) {
+      json.Key("peak_live_allocations").Int(memory.peak_live_allocations);
+      json.Key("live_allocations").Int(memory.live_allocations);
+    } else {
+      json.Key("note").String(memory.note);
+    }
+    json.EndObject();
+  }
+  json.EndObject();
+  json.Key("partition").BeginObject();
+  json.Key("nodes_per_provider").BeginObject();
+  for (const auto& [provider, count] : report.NodesPerProvider()) json.Key(provider).Int(count);
+  json.EndObject();
+  json.Key("copy_nodes").Int(static_cast<int64_t>(report.copies.size()));
+  json.Key("copies_per_run")
+      .Number(static_cast<double>(timings.copies_after.copies - timings.copies_before.copies) /
+              runs);
+  json.Key("bytes_copied_per_run")
+      .Number(static_cast<double>(timings.copies_after.bytes_copied -
+                                  timings.copies_before.bytes_copied) /
+              runs);
+  json.EndObject();
+  if (!profile_file.empty()) json.Key("profile").String(profile_file);
+  if (top != nullptr) {
+    json.Key("top").BeginObject();
+    json.Key("runs").Int(top->runs);
+    json.Key("run_total_ms").Number(top->run_total_ms);
+    json.Key("node_total_ms").Number(top->node_total_ms);
+    for (const auto* list : {&top->op_types, &top->nodes}) {
+      json.Key(list == &top->op_types ? "op_types" : "nodes").BeginArray();
+      for (size_t i = 0; i < std::min<size_t>(options.top, list->size()); ++i) {
+        const TimeEntry& entry = (*list)[i];
+        json.BeginObject().Key("name").String(entry.name);
+        if (!entry.op_type.empty()) json.Key("op_type").String(entry.op_type);
+        if (!entry.provider.empty()) json.Key("provider").String(entry.provider);
+        json.Key("total_ms").Number(entry.total_ms).Key("calls").Int(entry.calls).EndObject();
+      }
+      json.EndArray();
+    }
+    json.EndObject();
+  }
+  json.EndObject();
+  std::ofstream file(options.json_path);
+  PRISM_ENFORCE(file.is_open(), kInvalidArgument, "cannot write --json file '", options.json_path,
+                "'");
+  file << json.Text() << "\n";
 }
 
 int Main(int argc, char** argv) {
@@ -83,109 +252,110 @@ int Main(int argc, char** argv) {
   if (options.optimization_level_given && options.optimization_level != 0)
     std::cout << "note: -o " << options.optimization_level
               << " is accepted but has no effect yet (no graph optimizer exists)\n";
+  const bool profiling = !options.profile_path.empty() || options.top > 0;
+  if (options.top > 0 && options.profile_path.empty() && !options.explain)
+    std::cout << "note: --top profiles every run; latencies include the profiler's overhead\n";
 
   SessionOptions session_options;
   session_options.intra_op_num_threads = options.intra_op_threads;
   session_options.inter_op_num_threads = options.inter_op_threads;
   session_options.graph_optimization_level =
       static_cast<GraphOptimizationLevel>(options.optimization_level);
+  session_options.enable_profiling = profiling && !options.explain;
+  // A benchmark of an EP that silently fell back to the CPU would mislead: fail instead.
+  session_options.config_entries["session.fail_on_unavailable_provider"] = "1";
+  Timings timings;
   const auto create_start = Clock::now();
   InferenceSession session(session_options, options.providers);
   session.Load(options.model_path);
-  const double create_ms = MillisecondsSince(create_start);
+  timings.create_ms = MillisecondsSince(create_start);
+  const PartitionReport& report = session.Report();
 
-  GeneratedInputs inputs = GenerateInputs(session.Inputs(), options.free_dims, options.seed);
+  if (!options.dot_path.empty()) {
+    std::ofstream dot(options.dot_path);
+    PRISM_ENFORCE(dot.is_open(), kInvalidArgument, "cannot write --dot file '", options.dot_path,
+                  "'");
+    dot << report.ToDot();
+    std::cout << "Partition graph written to " << options.dot_path << " (render: dot -Tpng "
+              << options.dot_path << " -o partition.png)\n";
+  }
+  if (options.explain) {
+    std::cout << "Model: " << options.model_path << "\n"
+              << ExplainPartition(report, session.Providers());
+    return 0;
+  }
+
+  GeneratedInputs inputs =
+      options.input_dir.empty()
+          ? GenerateInputs(session.Inputs(), options.free_dims, options.seed)
+          : LoadInputs(options.input_dir, session.Inputs(), session.OverridableInitializers());
   for (const std::string& note : inputs.notes) std::cout << "note: " << note << "\n";
 
   RunOptions run_options;
+  run_options.run_tag = "first_run";
   const auto first_start = Clock::now();
   std::vector<Value> outputs = session.Run(run_options, inputs.names, inputs.values, {});
-  const double first_ms = MillisecondsSince(first_start);
-  for (int i = 0; i < options.warmup_runs; ++i)
+  timings.first_ms = MillisecondsSince(first_start);
+  for (int i = 0; i < options.warmup_runs; ++i) {
+    run_options.run_tag = MakeString("warmup_", i);
     session.Run(run_options, inputs.names, inputs.values, {});
-
-  std::vector<double> samples;
-  std::mutex samples_mutex;
-  const auto bench_start = Clock::now();
-  auto worker = [&](int runs, bool progress) {
-    for (int r = 0; options.seconds > 0 ? MillisecondsSince(bench_start) < options.seconds * 1000
-                                        : r < runs;
-         ++r) {
-      const auto start = Clock::now();
-      session.Run(run_options, inputs.names, inputs.values, {});
-      const double ms = MillisecondsSince(start);
-      std::lock_guard<std::mutex> lock(samples_mutex);
-      samples.push_back(ms);
-      if (progress && options.seconds <= 0) PrintProgress(r + 1, runs);
-    }
-  };
-  if (options.concurrent <= 1) {
-    worker(options.runs, true);
-  } else {
-    std::vector<std::thread> threads;
-    for (int t = 0; t < options.concurrent; ++t) threads.emplace_back(worker, options.runs, t == 0);
-    for (auto& thread : threads) thread.join();
   }
-  const double total_ms = MillisecondsSince(bench_start);
-  const LatencyStats stats = ComputeLatencyStats(samples);
-  const double throughput = static_cast<double>(samples.size()) / (total_ms / 1000.0);
+  RunTimed(session, options, inputs, timings);
+  const std::vector<DeviceMemory> device_memory = ReadDeviceMemory(session.Providers());
 
-  const PartitionReport& report = session.Report();
-  const Graph& graph = session.GetModel().MainGraph();
-  std::cout << "Model: " << options.model_path << " (" << graph.NodeCount() << " nodes)\n";
-  std::cout << "Providers:";
-  for (const std::string& name : session.Providers()) std::cout << " " << name;
-  std::cout << "\nInputs:\n";
+  std::optional<ProfileSummary> top;
+  if (options.top > 0 && session.GetProfiler() != nullptr)
+    top = SummarizeProfile(session.GetProfiler()->Events(), "run_");
+  std::string profile_file;
+  if (!options.profile_path.empty()) profile_file = session.EndProfiling(options.profile_path);
+
+  const LatencyStats& stats = timings.stats;
+  std::cout << "Model: " << options.model_path << " (" << report.nodes.size() << " nodes)\n";
+  std::cout << "Providers: " << Describe(session.Providers()) << "\n";
+  std::cout << "Inputs"
+            << (options.input_dir.empty() ? MakeString(" (random, seed ", options.seed, ")")
+                                          : " (from " + options.input_dir + ")")
+            << ":\n";
   for (size_t i = 0; i < inputs.names.size(); ++i)
     std::cout << "  " << inputs.names[i] << ": " << inputs.values[i].Describe() << "\n";
-  std::cout << "Outputs:\n";
+  std::cout << "Outputs (first run):\n";
   const std::vector<ValueInfo> output_infos = session.Outputs();
   for (size_t i = 0; i < outputs.size(); ++i)
     std::cout << "  " << output_infos[i].name << ": " << FormatValues(outputs[i]) << "\n";
-  std::printf("Session creation: %.2f ms\nFirst run: %.3f ms\n", create_ms, first_ms);
-  std::printf("Runs: %d (warm-up %d, concurrent %d)\n", stats.count, options.warmup_runs,
-              options.concurrent);
+  std::printf("Session creation: %.2f ms\nFirst run: %.3f ms\n", timings.create_ms,
+              timings.first_ms);
+  std::printf("Runs: %d timed (after 1 first run and %d warm-up), %d in flight at once\n",
+              stats.count, options.warmup_runs, options.concurrent);
   std::printf("Latency (ms): median %.3f  p90 %.3f  p95 %.3f  p99 %.3f  min %.3f  max %.3f\n",
-              stats.median_ms, stats.p90_ms, stats.p95_ms, stats.p99_ms, stats.min_ms, stats.max_ms);
-  std::printf("Throughput: %.1f runs/s\n", throughput);
+              stats.median_ms, stats.p90_ms, stats.p95_ms, stats.p99_ms, stats.min_ms,
+              stats.max_ms);
+  std::printf("Throughput: %.2f runs/s\n", timings.throughput);
   std::printf("Peak resident memory: %.1f MiB\n", PeakResidentMegabytes());
+  std::cout << "Device memory:\n";
+  for (const DeviceMemory& memory : device_memory) {
+    if (memory.available)
+      std::printf("  %s: peak %lld live allocations, %lld live after the runs\n",
+                  memory.provider.c_str(), memory.peak_live_allocations, memory.live_allocations);
+    else
+      std::printf("  %s: n/a (%s)\n", memory.provider.c_str(), memory.note.c_str());
+  }
+  const double runs = std::max<double>(1.0, static_cast<double>(stats.count));
   std::cout << "Partition:\n";
   for (const auto& [provider, count] : report.NodesPerProvider())
     std::cout << "  " << provider << ": " << count << " nodes\n";
-  std::cout << "  copy nodes: " << report.copies.size() << "\n";
-
-  if (!options.json_path.empty()) {
-    JsonWriter json;
-    json.BeginObject();
-    json.Key("model").String(options.model_path);
-    json.Key("nodes").Int(static_cast<int64_t>(graph.NodeCount()));
-    json.Key("providers").BeginArray();
-    for (const std::string& name : session.Providers()) json.String(name);
-    json.EndArray();
-    json.Key("session_creation_ms").Number(create_ms);
-    json.Key("first_run_ms").Number(first_ms);
-    json.Key("runs").Int(stats.count);
-    json.Key("warmup_runs").Int(options.warmup_runs);
-    json.Key("concurrent").Int(options.concurrent);
-    json.Key("latency_ms").BeginObject();
-    json.Key("median").Number(stats.median_ms).Key("p90").Number(stats.p90_ms);
-    json.Key("p95").Number(stats.p95_ms).Key("p99").Number(stats.p99_ms);
-    json.Key("min").Number(stats.min_ms).Key("max").Number(stats.max_ms);
-    json.Key("mean").Number(stats.mean_ms);
-    json.EndObject();
-    json.Key("throughput_runs_per_s").Number(throughput);
-    json.Key("peak_rss_mib").Number(PeakResidentMegabytes());
-    json.Key("partition").BeginObject();
-    json.Key("nodes_per_provider").BeginObject();
-    for (const auto& [provider, count] : report.NodesPerProvider()) json.Key(provider).Int(count);
-    json.EndObject();
-    json.Key("copy_nodes").Int(static_cast<int64_t>(report.copies.size()));
-    json.EndObject();
-    json.EndObject();
-    std::ofstream file(options.json_path);
-    PRISM_ENFORCE(file.is_open(), kInvalidArgument, "cannot write --json file '", options.json_path, "'");
-    file << json.Text() << "\n";
-  }
+  std::printf("  copy nodes: %zu\n", report.copies.size());
+  std::printf(
+      "  copies per run: %.1f, bytes copied per run: %.0f\n",
+      static_cast<double>(timings.copies_after.copies - timings.copies_before.copies) / runs,
+      static_cast<double>(timings.copies_after.bytes_copied - timings.copies_before.bytes_copied) /
+          runs);
+  if (top) std::cout << FormatTop(*top, static_cast<size_t>(options.top));
+  if (!profile_file.empty())
+    std::cout << "Profile: " << profile_file << " (" << 1 + options.warmup_runs + stats.count
+              << " model_run events: run_tag first_run, warmup_<i>, run_<i>)\n";
+  if (!options.json_path.empty())
+    WriteJson(options, session, inputs, timings, device_memory, top ? &*top : nullptr,
+              profile_file);
   return 0;
 }
 

@@ -11,7 +11,8 @@ int ParseInt(const std::string& option, const std::string& text, int minimum) {
   try {
     size_t used = 0;
     const long value = std::stol(text, &used);
-    if (used == text.size() && value >= minimum && value <= 1000000000) return static_cast<int>(value);
+    if (used == text.size() && value >= minimum && value <= 1000000000)
+      return static_cast<int>(value);
   } catch (const std::exception&) {
   }
   PRISM_THROW(kInvalidArgument, "option ", option, " expects an integer >= ", minimum, ", got '",
@@ -36,8 +37,8 @@ ProviderOptions ParseKeyValues(const std::string& text) {
   std::string item;
   while (stream >> item) {
     const size_t eq = item.find('=');
-    PRISM_ENFORCE(eq != std::string::npos && eq > 0, kInvalidArgument,
-                  "provider option '", item, "' must look like key=value");
+    PRISM_ENFORCE(eq != std::string::npos && eq > 0, kInvalidArgument, "provider option '", item,
+                  "' must look like key=value");
     options[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return options;
@@ -57,17 +58,23 @@ std::string PerfUsage() {
   return R"(usage: prism_perf -m MODEL [options]
   -m MODEL        the ONNX model to run
   -e EPS          execution providers in priority order, comma-separated:
-                  cpu, dnnl, cuda, test, or a full name (default: cpu)
-  -i "k=v ..."    options for the first non-CPU provider of -e
+                  cpu, dnnl, cuda, test, or a full name (default: cpu; CPU is always last)
+  -i "k=v ..."    options for the first non-CPU provider of -e, e.g. -e test -i "ops=Add,Relu"
   -x N            intra-op threads (accepted; no effect yet)
   -y N            inter-op threads (accepted; no effect yet)
-  -o LEVEL        optimization level 0, 1, 2 or 99 (accepted; no effect yet)
-  -w N            warm-up runs (default 3)
+  -o LEVEL        graph optimization level 0, 1, 2 or 99 (accepted; no effect yet)
+  -w N            warm-up runs after the first run (default 3)
   -r N            timed runs (default 20)
   -t SECONDS      run for this long instead of -r runs
   -S SEED         seed of the random inputs (default 0)
+  -I DIR          read the inputs from DIR/input_0.pb, input_1.pb, ... (ONNX TensorProto files
+                  as in the ONNX test layout, in graph input order) instead of random ones
   -f NAME:VALUE   value of a symbolic dim (repeatable; unset symbolic dims are 1)
-  -c N            concurrent runs on one session (default 1)
+  -c N            runs in flight at once on one session (default 1); -r counts all of them
+  -p FILE         profile every run and write the Chrome trace (Perfetto, chrome://tracing)
+  --top N         print the N op types and nodes that took the most time (profiles the runs)
+  --explain       print where each node runs and why, and the copies, then exit without running
+  --dot FILE      write the partition as Graphviz (render: dot -Tpng FILE -o partition.png)
   --json FILE     write the summary as JSON
   -h, --help      this text
 )";
@@ -112,6 +119,7 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
       options.warmup_runs = ParseInt(arg, value(), 0);
     } else if (arg == "-r") {
       options.runs = ParseInt(arg, value(), 1);
+      options.runs_given = true;
     } else if (arg == "-t") {
       options.seconds = ParseSeconds(arg, value());
     } else if (arg == "-S") {
@@ -126,12 +134,24 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
       options.concurrent = ParseInt(arg, value(), 1);
     } else if (arg == "--json") {
       options.json_path = value();
+    } else if (arg == "-p") {
+      options.profile_path = value();
+    } else if (arg == "--top") {
+      options.top = ParseInt(arg, value(), 1);
+    } else if (arg == "--explain") {
+      options.explain = true;
+    } else if (arg == "--dot") {
+      options.dot_path = value();
+    } else if (arg == "-I") {
+      options.input_dir = value();
     } else {
       PRISM_THROW(kInvalidArgument, "unknown option '", arg, "' (see prism_perf --help)");
     }
   }
   if (options.show_help) return options;
   PRISM_ENFORCE(!options.model_path.empty(), kInvalidArgument, "no model given (use -m MODEL)");
+  PRISM_ENFORCE(!(options.runs_given && options.seconds > 0), kInvalidArgument,
+                "options -r and -t exclude each other: give a run count or a duration");
   bool options_used = provider_options_text.empty();
   for (const std::string& short_name : provider_names) {
     ProviderSpec spec{ProviderNameFromShort(short_name), {}};

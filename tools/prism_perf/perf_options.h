@@ -23,6 +23,12 @@ struct PerfOptions {
   std::map<std::string, int64_t> free_dims;  // symbolic dim name -> value
   int concurrent = 1;
   std::string json_path;
+  std::string profile_path;  // -p: profile the runs and write the Chrome trace here
+  int top = 0;               // --top N: the op types and nodes that took the most time
+  bool explain = false;      // --explain: print the partition and exit without running
+  std::string dot_path;      // --dot: Graphviz of the partition
+  std::string input_dir;     // -I: input_K.pb files instead of random inputs
+  bool runs_given = false;
   bool show_help = false;
 };
 

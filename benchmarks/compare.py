@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Prism (prism_perf) against onnxruntime on the same models, inputs and thread count.
+
+For every model: the inputs are drawn once from the model's sidecar fill spec and written as
+ONNX test data (input_K.pb); prism_perf reads them with -I and onnxruntime gets the same arrays.
+Then, in ONE alternating run, each round is a prism_perf invocation (-r N --json: its in-process
+per-run wall clock) followed by N onnxruntime runs timed in-process after a warm-up, so that both
+see the same machine conditions. Both use one thread. The foreign CPU load (cores busy with other
+processes: /proc/stat minus this script's and its children's own CPU time) is recorded per model,
+as /work/shared/bench/README.md asks.
+
+    .venv/bin/python benchmarks/compare.py --build-dir build-perf
+    .venv/bin/python benchmarks/compare.py --build-dir build-perf --models mnist_cnn,bert_tiny \
+        --rounds 5 --runs 20 --markdown benchmarks/RESULTS.md --chart docs/images/compare_chart.png
+
+Writes <work-dir>/results.json, and with --markdown / --chart a table and a bar chart of the
+prism/onnxruntime median ratios.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import shlex
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DEFAULT_MODELS = ["mnist_cnn", "squeezenet1_1", "mobilenetv2", "bert_tiny", "gemm_chain"]
+ORT_LEVELS = {
+    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+
+
+def make_models_script():
+    shared = os.environ.get("PRISM_SHARED_DIR") or os.path.normpath(os.path.join(REPO, "..", "shared"))
+    return os.path.join(shared, "bench", "make_models.py")
+
+
+def ensure_models(models_dir, names):
+    missing = [n for n in names if not os.path.exists(os.path.join(models_dir, n + ".onnx"))]
+    if missing:
+        os.makedirs(models_dir, exist_ok=True)
+        command = [sys.executable, make_models_script(), models_dir, "--models", ",".join(missing)]
+        print("generating", ", ".join(missing), ":", " ".join(command), flush=True)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def make_inputs(sidecar, seed):
+    """Arrays by the sidecar's fill spec: normal N(mean, std), randint [low, high), ones."""
+    rng = np.random.RandomState(seed)
+    arrays = []
+    for spec in sidecar["inputs"]:
+        shape, dtype, fill = spec["shape"], np.dtype(spec["dtype"]), spec["fill"]
+        if fill["kind"] == "normal":
+            value = rng.normal(fill.get("mean", 0.0), fill.get("std", 1.0), shape)
+        elif fill["kind"] == "randint":
+            value = rng.randint(fill["low"], fill["high"], shape)
+        elif fill["kind"] == "ones":
+            value = np.ones(shape)
+        else:
+            raise ValueError("unknown fill kind %r in %s" % (fill["kind"], sidecar["name"]))
+        arrays.append((spec["name"], value.astype(dtype)))
+    return arrays
+
+
+def write_inputs(arrays, folder):
+    os.makedirs(folder, exist_ok=True)
+    for k, (name, array) in enumerate(arrays):
+        with open(os.path.join(folder, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(array, name).SerializeToString())
+
+
+class CpuLoad:
+    """Cores used by other processes between start() and stop(): all busy time from /proc/stat
+    minus the CPU time of this process and of its waited-for children."""
+
+    @staticmethod
+    def _busy_seconds():
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        busy = sum(fields[:8]) - idle  # user nice system idle iowait irq softirq steal
+        return busy / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _own_seconds():
+        total = 0.0
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+            usage = resource.getrusage(who)
+            total += usage.ru_utime + usage.ru_stime
+        return total
+
+    def start(self):
+        self.wall = time.monotonic()
+        self.busy = self._busy_seconds()
+        self.own = self._own_seconds()
+
+    def stop(self):
+        wall = time.monotonic() - self.wall
+        busy = self._busy_seconds() - self.busy
+        own = self._own_seconds() - self.own
+        return {"wall_s": wall, "own_cores": own / wall, "foreign_cores": max(0.0, busy - own) / wall}
+
+
+def stats(samples):
+    a = np.sort(np.asarray(samples, dtype=np.float64))
+    rank = lambda p: a[min(len(a) - 1, max(0, int(np.ceil(p / 100.0 * len(a))) - 1))]
+    return {"median": float(np.median(a)), "p90": float(rank(90)), "min": float(a[0]),
+            "max": float(a[-1]), "count": int(len(a))}
+
+
+def first_values_match(prism_stdout, ort_outputs):
+    """prism_perf prints up to 5 leading values of each output; compare with onnxruntime's."""
+    printed = []
+    section = prism_stdout.split("Outputs (first run):\n", 1)
+    if len(section) < 2:
+        return None
+    for line in section[1].splitlines():
+        if not line.startswith("  "):
+            break
+        values = line.rsplit(":", 1)[1].split()
+        printed.append([float(v) for v in values if v not in ("...", "?")])
+    if len(printed) != len(ort_outputs):
+        return False
+    for values, reference in zip(printed, ort_outputs):
+        expected = np.asarray(reference).flatten()[:len(values)].astype(np.float64)
+        if not np.allclose(values, expected, rtol=1e-3, atol=1e-4):
+            return False
+    return True
+
+
+def compare_model(name, args, models_dir, work_dir):
+    model_path = os.path.join(models_dir, name + ".onnx")
+    with open(os.path.join(models_dir, name + ".json")) as f:
+        sidecar = json.load(f)
+    arrays = make_inputs(sidecar, args.seed)
+    input_dir = os.path.join(work_dir, name, "inputs")
+    write_inputs(arrays, input_dir)
+    feeds = dict(arrays)
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ORT_LEVELS[args.ort_opt]
+    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    ort_outputs = session.run(None, feeds)
+    for _ in range(args.warmup):
+        session.run(None, feeds)
+
+    summary_path = os.path.join(work_dir, name, "prism_summary.json")
+    prism_command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
+                     "-w", str(args.warmup), "--json", summary_path]
+    prism_samples, ort_samples, rounds = [], [], []
+    load = CpuLoad()
+    load.start()
+    for r in range(args.rounds):
+        result = subprocess.run(prism_command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError("%s failed:\n%s%s" % (shlex.join(prism_command), result.stdout,
+                                                     result.stderr))
+        with open(summary_path) as f:
+            prism_round = json.load(f)["samples_ms"]
+        ort_round = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            session.run(None, feeds)
+            ort_round.append(1000.0 * (time.perf_counter() - start))
+        prism_samples += prism_round
+        ort_samples += ort_round
+        rounds.append({"prism_median_ms": float(np.median(prism_round)),
+                       "ort_median_ms": float(np.median(ort_round))})
+        print("  %s round %d/%d: prism %.3f ms, onnxruntime %.3f ms" % (
+            name, r + 1, args.rounds, rounds[-1]["prism_median_ms"], rounds[-1]["ort_median_ms"]),
+            flush=True)
+    cpu = load.stop()
+    prism, ours = stats(prism_samples), stats(ort_samples)
+    return {
+        "model": name,
+        "nodes": len(onnx.load(model_path, load_external_data=False).graph.node),
+        "prism_ms": prism,
+        "ort_ms": ours,
+        "ratio_median": prism["median"] / ours["median"],
+        "ratio_p90": prism["p90"] / ours["p90"],
+        "ratio_min": prism["min"] / ours["min"],
+        "round_ratios": [r["prism_median_ms"] / r["ort_median_ms"] for r in rounds],
+        "outputs_agree": first_values_match(result.stdout, ort_outputs),
+        "cpu": cpu,
+        "prism_command": shlex.join(prism_command),
+    }
+
+
+def table(results):
+    lines = ["| model | nodes | prism median ms | prism p90 | prism min | ORT median ms | ORT p90 | "
+             "ORT min | ratio (median) | ratio p90 | ratio min | foreign load (cores) | outputs agree |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        p, o = r["prism_ms"], r["ort_ms"]
+        lines.append("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | **%.1fx** | %.1fx | %.1fx | %.2f | %s |" % (
+            r["model"], r["nodes"], p["median"], p["p90"], p["min"], o["median"], o["p90"],
+            o["min"], r["ratio_median"], r["ratio_p90"], r["ratio_min"], r["cpu"]["foreign_cores"],
+            {True: "yes", False: "NO", None: "?"}[r["outputs_agree"]]))
+    return "\n".join(lines)
+
+
+def chart(results, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [r["model"] for r in results]
+    x = np.arange(len(names))
+    width = 0.38
+    fig, ax = plt.subplots(figsize=(8, 4.4), dpi=100)
+    series = [("median", "ratio_median", "#4c72b0"), ("min", "ratio_min", "#55a868")]
+    for k, (label, key, color) in enumerate(series):
+        values = [r[key] for r in results]
+        bars = ax.bar(x + (k - 0.5) * width, values, width, label="ratio of the %ss" % label,
+                      color=color)
+        for bar, value in zip(bars, values):
+            ax.annotate("%.1fx" % value, (bar.get_x() + bar.get_width() / 2, value), ha="center",
+                        va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
+    ax.axhline(1.0, color="#c44e52", linestyle="--", linewidth=1, label="parity")
+    ax.set_yscale("log")
+    ax.set_xticks(x, names)
+    ax.set_ylabel("Prism time / onnxruntime time (log scale)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.set_ylim(bottom=min(0.5, min(r["ratio_min"] for r in results) / 1.5),
+                top=max(max(r["ratio_median"], r["ratio_min"]) for r in results) * 2.5)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def machine_description():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %d logical CPUs, %s, Python %s, onnxruntime %s, numpy %s" % (
+        cpu, os.cpu_count(), platform.platform(), platform.python_version(), ort.__version__,
+        np.__version__)
+
+
+def markdown(results, args, command, started, load_before):
+    lines = [
+        "## Run of %s" % started,
+        "",
+        "Command (from the repository root):",
+        "",
+        "    " + command,
+        "",
+        "Machine: %s. Load average before the run: %s." % (machine_description(), load_before),
+        "Each model: %d alternating rounds of `prism_perf -r %d -w %d` and %d onnxruntime runs "
+        "(after %d warm-up runs), one thread each, the same inputs (`-I` folder of input_K.pb); "
+        "onnxruntime graph optimization level `%s`. Times are per run in milliseconds over all "
+        "rounds; the ratio is Prism / onnxruntime (higher is slower). Foreign load is the mean "
+        "number of cores busy with other processes during the model's measurement."
+        % (args.rounds, args.runs, args.warmup, args.runs, args.warmup, args.ort_opt),
+        "",
+        table(results),
+        "",
+        "Per-round median ratios:",
+        "",
+    ]
+    for r in results:
+        lines.append("- %s: %s" % (r["model"], ", ".join("%.1f" % x for x in r["round_ratios"])))
+    lines += ["", "prism_perf commands of the last round:", ""]
+    for r in results:
+        lines.append("    " + r["prism_command"])
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                        help="Prism build folder holding prism_perf (default: build)")
+    parser.add_argument("--prism-perf", help="prism_perf binary (default: <build-dir>/prism_perf)")
+    parser.add_argument("--models-dir", help="bench models (default: <build-dir>/bench-models, "
+                        "generated there on demand by ../shared/bench/make_models.py)")
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                        help="comma-separated bench model names (default: %(default)s)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per model")
+    parser.add_argument("--runs", type=int, default=10, help="timed runs per round and runtime")
+    parser.add_argument("--warmup", type=int, default=2, help="warm-up runs before timing")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
+    parser.add_argument("--ort-opt", choices=sorted(ORT_LEVELS), default="all",
+                        help="onnxruntime graph optimization level (default: all, its default)")
+    parser.add_argument("--work-dir", help="inputs and results (default: <build-dir>/compare)")
+    parser.add_argument("--markdown", help="append the results table to this Markdown file")
+    parser.add_argument("--chart", help="write a PNG bar chart of the ratios here")
+    args = parser.parse_args()
+    for name in ("rounds", "runs"):
+        if getattr(args, name) < 1:
+            parser.error("--%s must be at least 1" % name)
+    args.prism_perf = args.prism_perf or os.path.join(args.build_dir, "prism_perf")
+    if not os.path.exists(args.prism_perf):
+        parser.error("prism_perf not found at %s (build it, or give --build-dir)" % args.prism_perf)
+    models_dir = args.models_dir or os.path.join(args.build_dir, "bench-models")
+    work_dir = args.work_dir or os.path.join(args.build_dir, "compare")
+    names = [n for n in args.models.split(",") if n]
+    ensure_models(models_dir, names)
+
+    started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    load_before = " ".join(open("/proc/loadavg").read().split()[:3])
+    command = shlex.join([os.path.relpath(sys.executable, REPO) if sys.executable.startswith(REPO)
+                          else sys.executable, os.path.relpath(os.path.abspath(__file__), REPO)]
+                         + sys.argv[1:])
+    results = []
+    for name in names:
+        print("%s:" % name, flush=True)
+        results.append(compare_model(name, args, models_dir, work_dir))
+    print(table(results))
+    os.makedirs(work_dir, exist_ok=True)
+    with open(os.path.join(work_dir, "results.json"), "w") as f:
+        json.dump({"started": started, "command": command, "args": vars(args), "results": results},
+                  f, indent=1)
+    if args.chart:
+        chart(results, args.chart, "Prism / onnxruntime median latency, 1 thread (%s)" % started)
+        print("chart:", args.chart)
+    if args.markdown:
+        with open(args.markdown, "a") as f:
+            f.write("\n" + markdown(results, args, command, started, load_before))
+        print("appended to", args.markdown)
+
+
+if __name__ == "__main__":
+    main()

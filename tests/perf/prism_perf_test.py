@@ -1,0 +1,334 @@
+"""prism_perf checked against itself, the ONNX files and the runtime's own profile.
+
+Run by CTest (ctest -R perf_tool), or: PRISM_BUILD_DIR=build .venv/bin/python -m pytest tests/perf
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from perf_models import count_nodes
+
+SPLIT_EPS = ["-e", "test,cpu", "-i", "ops=Add,Relu"]
+
+
+def run(prism_perf, *args, check=True, timeout=600):
+    result = subprocess.run([prism_perf, *args], capture_output=True, text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        pytest.fail("prism_perf %s failed (%d):\n%s%s" % (" ".join(args), result.returncode,
+                                                            result.stdout, result.stderr))
+    return result
+
+
+def run_json(prism_perf, tmp_path, *args):
+    summary = tmp_path / "summary.json"
+    result = run(prism_perf, *args, "--json", str(summary))
+    with open(summary) as f:
+        return json.load(f), result.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "no model given"),
+    (["-m", "MODEL", "--bogus"], "unknown option '--bogus'"),
+    (["-m", "MODEL", "-r"], "option -r needs a value"),
+    (["-m", "MODEL", "-r", "abc"], "option -r expects an integer >= 1, got 'abc'"),
+    (["-m", "MODEL", "-r", "0"], "option -r expects an integer >= 1, got '0'"),
+    (["-m", "MODEL", "-w", "-1"], "option -w expects an integer >= 0"),
+    (["-m", "MODEL", "-t", "0"], "option -t expects a positive number of seconds"),
+    (["-m", "MODEL", "-r", "5", "-t", "1"], "options -r and -t exclude each other"),
+    (["-m", "MODEL", "-o", "3"], "option -o expects 0, 1, 2 or 99, got 3"),
+    (["-m", "MODEL", "-c", "0"], "option -c expects an integer >= 1"),
+    (["-m", "MODEL", "-f", "batch"], "option -f expects NAME:VALUE, got 'batch'"),
+    (["-m", "MODEL", "-f", "batch:x"], "option -f expects an integer >= 0, got 'x'"),
+    (["-m", "MODEL", "-i", "ops=Add"], "option -i was given but -e names no provider other than cpu"),
+    (["-m", "MODEL", "-e", "test", "-i", "opsAdd"], "provider option 'opsAdd' must look like key=value"),
+    (["-m", "MODEL", "-e", ","], "option -e needs at least one EP"),
+    (["-m", "MODEL", "--top", "0"], "option --top expects an integer >= 1"),
+    (["-m", "MODEL", "-p"], "option -p needs a value"),
+    (["-m", "/nonexistent/model.onnx"], "/nonexistent/model.onnx"),
+    (["-m", "MODEL", "-e", "cuda"], "CUDAExecutionProvider"),
+    (["-m", "MODEL", "-e", "NoSuchExecutionProvider"], "NoSuchExecutionProvider"),
+    (["-m", "MODEL", "-I", "/nonexistent_dir"], "option -I: '/nonexistent_dir' is not a folder"),
+])
+def test_bad_options_fail_with_a_clear_message(prism_perf, split_model, args, message):
+    args = [split_model if a == "MODEL" else a for a in args]
+    result = run(prism_perf, *args, check=False)
+    assert result.returncode != 0, result.stdout
+    assert "prism_perf: error:" in result.stderr
+    assert message in result.stderr, result.stderr
+
+
+def test_help_lists_every_option(prism_perf):
+    result = run(prism_perf, "--help")
+    for option in ["-m", "-e", "-i", "-x", "-y", "-o", "-w", "-r", "-t", "-S", "-I", "-f", "-c",
+                   "-p", "--top", "--explain", "--dot", "--json"]:
+        assert re.search(r"^\s+%s\b" % re.escape(option), result.stdout, re.M), option
+
+
+def test_options_without_effect_say_so(prism_perf, split_model):
+    result = run(prism_perf, "-m", split_model, "-r", "1", "-w", "0", "-x", "2", "-y", "2", "-o", "2")
+    assert "note: -x/-y thread counts are accepted but have no effect yet" in result.stdout
+    assert "note: -o 2 is accepted but has no effect yet" in result.stdout
+    quiet = run(prism_perf, "-m", split_model, "-r", "1", "-w", "0", "-o", "0")
+    assert "no effect" not in quiet.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary
+
+
+def test_latency_percentiles_are_ordered(prism_perf, bench_model, tmp_path):
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", bench_model("mnist_cnn"), "-r", "25",
+                               "-w", "1")
+    latency = summary["latency_ms"]
+    assert 0 < latency["min"] <= latency["median"] <= latency["p90"] <= latency["p95"] \
+        <= latency["p99"] <= latency["max"]
+    assert summary["runs"] == 25 and len(summary["samples_ms"]) == 25
+    assert min(summary["samples_ms"]) == pytest.approx(latency["min"], rel=1e-5)
+    assert max(summary["samples_ms"]) == pytest.approx(latency["max"], rel=1e-5)
+    assert summary["throughput_runs_per_s"] > 0
+    assert summary["session_creation_ms"] > 0 and summary["first_run_ms"] > 0
+    assert summary["peak_rss_mib"] > 1
+    assert summary["device_memory"]["CPUExecutionProvider"]["available"] is False
+    for line in ["Session creation:", "First run:", "Latency (ms): median", "Throughput:",
+                 "Peak resident memory:", "CPUExecutionProvider: n/a", "copy nodes: 0",
+                 "bytes copied per run: 0"]:
+        assert line in stdout, line
+
+
+def test_duration_mode_runs_for_the_time_given(prism_perf, split_model, tmp_path):
+    summary, _ = run_json(prism_perf, tmp_path, "-m", split_model, "-t", "0.5", "-w", "0")
+    assert summary["runs"] >= 1
+    assert 0.5 <= summary["duration_s"] < 5
+
+
+@pytest.mark.parametrize("model", ["mnist_cnn", "bert_tiny"])
+def test_nodes_per_ep_sum_to_the_nodes_of_the_file(prism_perf, bench_model, tmp_path, model):
+    path = bench_model(model)
+    summary, _ = run_json(prism_perf, tmp_path, "-m", path, "-o", "0", "-r", "1", "-w", "0")
+    expected = count_nodes(onnx.load(path).graph)
+    assert sum(summary["partition"]["nodes_per_provider"].values()) == expected
+    assert summary["nodes"] == expected
+    assert summary["partition"]["copy_nodes"] == 0
+
+
+def test_split_model_partition_and_copied_bytes(prism_perf, split_model, tmp_path):
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", split_model, "-o", "0", "-r", "4", "-w",
+                               "1", *SPLIT_EPS)
+    partition = summary["partition"]
+    assert partition["nodes_per_provider"] == {"TestExecutionProvider": 3,
+                                               "CPUExecutionProvider": 2}
+    assert sum(partition["nodes_per_provider"].values()) == count_nodes(onnx.load(split_model).graph)
+    # x and c1 go to the device for add_bias; r comes back for scale; m goes over for
+    # add_residual (x is already there); s comes back for sigmoid: 5 copies of 2x3 floats.
+    assert partition["copy_nodes"] == 5
+    assert partition["copies_per_run"] == 5
+    assert partition["bytes_copied_per_run"] == 5 * 6 * 4
+    assert summary["device_memory"]["TestExecutionProvider"]["available"] is True
+    assert summary["device_memory"]["TestExecutionProvider"]["peak_live_allocations"] >= 1
+    assert "TestExecutionProvider: 3 nodes" in stdout
+    assert "copies per run: 5.0, bytes copied per run: 120" in stdout
+
+
+def test_inputs_from_a_folder(prism_perf, split_model, tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    x = np.array([[1, -2, 3], [-4, 5, 0.25]], np.float32)
+    with open(folder / "input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", split_model, "-I", str(folder), "-r", "1",
+                               "-w", "0")
+    assert summary["input_source"] == str(folder)
+    c1 = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -3.0]], np.float32)
+    expected = 1 / (1 + np.exp(-(np.maximum(x + c1, 0) * 2 + x)))
+    printed = re.search(r"^  y: .*?:((?: \S+)+)", stdout, re.M).group(1).split()
+    np.testing.assert_allclose([float(v) for v in printed if v != "..."], expected.flatten()[:5],
+                               rtol=1e-5)
+
+
+def test_input_folder_errors_name_the_problem(prism_perf, split_model, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(prism_perf, "-m", split_model, "-I", str(empty), check=False)
+    assert result.returncode != 0 and "no input_K.pb for the model's input(s) 'x'" in result.stderr
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    with open(wrong / "input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(np.zeros((3, 3), np.float32), "x").SerializeToString())
+    result = run(prism_perf, "-m", split_model, "-I", str(wrong), check=False)
+    assert result.returncode != 0 and "input 'x' expects shape" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The profile
+
+
+def load_profile(path):
+    with open(path) as f:
+        events = json.load(f)  # a valid JSON array, as Perfetto and chrome://tracing read it
+    assert isinstance(events, list) and events
+    for event in events:
+        assert set(event) == {"cat", "pid", "tid", "dur", "ts", "ph", "name", "args"}, event
+        assert event["ph"] == "X"
+        assert isinstance(event["ts"], int) and event["ts"] >= 0
+        assert isinstance(event["dur"], int) and event["dur"] >= 0
+    return events
+
+
+def node_events_by_run(events):
+    """{model_run event index: [Node events inside it on its thread]}."""
+    runs = [e for e in events if e["cat"] == "Session" and e["name"] == "model_run"]
+    grouped = {i: [] for i in range(len(runs))}
+    for event in events:
+        if event["cat"] != "Node":
+            continue
+        owners = [i for i, r in enumerate(runs)
+                  if r["tid"] == event["tid"] and r["ts"] <= event["ts"] <= r["ts"] + r["dur"]]
+        assert len(owners) == 1, event
+        grouped[owners[0]].append(event)
+    return runs, grouped
+
+
+def test_profile_has_one_node_event_per_node_per_run(prism_perf, bench_model, tmp_path):
+    path = bench_model("bert_tiny")
+    graph = onnx.load(path).graph
+    assert count_nodes(graph) >= 50
+    trace = tmp_path / "trace.json"
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", path, "-r", "7", "-w", "2", "-p",
+                               str(trace))
+    assert summary["profile"] == str(trace) and f"Profile: {trace}" in stdout
+    events = load_profile(trace)
+    names = {e["name"] for e in events if e["cat"] == "Session"}
+    assert {"model_loading_uri", "session_initialization", "graph_partitioning",
+            "graph_planning", "model_run"} <= names
+
+    # The first run, the -w warm-ups and the -r timed runs each have a model_run, told apart by
+    # their run_tag.
+    runs, grouped = node_events_by_run(events)
+    tags = [r["args"]["run_tag"] for r in runs]
+    assert tags == ["first_run", "warmup_0", "warmup_1"] + ["run_%d" % i for i in range(7)]
+    expected = sorted(n.name + "_kernel_time" for n in graph.node)
+    ops = {n.name + "_kernel_time": n.op_type for n in graph.node}
+    for i, run_events in grouped.items():
+        assert sorted(e["name"] for e in run_events) == expected, tags[i]
+        for event in run_events:
+            assert event["args"]["op_name"] == ops[event["name"]]
+            assert event["args"]["provider"] == "CPUExecutionProvider"
+            assert event["ts"] + event["dur"] <= runs[i]["ts"] + runs[i]["dur"]
+    assert len([e for e in events if e["cat"] == "Node"]) == len(graph.node) * 10
+
+    # Shapes as onnxruntime writes them: the embedding Gather reads int64 ids [1,128].
+    shapes = [e["args"]["input_type_shape"] for e in grouped[0]]
+    assert any({"int64": [1, 128]} in s for s in shapes)
+
+    # The node times of each timed run add up to the wall clock prism_perf measured around that
+    # Run (samples_ms, in run order with -c 1) within 10%: never more, and at least 90% of it in
+    # the median run (a preemption between two nodes on a loaded machine lands in one run's
+    # gaps, so single runs may dip). model_run sits between the two.
+    timed = [i for i, tag in enumerate(tags) if tag.startswith("run_")]
+    ratios = []
+    for i, wall_ms in zip(timed, summary["samples_ms"]):
+        node_us = sum(e["dur"] for e in grouped[i])
+        wall_us = 1000 * wall_ms
+        assert node_us <= runs[i]["dur"] <= wall_us + 1, (node_us, runs[i]["dur"], wall_us)
+        ratios.append(node_us / wall_us)
+    assert sorted(ratios)[len(ratios) // 2] >= 0.90, ratios
+    print("node time / wall clock per run:", ["%.3f" % r for r in ratios])
+
+
+def test_profile_of_concurrent_runs(prism_perf, split_model, tmp_path):
+    trace = tmp_path / "trace.json"
+    run(prism_perf, "-m", split_model, "-r", "12", "-w", "0", "-c", "3", "-p", str(trace),
+        *SPLIT_EPS)
+    events = load_profile(trace)
+    runs, grouped = node_events_by_run(events)
+    assert sorted(r["args"]["run_tag"] for r in runs) == sorted(
+        ["first_run"] + ["run_%d" % i for i in range(12)])
+    for run_events in grouped.values():
+        assert sorted(e["name"] for e in run_events) == sorted(
+            n + "_kernel_time" for n in ["add_bias", "relu", "scale", "add_residual", "sigmoid"])
+    copies = [e for e in events if e["cat"] == "Copy"]
+    assert len(copies) == 5 * 13
+    assert all(e["args"]["bytes"] == 24 for e in copies)
+    providers = {e["name"]: e["args"]["provider"] for e in events if e["cat"] == "Node"}
+    assert providers["relu_kernel_time"] == "TestExecutionProvider"
+    assert providers["sigmoid_kernel_time"] == "CPUExecutionProvider"
+
+
+def test_profile_counts_the_nodes_a_run_executes(prism_perf, if_model, tmp_path):
+    # Control flow: the file has 3 nodes (If and one per branch); a run executes the If and the
+    # branch it takes, so it has 2 Node events, the branch's node named with its graph.
+    trace = tmp_path / "trace.json"
+    run(prism_perf, "-m", if_model, "-r", "2", "-w", "0", "-p", str(trace))
+    runs, grouped = node_events_by_run(load_profile(trace))
+    assert count_nodes(onnx.load(if_model).graph) == 3
+    for run_events in grouped.values():
+        assert len(run_events) == 2
+        branch = [e for e in run_events if e["args"]["op_name"] != "If"]
+        assert branch[0]["args"]["graph"].startswith("main/branch:")
+
+
+def test_top_lists_the_slowest_op_types_and_nodes(prism_perf, bench_model, tmp_path):
+    path = bench_model("mnist_cnn")
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", path, "-r", "5", "-w", "1", "--top",
+                               "3")
+    top = summary["top"]
+    assert top["runs"] == 5
+    assert len(top["op_types"]) == 3 and len(top["nodes"]) == 3
+    totals = [entry["total_ms"] for entry in top["op_types"]]
+    assert totals == sorted(totals, reverse=True)
+    # Every op type of mnist_cnn runs once per node per run.
+    histogram = {}
+    for node in onnx.load(path).graph.node:
+        histogram[node.op_type] = histogram.get(node.op_type, 0) + 1
+    for entry in top["op_types"]:
+        assert entry["calls"] == 5 * histogram[entry["name"]]
+    assert "Top op types over 5 timed runs" in stdout and "Top nodes:" in stdout
+    assert top["op_types"][0]["name"] in stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The partition explorer
+
+
+def test_explain_names_every_node_and_copy_without_running(prism_perf, split_model):
+    result = run(prism_perf, "-m", split_model, "--explain", *SPLIT_EPS)
+    out = result.stdout
+    assert "Latency" not in out and "First run" not in out
+    assert "Providers in priority order: TestExecutionProvider, CPUExecutionProvider" in out
+    placements = {"add_bias": "TestExecutionProvider", "relu": "TestExecutionProvider",
+                  "scale": "CPUExecutionProvider", "add_residual": "TestExecutionProvider",
+                  "sigmoid": "CPUExecutionProvider"}
+    for node in onnx.load(split_model).graph.node:
+        assert re.search(r"^\s+%s\s+%s\s+17\s+%s$" % (node.name, node.op_type, placements[node.name]),
+                         out, re.M), node.name
+    assert "TestExecutionProvider declined: op Mul is not in this EP's 'ops' option" in out
+    assert "TestExecutionProvider declined: op Sigmoid is not in this EP's 'ops' option" in out
+    assert "Copies between memory spaces (5):" in out
+    for value, direction in [("x", "Cpu:0 -> TestDevice:0"), ("c1", "Cpu:0 -> TestDevice:0"),
+                             ("r", "TestDevice:0 -> Cpu:0"), ("m", "Cpu:0 -> TestDevice:0"),
+                             ("s", "TestDevice:0 -> Cpu:0")]:
+        assert "'%s' %s" % (value, direction) in out, value
+
+
+def test_dot_renders_with_graphviz(prism_perf, split_model, tmp_path):
+    dot_file = tmp_path / "partition.dot"
+    run(prism_perf, "-m", split_model, "--explain", "--dot", str(dot_file), *SPLIT_EPS)
+    text = dot_file.read_text()
+    for name in ["add_bias", "relu", "scale", "add_residual", "sigmoid", "copy x", "copy s"]:
+        assert name in text
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz dot is not installed")
+    png = tmp_path / "partition.png"
+    subprocess.run(["dot", "-Tpng", str(dot_file), "-o", str(png)], check=True)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
