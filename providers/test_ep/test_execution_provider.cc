@@ -25,7 +25,10 @@ void* TestDeviceAllocator::Alloc(size_t bytes) {
   // A size header in front of the block lets Free keep the byte count exact.
   auto* block = static_cast<size_t*>(GetCpuAllocator()->Alloc(bytes + 64));
   block[0] = bytes;
-  Counters().live_allocations++;
+  const int64_t live = ++Counters().live_allocations;
+  int64_t peak = Counters().peak_live_allocations.load();
+  while (live > peak && !Counters().peak_live_allocations.compare_exchange_weak(peak, live)) {
+  }
   Counters().total_allocations++;
   Counters().live_bytes += static_cast<int64_t>(bytes);
   return reinterpret_cast<char*>(block) + 64;
@@ -148,4 +151,14 @@ PrismCreateProviderFactory() {
 // Lets tests check that simulated device memory is freed.
 extern "C" __attribute__((visibility("default"))) int64_t PrismTestEpLiveAllocations() {
   return prism::test_ep::Counters().live_allocations.load();
+}
+
+// High-water mark of live allocations since the last reset, and the reset itself.
+extern "C" __attribute__((visibility("default"))) int64_t PrismTestEpPeakLiveAllocations() {
+  return prism::test_ep::Counters().peak_live_allocations.load();
+}
+
+extern "C" __attribute__((visibility("default"))) void PrismTestEpResetPeakLiveAllocations() {
+  prism::test_ep::Counters().peak_live_allocations.store(
+      prism::test_ep::Counters().live_allocations.load());
 }

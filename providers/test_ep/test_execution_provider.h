@@ -21,6 +21,8 @@ struct AllocationCounters {
   std::atomic<int64_t> live_allocations{0};
   std::atomic<int64_t> live_bytes{0};
   std::atomic<int64_t> total_allocations{0};
+  // Most allocations live at once since the last reset (tests bound intermediate memory).
+  std::atomic<int64_t> peak_live_allocations{0};
 };
 AllocationCounters& Counters();
 

@@ -347,10 +347,11 @@ def test_profiling(add_relu_path, tmp_path):
     assert path.startswith(str(tmp_path / "profile")) and path.endswith(".json")
     with open(path) as f:
         events = json.load(f)
-    # One model_run and one kernel event per node (Add, Relu) for the single run.
+    # One model_run, and one kernel event per node of the model, for the single run.
     assert sum(1 for e in events if e.get("cat") == "Session" and e["name"] == "model_run") == 1
     node_events = [e for e in events if e.get("cat") == "Node"]
-    assert sorted(e["args"]["op_name"] for e in node_events) == ["Add", "Relu"]
+    assert sorted(e["args"]["op_name"] for e in node_events) == sorted(
+        n.op_type for n in onnx.load(add_relu_path).graph.node)
     assert all(e["dur"] >= 0 for e in events)
     assert sess.end_profiling() == ""  # already ended
 
