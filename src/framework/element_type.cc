@@ -6,9 +6,7 @@
 
 namespace prism {
 
-bool IsKnownElementType(int32_t value) {
-  return value >= 1 && value <= kMaxElementType && value != 14 && value != 15;
-}
+bool IsKnownElementType(int32_t value) { return value >= 1 && value <= kMaxElementType; }
 
 const char* ElementTypeName(ElementType type) {
   switch (type) {

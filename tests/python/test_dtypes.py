@@ -78,16 +78,10 @@ CASES = {
 SHAPES = [(2, 3), (7,), (3, 3, 1), (), (0,), (2, 0, 3)]
 
 
-# Prism's graph loader has no complex tensors yet (InvalidGraph "unknown element type 14/15"):
-# the numpy side converts them, but models with complex inputs cannot load. Strict xfail, so
-# the tests speak up once the core gains them.
-_NO_COMPLEX_MODELS = pytest.mark.xfail(raises=ort.InvalidGraph, strict=True,
-                                       reason="Prism core has no complex64/complex128 tensors")
-
-
+# Every type, complex64/complex128 included (Identity passes them through since the core
+# gained complex tensors).
 def model_cases():
-    return [pytest.param(n, marks=_NO_COMPLEX_MODELS) if n.startswith("complex") else n
-            for n in CASES]
+    return list(CASES)
 
 
 def make_array(name, shape):

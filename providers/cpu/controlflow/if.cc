@@ -58,7 +58,7 @@ void RegisterIfKernels(KernelRegistry& registry) {
         Range{25, INT_MAX, G::kInt2, true, true}}) {
     KernelDefBuilder builder("If");
     builder.Versions(r.since, r.end).Constraint("B", {ElementType::kBool}, {0}).CpuInput(0);
-    builder.Constraint("V", AllTensorTypesOf(r.types), {}, {kVariadicFrom(0)});
+    builder.Constraint("V", AllTensorTypesWithComplexOf(r.types), {}, {kVariadicFrom(0)});
     if (r.sequences) builder.AlsoSequence();
     if (r.optionals) builder.AlsoOptional();
     registry.Register(builder.Build(), factory);

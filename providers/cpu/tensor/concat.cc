@@ -91,7 +91,8 @@ void RegisterConcatKernels(KernelRegistry& registry) {
                          Range{13, INT_MAX, G::kBfloat16}}) {
     registry.Register(KernelDefBuilder("Concat")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {kVariadicFrom(0)}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types),
+                                      {kVariadicFrom(0)}, {0})
                           .Build(),
                       factory);
   }

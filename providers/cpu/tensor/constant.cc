@@ -78,14 +78,13 @@ void RegisterConstantKernels(KernelRegistry& registry) {
     int end;
     G types;
   };
-  // Complex types are in the spec's lists but Prism has no complex tensors.
   for (const Range& r :
        {Range{9, 10, G::kNoBfloat16}, Range{11, 11, G::kNoBfloat16}, Range{12, 12, G::kNoBfloat16},
         Range{13, 18, G::kBfloat16}, Range{19, 20, G::kFloat8}, Range{21, 22, G::kInt4},
         Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Constant")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {}, {0})
                           .Build(),
                       factory);
   }

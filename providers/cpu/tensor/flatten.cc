@@ -49,7 +49,7 @@ void RegisterFlattenKernels(KernelRegistry& registry) {
         Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Flatten")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .Build(),
                       factory);
   }

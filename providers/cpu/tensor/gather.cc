@@ -85,7 +85,7 @@ void RegisterGatherKernels(KernelRegistry& registry) {
                          Range{13, INT_MAX, G::kBfloat16}}) {
     registry.Register(KernelDefBuilder("Gather")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .Constraint("Tind", {ElementType::kInt32, ElementType::kInt64}, {1})
                           .Build(),
                       factory);

@@ -1,4 +1,6 @@
 // Identity: passes its input through (tensors share the buffer; sequences and optionals too).
+#include <vector>
+
 #include "providers/cpu/cpu_kernel_families.h"
 
 namespace prism::cpu {
@@ -13,21 +15,41 @@ class Identity final : public OpKernel {
   }
 };
 
+// The spec's type list plus complex64/complex128, which Identity passes through like any other
+// tensor.
+std::vector<ElementType> WithComplex(std::vector<ElementType> types) {
+  types.insert(types.end(), {ElementType::kComplex64, ElementType::kComplex128});
+  return types;
+}
+
 void RegisterIdentityKernels(KernelRegistry& registry) {
   const auto factory = MakeKernelFactory<Identity>();
-  registry.Register(KernelDefBuilder("Identity").Versions(1, 12)
-                        .Constraint("T", AllTensorTypesIr4(), {0}, {0}).Build(), factory);
-  registry.Register(KernelDefBuilder("Identity").Versions(13, 13)
-                        .Constraint("T", AllTensorTypesIr4(), {0}, {0}).Build(), factory);
-  registry.Register(KernelDefBuilder("Identity").Versions(14, 15)
-                        .Constraint("V", AllTensorTypesIr4(), {0}, {0}).AlsoSequence().Build(),
+  const std::vector<ElementType> ir4 = WithComplex(AllTensorTypesIr4());
+  registry.Register(
+      KernelDefBuilder("Identity").Versions(1, 12).Constraint("T", ir4, {0}, {0}).Build(), factory);
+  registry.Register(
+      KernelDefBuilder("Identity").Versions(13, 13).Constraint("T", ir4, {0}, {0}).Build(),
+      factory);
+  registry.Register(KernelDefBuilder("Identity")
+                        .Versions(14, 15)
+                        .Constraint("V", ir4, {0}, {0})
+                        .AlsoSequence()
+                        .Build(),
                     factory);
-  registry.Register(KernelDefBuilder("Identity").Versions(16, 18)
-                        .Constraint("V", AllTensorTypesIr4(), {0}, {0}).AlsoSequence().AlsoOptional()
-                        .Build(), factory);
-  registry.Register(KernelDefBuilder("Identity").Versions(19)
-                        .Constraint("V", AllTensorTypes(), {0}, {0}).AlsoSequence().AlsoOptional()
-                        .Build(), factory);
+  registry.Register(KernelDefBuilder("Identity")
+                        .Versions(16, 18)
+                        .Constraint("V", ir4, {0}, {0})
+                        .AlsoSequence()
+                        .AlsoOptional()
+                        .Build(),
+                    factory);
+  registry.Register(KernelDefBuilder("Identity")
+                        .Versions(19)
+                        .Constraint("V", WithComplex(AllTensorTypes()), {0}, {0})
+                        .AlsoSequence()
+                        .AlsoOptional()
+                        .Build(),
+                    factory);
 }
 
 }  // namespace

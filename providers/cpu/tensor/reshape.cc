@@ -119,7 +119,7 @@ void RegisterReshapeKernels(KernelRegistry& registry) {
         Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Reshape")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .CpuInput(1)
                           .Build(),
                       factory);

@@ -1,6 +1,6 @@
-// The ONNX spec's "all tensor types" constraint as it grew with the opsets (complex types
-// excluded: Prism does not support them). Data-movement kernels register one of these per
-// schema version.
+// The ONNX spec's "all tensor types" constraint as it grew with the opsets. Data-movement
+// kernels register one of these per schema version; AllTensorTypesOf leaves out complex64 and
+// complex128, which the spec allows only for ops that move bytes (never Cast or arithmetic).
 #pragma once
 
 #include <vector>
@@ -33,6 +33,14 @@ inline std::vector<ElementType> AllTensorTypesOf(TensorTypeGeneration generation
   if (generation >= G::kFloat4) types.push_back(E::kFloat4E2M1);
   if (generation >= G::kFloat8E8M0) types.push_back(E::kFloat8E8M0);
   if (generation >= G::kInt2) types.insert(types.end(), {E::kUint2, E::kInt2});
+  return types;
+}
+
+// The same list plus complex64 and complex128, for the data-movement ops whose spec allows them
+// (Identity, Reshape, Transpose, Concat, Gather, ...): their kernels only move bytes.
+inline std::vector<ElementType> AllTensorTypesWithComplexOf(TensorTypeGeneration generation) {
+  std::vector<ElementType> types = AllTensorTypesOf(generation);
+  types.insert(types.end(), {ElementType::kComplex64, ElementType::kComplex128});
   return types;
 }
 

@@ -115,7 +115,7 @@ void RegisterRanges(KernelRegistry& registry, const char* op) {
   for (const Range& r : {Range{1, 10, G::kNoBfloat16}, Range{11, 12, G::kNoBfloat16}}) {
     registry.Register(KernelDefBuilder(op)
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .Build(),
                       factory);
   }
@@ -124,7 +124,7 @@ void RegisterRanges(KernelRegistry& registry, const char* op) {
         Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder(op)
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .CpuInput(1)
                           .Build(),
                       factory);

@@ -219,7 +219,7 @@ void RegisterTransposeKernels(KernelRegistry& registry) {
         Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
     registry.Register(KernelDefBuilder("Transpose")
                           .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesOf(r.types), {0}, {0})
+                          .Constraint("T", AllTensorTypesWithComplexOf(r.types), {0}, {0})
                           .Build(),
                       factory);
   }

@@ -1,0 +1,505 @@
+// Type-coverage matrix: runs every element type that the CPU registry registers for an op at
+// the first opset of every ONNX schema version range of that op (the ranges are the spec's, as
+// onnx.defs lists them), on small data whose expected values are known exactly, and checks the
+// values. Data-movement ops move "coded" elements (element i encodes a small integer, see
+// coded_tensor.h); numeric ops use small integers that every type represents exactly.
+// tests/coverage/check_type_coverage.py --strict requires a passing test for every
+// registered (op, version range, constraint, type); most of them are exercised here.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../tensor/coded_tensor.h"
+#include "framework/kernel_registry.h"
+#include "op_tester.h"
+#include "providers/cpu/cpu_execution_provider.h"
+#include "session/inference_session.h"
+
+namespace prism::testing {
+namespace {
+
+using E = ElementType;
+
+// The since_version of every ai.onnx schema of the op up to opset 28 (onnx 1.23.2).
+const std::vector<int>& SpecVersions(const std::string& op) {
+  static const std::map<std::string, std::vector<int>> versions = {
+      {"Identity", {1, 13, 14, 16, 19, 21, 23, 24, 25}},
+      {"Constant", {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}},
+      {"Shape", {1, 13, 15, 19, 21, 23, 24, 25}},
+      {"Reshape", {1, 5, 13, 14, 19, 21, 23, 24, 25}},
+      {"Flatten", {1, 9, 11, 13, 21, 23, 24, 25}},
+      {"Squeeze", {1, 11, 13, 21, 23, 24, 25}},
+      {"Unsqueeze", {1, 11, 13, 21, 23, 24, 25}},
+      {"Transpose", {1, 13, 21, 23, 24, 25}},
+      {"Concat", {1, 4, 11, 13}},
+      {"Gather", {1, 11, 13}},
+      {"If", {1, 11, 13, 16, 19, 21, 23, 24, 25}},
+      {"Cast", {1, 6, 9, 13, 19, 21, 23, 24, 25, 28}},
+      {"MatMul", {1, 9, 13}},
+      {"Gemm", {1, 6, 7, 9, 11, 13}},
+      {"Conv", {1, 11, 22}},
+      {"MaxPool", {1, 8, 10, 11, 12, 22}},
+      {"BatchNormalization", {14, 15}},  // older versions need per-version attributes
+  };
+  return versions.at(op);
+}
+
+// The element types the CPU registry registers for constraint of op at opset.
+std::vector<ElementType> RegisteredTypes(const std::string& op, int opset,
+                                         const std::string& constraint) {
+  std::set<ElementType> types;
+  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
+    const KernelDef& def = info->def;
+    if (def.op_type != op || !def.domain.empty() || opset < def.since_version ||
+        opset > def.end_version)
+      continue;
+    for (const TypeConstraint& c : def.constraints)
+      if (c.name == constraint) types.insert(c.allowed.begin(), c.allowed.end());
+  }
+  return {types.begin(), types.end()};
+}
+
+// MakeCodedTensor extended to complex: element i is (codes[i], -codes[i]).
+Tensor Coded(ElementType type, const std::vector<int64_t>& dims, const std::vector<int>& codes) {
+  if (type != E::kComplex64 && type != E::kComplex128) return MakeCodedTensor(type, dims, codes);
+  Tensor tensor(type, TensorShape(dims), GetCpuAllocator());
+  PRISM_ENFORCE(static_cast<int64_t>(codes.size()) == tensor.NumElements(), kInvalidArgument,
+                "Coded: ", codes.size(), " codes for ", tensor.Describe());
+  for (size_t i = 0; i < codes.size(); ++i) {
+    if (type == E::kComplex64) {
+      static_cast<float*>(tensor.MutableRawData())[2 * i] = static_cast<float>(codes[i]);
+      static_cast<float*>(tensor.MutableRawData())[2 * i + 1] = -static_cast<float>(codes[i]);
+    } else {
+      static_cast<double*>(tensor.MutableRawData())[2 * i] = codes[i];
+      static_cast<double*>(tensor.MutableRawData())[2 * i + 1] = -codes[i];
+    }
+  }
+  return tensor;
+}
+
+// Small integers that a type represents exactly (among 0..3).
+std::vector<int> Representable(ElementType type) {
+  switch (type) {
+    case E::kBool:
+    case E::kInt2:
+      return {0, 1};
+    case E::kFloat8E8M0:
+      return {1, 2};  // powers of two only
+    default:
+      return {0, 1, 2, 3};
+  }
+}
+
+// A tensor of type holding the numbers values (all representable, see above): exact encodings
+// for the float8/float4 formats (checked against ml_dtypes), decimal strings for string.
+Tensor Numeric(ElementType type, const std::vector<int64_t>& dims, const std::vector<int>& values) {
+  auto encode = [&](std::vector<uint8_t> table) {
+    std::vector<uint8_t> bytes;
+    for (int v : values) bytes.push_back(table.at(static_cast<size_t>(v)));
+    return MakeRawTensor(type, dims, bytes);
+  };
+  switch (type) {
+    case E::kFloat8E4M3FN:
+      return encode({0x00, 0x38, 0x40, 0x44});
+    case E::kFloat8E4M3FNUZ:
+      return encode({0x00, 0x40, 0x48, 0x4c});
+    case E::kFloat8E5M2:
+      return encode({0x00, 0x3c, 0x40, 0x42});
+    case E::kFloat8E5M2FNUZ:
+      return encode({0x00, 0x40, 0x44, 0x46});
+    case E::kFloat8E8M0:
+      return encode({0xff, 0x7f, 0x80, 0xff});  // 0 and 3: not representable
+    case E::kFloat4E2M1: {
+      const uint8_t table[] = {0x0, 0x2, 0x4, 0x5};
+      std::vector<uint8_t> bytes((values.size() + 1) / 2, 0);
+      for (size_t i = 0; i < values.size(); ++i)
+        bytes[i / 2] |= static_cast<uint8_t>(table[values[i]] << (4 * (i % 2)));
+      return MakeRawTensor(type, dims, bytes);
+    }
+    case E::kString: {
+      std::vector<std::string> strings;
+      for (int v : values) strings.push_back(std::to_string(v));
+      return MakeTensor<std::string>(dims, strings);
+    }
+    default:
+      return MakeCodedTensor(type, dims, values);
+  }
+}
+
+// Runs check(opset, type) for every spec version range of op and every type registered there
+// for constraint.
+void ForEachRegistered(const std::string& op, const std::string& constraint,
+                       const std::function<void(int, ElementType)>& check) {
+  for (int opset : SpecVersions(op)) {
+    const std::vector<ElementType> types = RegisteredTypes(op, opset, constraint);
+    EXPECT_FALSE(types.empty()) << op << " registers no type for " << constraint << " at opset "
+                                << opset;
+    for (ElementType type : types) {
+      SCOPED_TRACE(::testing::Message() << op << " opset " << opset << " " << constraint << "="
+                                        << ElementTypeName(type));
+      check(opset, type);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data movement.
+
+TEST(OpTypeMatrixTest, IdentityEveryRangeAndType) {
+  for (int opset : SpecVersions("Identity")) {
+    for (E type : RegisteredTypes("Identity", opset, opset >= 14 ? "V" : "T")) {
+      SCOPED_TRACE(::testing::Message() << "opset " << opset << " " << ElementTypeName(type));
+      OpTester test("Identity", opset);
+      test.InputTensor("x", Coded(type, {2, 3}, Iota(6)));
+      test.OutputTensor("y", Coded(type, {2, 3}, Iota(6)));
+      test.Run();
+    }
+  }
+}
+
+TEST(OpTypeMatrixTest, ConstantEveryRangeAndType) {
+  ForEachRegistered("Constant", "T", [](int opset, E type) {
+    OpTester test("Constant", opset);
+    test.AttrTensor("value", Coded(type, {3}, {2, 0, 1}));
+    test.OutputTensor("y", Coded(type, {3}, {2, 0, 1}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ShapeEveryRangeAndType) {
+  ForEachRegistered("Shape", "T", [](int opset, E type) {
+    OpTester test("Shape", opset);
+    test.InputTensor("x", Coded(type, {2, 3, 1}, Iota(6)));
+    test.Output<int64_t>("y", {3}, {2, 3, 1});
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ReshapeEveryRangeAndType) {
+  ForEachRegistered("Reshape", "T", [](int opset, E type) {
+    OpTester test("Reshape", opset);
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    if (opset < 5) {
+      test.Attr("shape", std::vector<int64_t>{3, -1});
+    } else {
+      test.Input<int64_t>("shape", {2}, {3, -1});
+    }
+    test.OutputTensor("reshaped", Coded(type, {3, 2}, Iota(6)));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, FlattenEveryRangeAndType) {
+  ForEachRegistered("Flatten", "T", [](int opset, E type) {
+    OpTester test("Flatten", opset);
+    test.InputTensor("input", Coded(type, {2, 1, 3}, Iota(6)));
+    test.Attr("axis", int64_t{2});
+    test.OutputTensor("output", Coded(type, {2, 3}, Iota(6)));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, SqueezeEveryRangeAndType) {
+  ForEachRegistered("Squeeze", "T", [](int opset, E type) {
+    OpTester test("Squeeze", opset);
+    test.InputTensor("data", Coded(type, {2, 1, 3}, Iota(6)));
+    if (opset < 13) {
+      test.Attr("axes", std::vector<int64_t>{1});
+    } else {
+      test.Input<int64_t>("axes", {1}, {1});
+    }
+    test.OutputTensor("squeezed", Coded(type, {2, 3}, Iota(6)));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, UnsqueezeEveryRangeAndType) {
+  ForEachRegistered("Unsqueeze", "T", [](int opset, E type) {
+    OpTester test("Unsqueeze", opset);
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    if (opset < 13) {
+      test.Attr("axes", std::vector<int64_t>{0});
+    } else {
+      test.Input<int64_t>("axes", {1}, {0});
+    }
+    test.OutputTensor("expanded", Coded(type, {1, 2, 3}, Iota(6)));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, TransposeEveryRangeAndType) {
+  ForEachRegistered("Transpose", "T", [](int opset, E type) {
+    OpTester test("Transpose", opset);
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    test.Attr("perm", std::vector<int64_t>{1, 0});
+    test.OutputTensor("transposed", Coded(type, {3, 2}, {0, 3, 1, 4, 2, 5}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ConcatEveryRangeAndType) {
+  ForEachRegistered("Concat", "T", [](int opset, E type) {
+    OpTester test("Concat", opset);
+    test.InputTensor("a", Coded(type, {1, 3}, {0, 1, 2}));
+    test.InputTensor("b", Coded(type, {2, 3}, {3, 4, 5, 6, 7, 8}));
+    test.Attr("axis", int64_t{0});
+    test.OutputTensor("concat", Coded(type, {3, 3}, Iota(9)));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, GatherEveryRangeAndType) {
+  ForEachRegistered("Gather", "T", [](int opset, E type) {
+    for (E index_type : RegisteredTypes("Gather", opset, "Tind")) {
+      OpTester test("Gather", opset);
+      test.InputTensor("data", Coded(type, {3, 2}, Iota(6)));
+      test.InputTensor("indices", Numeric(index_type, {2}, {2, 0}));
+      test.Attr("axis", int64_t{0});
+      test.OutputTensor("output", Coded(type, {2, 2}, {4, 5, 0, 1}));
+      test.Run();
+    }
+  });
+}
+
+// Identity and If also pass sequences and optionals; OpTester builds tensors only, and If needs
+// subgraphs, so these models are written by hand.
+enum class Kind { kTensor, kSequence, kOptionalTensor, kOptionalSequence };
+
+void SetType(onnx::TypeProto* proto, Kind kind, ElementType type) {
+  onnx::TypeProto* tensor = proto;
+  if (kind == Kind::kOptionalTensor || kind == Kind::kOptionalSequence)
+    tensor = tensor->mutable_optional_type()->mutable_elem_type();
+  if (kind == Kind::kSequence || kind == Kind::kOptionalSequence)
+    tensor = tensor->mutable_sequence_type()->mutable_elem_type();
+  tensor->mutable_tensor_type()->set_elem_type(static_cast<int>(type));
+}
+
+void AddTyped(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list,
+              const std::string& name, Kind kind, ElementType type) {
+  onnx::ValueInfoProto* info = list->Add();
+  info->set_name(name);
+  SetType(info->mutable_type(), kind, type);
+}
+
+void AddIdentity(onnx::GraphProto* graph, const std::string& input, const std::string& output) {
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Identity");
+  node->add_input(input);
+  node->add_output(output);
+}
+
+// A value of kind holding coded elements; an empty optional when empty.
+Value KindValue(Kind kind, ElementType type, const std::vector<int>& codes, bool empty) {
+  if ((kind == Kind::kOptionalTensor || kind == Kind::kOptionalSequence) && empty) return Value();
+  Tensor tensor = Coded(type, {static_cast<int64_t>(codes.size())}, codes);
+  if (kind == Kind::kTensor || kind == Kind::kOptionalTensor) return Value(tensor);
+  TensorSequence sequence;
+  sequence.elem_type = type;
+  sequence.tensors = {tensor, Coded(type, {1}, {codes[0]})};
+  return Value(std::move(sequence));
+}
+
+std::vector<Value> RunModel(const onnx::ModelProto& model, const std::vector<std::string>& names,
+                            const std::vector<Value>& feeds) {
+  const std::string bytes = model.SerializeAsString();
+  InferenceSession session;
+  session.Load(bytes.data(), bytes.size());
+  return session.Run(RunOptions{}, names, feeds, {});
+}
+
+onnx::ModelProto EmptyModel(int opset) {
+  onnx::ModelProto model;
+  model.set_ir_version(10);
+  auto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(opset);
+  model.mutable_graph()->set_name("op_type_matrix");
+  return model;
+}
+
+void ExpectSame(const Value& expected, const Value& actual) {
+  const std::string mismatch = CompareValues(expected, actual, {});
+  EXPECT_TRUE(mismatch.empty()) << mismatch;
+}
+
+// The kinds V takes at opset: sequences from opset first_sequence, optionals from 16.
+std::vector<Kind> KindsOf(int opset, int first_sequence) {
+  std::vector<Kind> kinds = {Kind::kTensor};
+  if (opset >= first_sequence) kinds.push_back(Kind::kSequence);
+  if (opset >= 16) kinds.insert(kinds.end(), {Kind::kOptionalTensor, Kind::kOptionalSequence});
+  return kinds;
+}
+
+void CheckIdentityKind(int opset, Kind kind, ElementType type) {
+  SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kind));
+  onnx::ModelProto model = EmptyModel(opset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  AddTyped(graph->mutable_input(), "x", kind, type);
+  AddIdentity(graph, "x", "y");
+  AddTyped(graph->mutable_output(), "y", kind, type);
+  for (bool empty : {false, true}) {
+    const Value x = KindValue(kind, type, {1, 2, 3}, empty);
+    std::vector<Value> result = RunModel(model, {"x"}, {x});
+    ASSERT_EQ(result.size(), 1u);
+    ExpectSame(x, result[0]);
+  }
+}
+
+TEST(OpTypeMatrixTest, IdentitySequencesAndOptionalsOfEveryRangeAndType) {
+  for (int opset : SpecVersions("Identity")) {
+    if (opset < 14) continue;
+    for (E type : RegisteredTypes("Identity", opset, "V")) {
+      SCOPED_TRACE(::testing::Message() << "opset " << opset << " " << ElementTypeName(type));
+      for (Kind kind : KindsOf(opset, 14))
+        if (kind != Kind::kTensor) CheckIdentityKind(opset, kind, type);
+    }
+  }
+}
+
+// cond, a, b are graph inputs; then_branch returns Identity(a), else_branch Identity(b)
+// (outer-scope reads).
+void CheckIf(int opset, Kind kind, ElementType type) {
+  SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kind));
+  onnx::ModelProto model = EmptyModel(opset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  AddTyped(graph->mutable_input(), "cond", Kind::kTensor, E::kBool);
+  AddTyped(graph->mutable_input(), "a", kind, type);
+  AddTyped(graph->mutable_input(), "b", kind, type);
+  AddTyped(graph->mutable_output(), "y", kind, type);
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("If");
+  node->add_input("cond");
+  node->add_output("y");
+  for (const auto& [name, source] :
+       {std::pair{"then_branch", "a"}, std::pair{"else_branch", "b"}}) {
+    onnx::GraphProto branch;
+    branch.set_name(name);
+    const std::string out = std::string(name) + "_y";
+    AddIdentity(&branch, source, out);
+    AddTyped(branch.mutable_output(), out, kind, type);
+    onnx::AttributeProto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    *attr->mutable_g() = branch;
+  }
+  // Identity passes sequences only from opset 14, so If 13's sequences are run at 14.
+  if (kind == Kind::kSequence && opset == 13) model.mutable_opset_import(0)->set_version(14);
+  const Value a = KindValue(kind, type, {1, 2, 3}, false);
+  const Value b = KindValue(kind, type, {0, 1}, /*empty=*/true);
+  for (bool cond : {true, false}) {
+    std::vector<Value> result =
+        RunModel(model, {"cond", "a", "b"}, {Value(MakeTensor<bool>({}, {cond})), a, b});
+    ASSERT_EQ(result.size(), 1u);
+    ExpectSame(cond ? a : b, result[0]);
+  }
+}
+
+TEST(OpTypeMatrixTest, IfEveryRangeKindAndType) {
+  ForEachRegistered("If", "V", [](int opset, E type) {
+    for (Kind kind : KindsOf(opset, 13)) CheckIf(opset, kind, type);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cast: per range, every registered source type to float, and int32 to every registered target
+// type, on the values both types represent.
+
+void CheckCast(int opset, ElementType from, ElementType to) {
+  SCOPED_TRACE(::testing::Message() << ElementTypeName(from) << " -> " << ElementTypeName(to));
+  std::vector<int> values;
+  const std::vector<int> to_values = Representable(to);
+  for (int v : Representable(from))
+    if (std::find(to_values.begin(), to_values.end(), v) != to_values.end()) values.push_back(v);
+  const int64_t n = static_cast<int64_t>(values.size());
+  OpTester test("Cast", opset);
+  test.InputTensor("input", Numeric(from, {n}, values));
+  test.Attr("to", static_cast<int64_t>(to));
+  test.OutputTensor("output", Numeric(to, {n}, values));
+  test.Run();
+}
+
+TEST(OpTypeMatrixTest, CastEverySourceTypeOfEveryRange) {
+  ForEachRegistered("Cast", "T1", [](int opset, E from) { CheckCast(opset, from, E::kFloat); });
+}
+
+TEST(OpTypeMatrixTest, CastEveryTargetTypeOfEveryRange) {
+  ForEachRegistered("Cast", "T2", [](int opset, E to) { CheckCast(opset, E::kInt32, to); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numeric ops with small integer data (exact in every type, float16 included).
+
+TEST(OpTypeMatrixTest, MatMulEveryRangeAndType) {
+  ForEachRegistered("MatMul", "T", [](int opset, E type) {
+    OpTester test("MatMul", opset);
+    test.InputTensor("a", Numeric(type, {2, 2}, {1, 2, 0, 1}));
+    test.InputTensor("b", Numeric(type, {2, 2}, {1, 0, 1, 1}));
+    test.OutputTensor("y", Numeric(type, {2, 2}, {3, 2, 1, 1}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, GemmEveryRangeAndType) {
+  ForEachRegistered("Gemm", "T", [](int opset, E type) {
+    OpTester test("Gemm", opset);
+    test.InputTensor("a", Numeric(type, {2, 2}, {1, 2, 0, 1}));
+    test.InputTensor("b", Numeric(type, {2, 2}, {1, 0, 1, 1}));
+    test.InputTensor("c", Numeric(type, {2, 2}, {0, 1, 1, 0}));
+    // [[3, 2], [1, 1]] + c; integers stay below 4 so every type holds them.
+    test.OutputTensor("y", Numeric(type, {2, 2}, {3, 3, 2, 1}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ConvEveryRangeAndType) {
+  ForEachRegistered("Conv", "T", [](int opset, E type) {
+    OpTester test("Conv", opset);
+    test.InputTensor("x", Numeric(type, {1, 1, 2, 2}, {1, 0, 1, 1}));
+    test.InputTensor("w", Numeric(type, {1, 1, 1, 1}, {3}));
+    test.OutputTensor("y", Numeric(type, {1, 1, 2, 2}, {3, 0, 3, 3}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, MaxPoolEveryRangeAndType) {
+  ForEachRegistered("MaxPool", "T", [](int opset, E type) {
+    OpTester test("MaxPool", opset);
+    test.InputTensor("x", Numeric(type, {1, 1, 2, 2}, {1, 3, 2, 0}));
+    test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+    test.OutputTensor("y", Numeric(type, {1, 1, 1, 1}, {3}));
+    test.Run();
+  });
+}
+
+// y = scale * (x - mean) / sqrt(var + epsilon) + bias with epsilon 0: 2 * x + 1 exactly.
+void CheckBatchNorm(int opset, E t, E scale_type, E stats_type) {
+  SCOPED_TRACE(::testing::Message() << "opset " << opset << " T=" << ElementTypeName(t)
+                                    << " scale=" << ElementTypeName(scale_type)
+                                    << " stats=" << ElementTypeName(stats_type));
+  OpTester test("BatchNormalization", opset);
+  test.InputTensor("x", Numeric(t, {1, 1, 1, 2}, {0, 1}));
+  test.InputTensor("scale", Numeric(scale_type, {1}, {2}));
+  test.InputTensor("b", Numeric(scale_type, {1}, {1}));
+  test.InputTensor("mean", Numeric(stats_type, {1}, {0}));
+  test.InputTensor("var", Numeric(stats_type, {1}, {1}));
+  test.Attr("epsilon", 0.0f);
+  test.OutputTensor("y", Numeric(t, {1, 1, 1, 2}, {1, 3}));
+  test.Run();
+}
+
+TEST(OpTypeMatrixTest, BatchNormalizationEveryTypeCombination) {
+  for (E t : RegisteredTypes("BatchNormalization", 14, "T"))
+    for (E u : RegisteredTypes("BatchNormalization", 14, "U")) CheckBatchNorm(14, t, t, u);
+  for (E t : RegisteredTypes("BatchNormalization", 15, "T"))
+    for (E t1 : RegisteredTypes("BatchNormalization", 15, "T1"))
+      for (E t2 : RegisteredTypes("BatchNormalization", 15, "T2")) CheckBatchNorm(15, t, t1, t2);
+}
+
+}  // namespace
+}  // namespace prism::testing
