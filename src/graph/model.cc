@@ -1,5 +1,6 @@
 #include "graph/model.h"
 
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -79,6 +80,13 @@ class ModelLoader {
 };
 
 std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path) {
+  // A folder (or device) opens fine as a stream but has no meaningful size: refuse it first.
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  PRISM_ENFORCE(!error && std::filesystem::exists(status), kNoSuchFile, "cannot open model file '",
+                path, "'");
+  PRISM_ENFORCE(std::filesystem::is_regular_file(status), kInvalidArgument, "model path '", path,
+                "' is not a regular file");
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   PRISM_ENFORCE(file.is_open(), kNoSuchFile, "cannot open model file '", path, "'");
   const std::streamsize size = file.tellg();

@@ -22,6 +22,8 @@ int64_t TypedFieldCount(ElementType type, int64_t count) {
     case ElementType::kInt4: case ElementType::kUint4: case ElementType::kFloat4E2M1:
       return (count + 1) / 2;
     case ElementType::kInt2: case ElementType::kUint2: return (count + 3) / 4;
+    // Complex: real and imaginary parts interleaved, two floats/doubles per element.
+    case ElementType::kComplex64: case ElementType::kComplex128: return count * 2;
     default: return count;
   }
 }
@@ -96,7 +98,9 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
   if (static_cast<uint64_t>(offset) > file_size ||
       static_cast<uint64_t>(length) > file_size - static_cast<uint64_t>(offset)) {
     ::close(fd);
-    PRISM_THROW(kInvalidGraph, what, ": external data range [", offset, ", ", offset + length,
+    // Unsigned sum: offset + length may exceed int64 for hostile values.
+    PRISM_THROW(kInvalidGraph, what, ": external data range [", offset, ", ",
+                static_cast<uint64_t>(offset) + static_cast<uint64_t>(length),
                 ") is beyond the end of '", path.string(), "' (", file_size, " bytes)");
   }
   if (length == 0) {
@@ -121,19 +125,32 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
 Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy& policy,
                        const std::string& what) {
   PRISM_ENFORCE(proto.data_type() != 0, kInvalidGraph, what, " has no data_type");
-  PRISM_ENFORCE(IsKnownElementType(proto.data_type()), kNotImplemented, what,
-                " has unsupported element type ", proto.data_type());
+  PRISM_ENFORCE(IsKnownElementType(proto.data_type()), kInvalidGraph, what,
+                " has unknown element type ", proto.data_type());
   const auto type = static_cast<ElementType>(proto.data_type());
   PRISM_ENFORCE(!proto.has_segment(), kNotImplemented, what, " uses segments, which are not supported");
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   for (int64_t d : dims)
     PRISM_ENFORCE(d >= 0, kInvalidGraph, what, " has a negative dimension ", d);
-  const TensorShape shape(dims);  // rejects element counts that overflow
+  // Hostile dims: element or byte counts that overflow are invalid graphs naming the tensor.
+  TensorShape shape;
+  size_t bytes = 0;
+  try {
+    shape = TensorShape(dims);
+    bytes = StorageBytes(type, shape.Size());
+  } catch (const Exception& e) {
+    PRISM_THROW(kInvalidGraph, what, ": ", e.what());
+  }
   const int64_t count = shape.Size();
 
-  if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+  if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+    PRISM_ENFORCE(type != ElementType::kString, kInvalidGraph, what,
+                  ": string tensors cannot use external data");
     return MapExternalData(proto, type, shape, policy, what);
+  }
 
+  // Every size check comes before allocating: a tiny model must not make us allocate the
+  // (possibly enormous) size its dims declare.
   if (type == ElementType::kString) {
     PRISM_ENFORCE(proto.string_data_size() == count, kInvalidGraph, what, " has ",
                   proto.string_data_size(), " strings for shape ", shape.ToString());
@@ -143,67 +160,60 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     return tensor;
   }
 
-  const size_t bytes = StorageBytes(type, count);
-  Tensor tensor(type, shape, GetCpuAllocator());
   if (proto.has_raw_data()) {
     PRISM_ENFORCE(proto.raw_data().size() == bytes, kInvalidGraph, what, " has ",
                   proto.raw_data().size(), " bytes of raw_data, but shape ", shape.ToString(),
                   " of ", ElementTypeName(type), " needs ", bytes);
+    Tensor tensor(type, shape, GetCpuAllocator());
     if (bytes) std::memcpy(tensor.MutableRawData(), proto.raw_data().data(), bytes);
     return tensor;
   }
 
   const int64_t needed = TypedFieldCount(type, count);
-  auto check = [&](int64_t have, const char* field) {
-    PRISM_ENFORCE(have == needed, kInvalidGraph, what, " has ", have, " values in ", field,
-                  ", but shape ", shape.ToString(), " of ", ElementTypeName(type), " needs ",
-                  needed);
-  };
+  const char* field = "int32_data";
+  int64_t have = proto.int32_data_size();
+  switch (type) {
+    case ElementType::kFloat: case ElementType::kComplex64:
+      field = "float_data";
+      have = proto.float_data_size();
+      break;
+    case ElementType::kDouble: case ElementType::kComplex128:
+      field = "double_data";
+      have = proto.double_data_size();
+      break;
+    case ElementType::kInt64: field = "int64_data"; have = proto.int64_data_size(); break;
+    case ElementType::kUint32: case ElementType::kUint64:
+      field = "uint64_data";
+      have = proto.uint64_data_size();
+      break;
+    default: break;  // every other type uses int32_data
+  }
+  PRISM_ENFORCE(have == needed, kInvalidGraph, what, " has ", have, " values in ", field,
+                ", but shape ", shape.ToString(), " of ", ElementTypeName(type), " needs ",
+                needed);
+  Tensor tensor(type, shape, GetCpuAllocator());
   void* out = tensor.MutableRawData();
   switch (type) {
-    case ElementType::kFloat:
-      check(proto.float_data_size(), "float_data");
+    case ElementType::kFloat: case ElementType::kComplex64:
       CopyField<float>(proto.float_data(), out);
       break;
-    case ElementType::kDouble:
-      check(proto.double_data_size(), "double_data");
+    case ElementType::kDouble: case ElementType::kComplex128:
       CopyField<double>(proto.double_data(), out);
       break;
-    case ElementType::kInt64:
-      check(proto.int64_data_size(), "int64_data");
-      CopyField<int64_t>(proto.int64_data(), out);
-      break;
-    case ElementType::kUint32:
-      check(proto.uint64_data_size(), "uint64_data");
-      CopyField<uint32_t>(proto.uint64_data(), out);
-      break;
-    case ElementType::kUint64:
-      check(proto.uint64_data_size(), "uint64_data");
-      CopyField<uint64_t>(proto.uint64_data(), out);
-      break;
-    case ElementType::kInt32:
-      check(proto.int32_data_size(), "int32_data");
-      CopyField<int32_t>(proto.int32_data(), out);
-      break;
-    case ElementType::kInt16:
-      check(proto.int32_data_size(), "int32_data");
-      CopyField<int16_t>(proto.int32_data(), out);
-      break;
+    case ElementType::kInt64: CopyField<int64_t>(proto.int64_data(), out); break;
+    case ElementType::kUint32: CopyField<uint32_t>(proto.uint64_data(), out); break;
+    case ElementType::kUint64: CopyField<uint64_t>(proto.uint64_data(), out); break;
+    case ElementType::kInt32: CopyField<int32_t>(proto.int32_data(), out); break;
+    case ElementType::kInt16: CopyField<int16_t>(proto.int32_data(), out); break;
     case ElementType::kUint16: case ElementType::kFloat16: case ElementType::kBFloat16:
-      check(proto.int32_data_size(), "int32_data");
       CopyField<uint16_t>(proto.int32_data(), out);
       break;
-    case ElementType::kInt8:
-      check(proto.int32_data_size(), "int32_data");
-      CopyField<int8_t>(proto.int32_data(), out);
-      break;
+    case ElementType::kInt8: CopyField<int8_t>(proto.int32_data(), out); break;
     case ElementType::kBool:
-      check(proto.int32_data_size(), "int32_data");
       for (int i = 0; i < proto.int32_data_size(); ++i)
         static_cast<bool*>(out)[i] = proto.int32_data(i) != 0;
       break;
     default:  // uint8, float8 variants and packed sub-byte types: one byte per entry
-      check(proto.int32_data_size(), "int32_data");
       CopyField<uint8_t>(proto.int32_data(), out);
       break;
   }
