@@ -7,7 +7,7 @@ Then, in ONE alternating run, each round is a prism_perf invocation (-r N --json
 per-run wall clock) followed by N onnxruntime runs timed in-process after a warm-up, so that both
 see the same machine conditions. Both use one thread. The foreign CPU load (cores busy with other
 processes: /proc/stat minus this script's and its children's own CPU time) is recorded per model,
-as /work/shared/bench/README.md asks.
+as ../shared/bench/README.md asks.
 
     .venv/bin/python benchmarks/compare.py --build-dir build-perf
     .venv/bin/python benchmarks/compare.py --build-dir build-perf --models mnist_cnn,bert_tiny \

@@ -17,7 +17,8 @@ struct Tolerance {
 // "" when equal, else a description of the first mismatches.
 std::string CompareTensors(const Tensor& expected, const Tensor& actual, Tolerance tolerance);
 std::string CompareValues(const Value& expected, const Value& actual, Tolerance tolerance);
-// Element i of a tensor of any numeric, float8, 4-bit or 2-bit type, as double.
+// Element i of a tensor of a standard numeric or bool type, as double (float8, 4-bit and 2-bit
+// types give NaN: CompareTensors compares those bit-exactly).
 double ElementAsDouble(const Tensor& tensor, int64_t i);
 
 }  // namespace prism::testing

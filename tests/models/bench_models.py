@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bench models (/work/shared/bench/make_models.py) run by Prism and compared with onnxruntime.
+"""Bench models (../shared/bench/make_models.py) run by Prism and compared with onnxruntime.
 
 Prism has no Python binding yet, so the comparison goes through files: for every case this
 writes an ONNX test folder (model.onnx + test_data_set_N/input_K.pb, output_K.pb) whose inputs
