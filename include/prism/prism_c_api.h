@@ -82,7 +82,9 @@ typedef enum PrismElementType {
   PRISM_TYPE_FLOAT4E2M1 = 23,
   PRISM_TYPE_FLOAT8E8M0 = 24,
   PRISM_TYPE_UINT2 = 25,
-  PRISM_TYPE_INT2 = 26
+  PRISM_TYPE_INT2 = 26,
+  PRISM_TYPE_FLOAT6E2M3 = 27,
+  PRISM_TYPE_FLOAT6E3M2 = 28
 } PrismElementType;
 
 typedef enum PrismValueKind {

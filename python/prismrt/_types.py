@@ -1,9 +1,10 @@
 """Element types: ONNX numbers, onnxruntime's type strings, numpy dtypes, sub-byte packing.
 
 Like onnx.numpy_helper, types numpy lacks come from ml_dtypes (bfloat16, the float8 family,
-int4/uint4, int2/uint2, float4_e2m1fn), one element per numpy byte. Prism stores the 4-bit and
-2-bit types packed, element i in bits (i * bits) % 8 of byte i * bits // 8, so they are packed on
-the way in and unpacked on the way out.
+int4/uint4, int2/uint2, float4_e2m1fn, float6_e2m3fn/float6_e3m2fn), one element per numpy byte.
+Prism stores the 6-bit, 4-bit and 2-bit types packed as a little-endian bit stream, element i in
+bits [i * bits, (i + 1) * bits) (a 6-bit element may straddle two bytes), so they are packed on the
+way in and unpacked on the way out.
 """
 import numpy as np
 
@@ -40,6 +41,8 @@ FLOAT4E2M1 = 23
 FLOAT8E8M0 = 24
 UINT2 = 25
 INT2 = 26
+FLOAT6E2M3 = 27
+FLOAT6E3M2 = 28
 
 # onnxruntime's spelling inside "tensor(...)".
 TYPE_NAMES = {
@@ -49,11 +52,12 @@ TYPE_NAMES = {
     COMPLEX128: "complex128", BFLOAT16: "bfloat16", FLOAT8E4M3FN: "float8e4m3fn",
     FLOAT8E4M3FNUZ: "float8e4m3fnuz", FLOAT8E5M2: "float8e5m2", FLOAT8E5M2FNUZ: "float8e5m2fnuz",
     UINT4: "uint4", INT4: "int4", FLOAT4E2M1: "float4e2m1", FLOAT8E8M0: "float8e8m0",
-    UINT2: "uint2", INT2: "int2",
+    UINT2: "uint2", INT2: "int2", FLOAT6E2M3: "float6e2m3", FLOAT6E3M2: "float6e3m2",
 }
 
 # Bits per element of the packed types.
-PACKED_BITS = {UINT4: 4, INT4: 4, FLOAT4E2M1: 4, UINT2: 2, INT2: 2}
+PACKED_BITS = {UINT4: 4, INT4: 4, FLOAT4E2M1: 4, UINT2: 2, INT2: 2, FLOAT6E2M3: 6, FLOAT6E3M2: 6}
+_PACKED_FLOATS = {FLOAT4E2M1, FLOAT6E2M3, FLOAT6E3M2}
 _SIGNED_PACKED = {INT4, INT2}
 
 _NUMPY_TYPES = {
@@ -66,6 +70,7 @@ _ML_DTYPES_NAMES = {
     BFLOAT16: "bfloat16", FLOAT8E4M3FN: "float8_e4m3fn", FLOAT8E4M3FNUZ: "float8_e4m3fnuz",
     FLOAT8E5M2: "float8_e5m2", FLOAT8E5M2FNUZ: "float8_e5m2fnuz", UINT4: "uint4", INT4: "int4",
     FLOAT4E2M1: "float4_e2m1fn", FLOAT8E8M0: "float8_e8m0fnu", UINT2: "uint2", INT2: "int2",
+    FLOAT6E2M3: "float6_e2m3fn", FLOAT6E3M2: "float6_e3m2fn",
 }
 
 
@@ -133,36 +138,32 @@ def storage_bytes(element_type, count):
 
 
 def pack(array, element_type):
-    """Packs a numpy array of a 4-bit/2-bit type into Prism's byte layout (a uint8 array)."""
+    """Packs a numpy array of a 6/4/2-bit type into Prism's byte layout (a uint8 array)."""
     bits = PACKED_BITS[element_type]
+    mask = (1 << bits) - 1
     flat = array.reshape(-1)
-    if element_type == FLOAT4E2M1:
-        codes = flat.view(np.uint8) & 0x0F
+    if element_type in _PACKED_FLOATS:
+        codes = flat.view(np.uint8) & mask
     elif element_type in _SIGNED_PACKED:
-        codes = flat.astype(np.int8).view(np.uint8) & ((1 << bits) - 1)
+        codes = flat.astype(np.int8).view(np.uint8) & mask
     else:
-        codes = flat.astype(np.uint8) & ((1 << bits) - 1)
-    per_byte = 8 // bits
-    padded = np.zeros(-(-codes.size // per_byte) * per_byte, dtype=np.uint8)
-    padded[:codes.size] = codes
-    groups = padded.reshape(-1, per_byte)
-    packed = np.zeros(groups.shape[0], dtype=np.uint8)
-    for k in range(per_byte):
-        packed |= (groups[:, k] << (k * bits)).astype(np.uint8)
-    return packed
+        codes = flat.astype(np.uint8) & mask
+    # Each code's bits, least significant first, concatenated into one little-endian stream.
+    stream = np.unpackbits(codes.reshape(-1, 1), axis=1, bitorder="little")[:, :bits]
+    return np.packbits(stream.reshape(-1), bitorder="little")
 
 
 def unpack(packed, element_type, shape):
     """The inverse of pack: a numpy array of the ml_dtypes type with the given shape."""
     bits = PACKED_BITS[element_type]
-    per_byte = 8 // bits
-    mask = (1 << bits) - 1
     count = int(np.prod(shape, dtype=np.int64))
-    raw = np.asarray(packed, dtype=np.uint8)
-    codes = np.stack([(raw >> (k * bits)) & mask for k in range(per_byte)], axis=-1)
-    codes = codes.reshape(-1)[:count].astype(np.uint8)
+    raw = np.asarray(packed, dtype=np.uint8).reshape(-1)
+    stream = np.unpackbits(raw, bitorder="little")[:count * bits].reshape(count, bits)
+    padded = np.zeros((count, 8), dtype=np.uint8)
+    padded[:, :bits] = stream
+    codes = np.packbits(padded, axis=1, bitorder="little").reshape(-1)
     dtype = numpy_dtype(element_type)
-    if element_type == FLOAT4E2M1:
+    if element_type in _PACKED_FLOATS:
         values = codes.view(dtype)
     elif element_type in _SIGNED_PACKED:
         signed = codes.astype(np.int8)

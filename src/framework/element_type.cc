@@ -37,6 +37,8 @@ const char* ElementTypeName(ElementType type) {
     case ElementType::kFloat8E8M0: return "float8e8m0";
     case ElementType::kUint2: return "uint2";
     case ElementType::kInt2: return "int2";
+    case ElementType::kFloat6E2M3: return "float6e2m3";
+    case ElementType::kFloat6E3M2: return "float6e3m2";
   }
   return "unknown";
 }
@@ -54,6 +56,7 @@ int ElementBits(ElementType type) {
     case ElementType::kFloat8E5M2: case ElementType::kFloat8E5M2FNUZ:
     case ElementType::kFloat8E8M0: return 8;
     case ElementType::kUint4: case ElementType::kInt4: case ElementType::kFloat4E2M1: return 4;
+    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2: return 6;
     case ElementType::kUint2: case ElementType::kInt2: return 2;
     case ElementType::kString: case ElementType::kUndefined: return 0;
   }
@@ -87,7 +90,8 @@ bool IsFloatingPoint(ElementType type) {
     case ElementType::kFloat: case ElementType::kDouble: case ElementType::kFloat16:
     case ElementType::kBFloat16: case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ:
     case ElementType::kFloat8E5M2: case ElementType::kFloat8E5M2FNUZ:
-    case ElementType::kFloat8E8M0: case ElementType::kFloat4E2M1: return true;
+    case ElementType::kFloat8E8M0: case ElementType::kFloat4E2M1:
+    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2: return true;
     default: return false;
   }
 }

@@ -1,5 +1,5 @@
 // Tensor element types. Numbering follows ONNX's TensorProto.DataType, including the types
-// newer than Debian's libonnx (float8, 4-bit, 2-bit, float4), which Prism defines itself.
+// newer than Debian's libonnx (float8, 4-bit, 2-bit, float4, float6), which Prism defines itself.
 #pragma once
 
 #include <cstddef>
@@ -37,21 +37,25 @@ enum class ElementType : int32_t {
   kFloat8E8M0 = 24,
   kUint2 = 25,
   kInt2 = 26,
+  kFloat6E2M3 = 27,
+  kFloat6E3M2 = 28,
 };
 
-constexpr int32_t kMaxElementType = 26;
+constexpr int32_t kMaxElementType = 28;
 
 bool IsKnownElementType(int32_t value);
 // ONNX's spelling, e.g. "float", "float16", "float8e4m3fn", "int4", "string".
 const char* ElementTypeName(ElementType type);
-// Bits per element: 4 for int4/uint4/float4e2m1, 2 for int2/uint2, 8 * sizeof otherwise.
+// Bits per element: 4 for int4/uint4/float4e2m1, 2 for int2/uint2, 6 for float6e2m3/float6e3m2,
+// 8 * sizeof otherwise.
 // 0 for string (stored as std::string objects) and undefined.
 int ElementBits(ElementType type);
-// Bytes needed for count elements, sub-byte types packed low nibble/crumb first.
+// Bytes needed for count elements, sub-byte types packed as a little-endian bit stream (element i
+// in bits [i * bits, (i + 1) * bits), so a float6 element may straddle two bytes).
 // Throws on overflow.
 size_t StorageBytes(ElementType type, int64_t count);
 bool IsSubByte(ElementType type);
-bool IsFloatingPoint(ElementType type);  // every IEEE-like or float8/float4 type
+bool IsFloatingPoint(ElementType type);  // every IEEE-like or float8/float6/float4 type
 bool IsSignedInteger(ElementType type);
 bool IsUnsignedInteger(ElementType type);
 

@@ -13,7 +13,7 @@ enum class SpecialValues {
   kIeee,    // E5M2: exponent all ones is inf (mantissa 0) or NaN
   kFn,      // E4M3FN: no inf, S.1111.111 is NaN
   kFnuz,    // E4M3FNUZ / E5M2FNUZ: no inf, no -0, 0x80 is the only NaN
-  kFinite,  // E2M1: no inf, no NaN
+  kFinite,  // E2M1, float6 E2M3 / E3M2: no inf, no NaN
 };
 
 struct Format {
@@ -30,6 +30,8 @@ const Format& FormatOf(ElementType type) {
   static const Format kE5M2{2, 15, 0x80, 0x7b, SpecialValues::kIeee};
   static const Format kE5M2FNUZ{2, 16, 0x80, 0x7f, SpecialValues::kFnuz};
   static const Format kE2M1{1, 1, 0x08, 0x07, SpecialValues::kFinite};
+  static const Format kE2M3{3, 1, 0x20, 0x1f, SpecialValues::kFinite};
+  static const Format kE3M2{2, 3, 0x20, 0x1f, SpecialValues::kFinite};
   switch (type) {
     case ElementType::kFloat8E4M3FN:
       return kE4M3FN;
@@ -41,9 +43,13 @@ const Format& FormatOf(ElementType type) {
       return kE5M2FNUZ;
     case ElementType::kFloat4E2M1:
       return kE2M1;
+    case ElementType::kFloat6E2M3:
+      return kE2M3;
+    case ElementType::kFloat6E3M2:
+      return kE3M2;
     default:
       PRISM_THROW(kInvalidArgument, "element type ", ElementTypeName(type),
-                  " is not a float8/float4 format with a sign and a mantissa");
+                  " is not a float8/float6/float4 format with a sign and a mantissa");
   }
 }
 
@@ -56,7 +62,7 @@ uint8_t NaNCode(const Format& format, bool negative) {
     case SpecialValues::kFnuz:
       return 0x80;
     case SpecialValues::kFinite:
-      return negative ? 0x0 : 0x8;  // see the header
+      return negative ? 0x0 : format.sign_bit;  // -0 for NaN, +0 for -NaN: see the header
   }
   return 0;
 }
@@ -120,7 +126,7 @@ uint8_t EncodeWithFormat(const Format& format, double value, bool saturate) {
   const bool negative = std::signbit(value);
   const uint8_t sign = negative ? format.sign_bit : 0;
   if (std::isnan(value)) return NaNCode(format, negative);
-  // float4e2m1 has nothing to overflow to: it always saturates.
+  // float4e2m1 and float6 have nothing to overflow to: they always saturate.
   const bool clamp = saturate || format.specials == SpecialValues::kFinite;
   if (std::isinf(value)) {
     return clamp ? static_cast<uint8_t>(sign | format.max_code) : OverflowCode(format, negative);
@@ -162,6 +168,8 @@ bool IsNarrowFloat(ElementType type) {
     case ElementType::kFloat8E5M2FNUZ:
     case ElementType::kFloat8E8M0:
     case ElementType::kFloat4E2M1:
+    case ElementType::kFloat6E2M3:
+    case ElementType::kFloat6E3M2:
       return true;
     default:
       return false;

@@ -1,7 +1,8 @@
 // Conversions for the narrow floating-point formats that have no C++ arithmetic type: the four
 // float8 formats of opset 19 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ), float4e2m1 (opset 23) and
-// float8e8m0 (opset 24). Encoded values travel as raw bits: one byte per float8 element, and
-// float4e2m1 in the low nibble (packing is the caller's business, see framework/packed_int.h).
+// float8e8m0 (opset 24), and float6e2m3 / float6e3m2 (opset 28). Encoded values travel as raw
+// bits: one byte per float8 element, float4e2m1 in the low nibble and float6 in the low six bits
+// (packing is the caller's business, see framework/packed_int.h).
 //
 // Encoding follows ONNX Cast: round to nearest, ties to even, and the `saturate` attribute
 // decides what out-of-range values become (the tables in Cast's documentation):
@@ -24,18 +25,20 @@
 
 namespace prism {
 
-// float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0 or float4e2m1.
+// float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, float4e2m1,
+// float6e2m3 or float6e3m2.
 bool IsNarrowFloat(ElementType type);
 
 // The value of bits in one of the narrow float types (exact: every value fits a float).
 // Throws kInvalidArgument for other types.
 float NarrowFloatToFloat(ElementType type, uint8_t bits);
 
-// Encodes value as float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz or float4e2m1
+// Encodes value as float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float4e2m1,
+// float6e2m3 or float6e3m2
 // (rounding to nearest even, see above). For float8e8m0 use FloatToFloat8E8M0.
 uint8_t FloatToNarrowFloat(ElementType type, double value, bool saturate);
 
-// Largest finite value of a narrow float type: 448, 240, 57344, 57344, 6, 2^127.
+// Largest finite value of a narrow float type: 448, 240, 57344, 57344, 6, 2^127, 7.5, 28.
 double NarrowFloatMax(ElementType type);
 
 // Cast's round_mode for float8e8m0: "up" (away from zero, the default), "down" (toward zero),

@@ -1,6 +1,7 @@
-// Packed sub-byte elements (int4/uint4, int2/uint2 and float4e2m1 bits): element i lives in
-// bits [shift, shift + bits) of byte i / (8 / bits), shift = (i % (8 / bits)) * bits, so element 0
-// is in the low bits of byte 0, as ONNX stores them.
+// Packed sub-byte elements (int4/uint4, int2/uint2, float4e2m1 and float6 bits), stored as ONNX
+// does: a little-endian bit stream where element i occupies bits [i * bits, (i + 1) * bits), so
+// element 0 is in the low bits of byte 0. 2- and 4-bit elements never cross a byte; a 6-bit
+// element may straddle two (four float6 elements fill three bytes).
 #pragma once
 
 #include <cmath>
@@ -10,19 +11,28 @@ namespace prism {
 
 // The raw bits of element index (zero-extended).
 inline uint8_t GetPackedBits(const void* data, int64_t index, int bits) {
-  const int per_byte = 8 / bits;
-  const int shift = static_cast<int>(index % per_byte) * bits;
-  const uint8_t byte = static_cast<const uint8_t*>(data)[index / per_byte];
-  return static_cast<uint8_t>((byte >> shift) & ((1u << bits) - 1u));
+  const uint64_t first_bit = static_cast<uint64_t>(index) * static_cast<uint64_t>(bits);
+  const auto* bytes = static_cast<const uint8_t*>(data) + first_bit / 8;
+  const int shift = static_cast<int>(first_bit % 8);
+  unsigned value = static_cast<unsigned>(bytes[0]) >> shift;
+  if (shift + bits > 8) value |= static_cast<unsigned>(bytes[1]) << (8 - shift);
+  return static_cast<uint8_t>(value & ((1u << bits) - 1u));
 }
 
-// Stores the low bits of value as element index, leaving the byte's other elements alone.
+// Stores the low bits of value as element index, leaving the other elements' bits alone.
 inline void SetPackedBits(void* data, int64_t index, int bits, uint8_t value) {
-  const int per_byte = 8 / bits;
-  const int shift = static_cast<int>(index % per_byte) * bits;
-  const uint8_t mask = static_cast<uint8_t>(((1u << bits) - 1u) << shift);
-  uint8_t& byte = static_cast<uint8_t*>(data)[index / per_byte];
-  byte = static_cast<uint8_t>((byte & ~mask) | ((value << shift) & mask));
+  const uint64_t first_bit = static_cast<uint64_t>(index) * static_cast<uint64_t>(bits);
+  auto* bytes = static_cast<uint8_t*>(data) + first_bit / 8;
+  const int shift = static_cast<int>(first_bit % 8);
+  const unsigned field_mask = (1u << bits) - 1u;
+  const unsigned field = value & field_mask;
+  const auto low_mask = static_cast<uint8_t>(field_mask << shift);  // the part in this byte
+  bytes[0] = static_cast<uint8_t>((bytes[0] & ~low_mask) | ((field << shift) & low_mask));
+  if (shift + bits > 8) {  // the high part spills into the next byte
+    const int spilled = shift + bits - 8;
+    const auto high_mask = static_cast<uint8_t>((1u << spilled) - 1u);
+    bytes[1] = static_cast<uint8_t>((bytes[1] & ~high_mask) | ((field >> (8 - shift)) & high_mask));
+  }
 }
 
 // The value of raw element bits: two's complement (int4: 0x8..0xF are -8..-1) when is_signed.

@@ -11,6 +11,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "framework/packed_int.h"
+
 namespace prism {
 namespace {
 
@@ -22,6 +24,8 @@ int64_t TypedFieldCount(ElementType type, int64_t count) {
     case ElementType::kInt4: case ElementType::kUint4: case ElementType::kFloat4E2M1:
       return (count + 1) / 2;
     case ElementType::kInt2: case ElementType::kUint2: return (count + 3) / 4;
+    // float6: one code per int32_data entry, unpacked (onnx.helper.make_tensor with raw=False).
+    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2: return count;
     // Complex: real and imaginary parts interleaved, two floats/doubles per element.
     case ElementType::kComplex64: case ElementType::kComplex128: return count * 2;
     default: return count;
@@ -212,6 +216,12 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     case ElementType::kBool:
       for (int i = 0; i < proto.int32_data_size(); ++i)
         static_cast<bool*>(out)[i] = proto.int32_data(i) != 0;
+      break;
+    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2:
+      // One code per entry, packed here into the 6-bit stream (the tensor starts zeroed below).
+      if (tensor.SizeInBytes() > 0) std::memset(out, 0, tensor.SizeInBytes());
+      for (int i = 0; i < proto.int32_data_size(); ++i)
+        SetPackedBits(out, i, 6, static_cast<uint8_t>(proto.int32_data(i)));
       break;
     default:  // uint8, float8 variants and packed sub-byte types: one byte per entry
       CopyField<uint8_t>(proto.int32_data(), out);

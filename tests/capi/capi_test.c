@@ -574,8 +574,8 @@ static void TestStrings(PrismEnv* env) {
 
 /* Every element type can be created, with packed sizes for the sub-byte types. */
 static void TestElementTypes(void) {
-  static const int kBits[27] = {0,  32,  8,  8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64,
-                                64, 128, 16, 8, 8,  8,  8,  4,  4, 4, 8,  2,  2};
+  static const int kBits[29] = {0,  32,  8,  8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64, 64,
+                                128, 16, 8, 8,  8,  8,  4,  4, 4, 8,  2,  2,  6,  6};
   static const int64_t kShape[2] = {3, 5};
   static unsigned char buffer[15 * 16];
   PrismAllocator* allocator = NULL;
@@ -588,7 +588,7 @@ static void TestElementTypes(void) {
 
   OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
   OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
-  for (type = PRISM_TYPE_FLOAT; type <= PRISM_TYPE_INT2; ++type) {
+  for (type = PRISM_TYPE_FLOAT; type <= PRISM_TYPE_FLOAT6E3M2; ++type) {
     const size_t expected = (size_t)(15 * kBits[type] + 7) / 8;
     OK(g_api->CreateTensorAsValue(allocator, kShape, 2, (PrismElementType)type, &value));
     OK(g_api->GetTensorTypeAndShape(value, &info));
@@ -625,8 +625,8 @@ static void TestElementTypes(void) {
   }
   EXPECT_ERROR(g_api->CreateTensorAsValue(allocator, kShape, 2, PRISM_TYPE_UNDEFINED, &value),
                PRISM_INVALID_ARGUMENT, "element type 0");
-  EXPECT_ERROR(g_api->CreateTensorAsValue(allocator, kShape, 2, (PrismElementType)27, &value),
-               PRISM_INVALID_ARGUMENT, "element type 27");
+  EXPECT_ERROR(g_api->CreateTensorAsValue(allocator, kShape, 2, (PrismElementType)29, &value),
+               PRISM_INVALID_ARGUMENT, "element type 29");
   g_api->ReleaseMemoryInfo(cpu);
 }
 

@@ -52,12 +52,7 @@ REGENERATE = ("`.venv/bin/python tests/coverage/check_type_coverage.py --dump bu
 # (op, type) -> why Prism does not register it. These are deliberate, documented exceptions to
 # "every type the spec allows is registered": reported as known gaps, never silently skipped.
 # Keep this list short; an entry whose type the registry does register is reported as stale.
-_FLOAT6_REASON = ("float6 element types are not supported yet (no float6 storage type in Prism; "
-                  "Cast throws kNotImplemented)")
-KNOWN_GAPS = {
-    ("Cast", "tensor(float6e2m3)"): _FLOAT6_REASON,
-    ("Cast", "tensor(float6e3m2)"): _FLOAT6_REASON,
-}
+KNOWN_GAPS = {}
 
 # ----------------------------------------------------------------------------------------------
 # The spec

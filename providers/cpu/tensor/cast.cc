@@ -78,7 +78,7 @@ struct HalfReader {
 const std::array<float, 256>& DecodeTable(ElementType type) {
   auto build = [](ElementType t) {
     std::array<float, 256> table{};
-    const int codes = t == E::kFloat4E2M1 ? 16 : 256;
+    const int codes = IsSubByte(t) ? 1 << ElementBits(t) : 256;
     for (int code = 0; code < codes; ++code)
       table[code] = NarrowFloatToFloat(t, static_cast<uint8_t>(code));
     return table;
@@ -89,6 +89,8 @@ const std::array<float, 256>& DecodeTable(ElementType type) {
   static const std::array<float, 256> kE5M2FNUZ = build(E::kFloat8E5M2FNUZ);
   static const std::array<float, 256> kE8M0 = build(E::kFloat8E8M0);
   static const std::array<float, 256> kE2M1 = build(E::kFloat4E2M1);
+  static const std::array<float, 256> kE2M3 = build(E::kFloat6E2M3);
+  static const std::array<float, 256> kE3M2 = build(E::kFloat6E3M2);
   switch (type) {
     case E::kFloat8E4M3FN:
       return kE4M3FN;
@@ -100,6 +102,10 @@ const std::array<float, 256>& DecodeTable(ElementType type) {
       return kE5M2FNUZ;
     case E::kFloat8E8M0:
       return kE8M0;
+    case E::kFloat6E2M3:
+      return kE2M3;
+    case E::kFloat6E3M2:
+      return kE3M2;
     default:
       return kE2M1;
   }
@@ -108,8 +114,8 @@ const std::array<float, 256>& DecodeTable(ElementType type) {
 struct NarrowFloatReader {
   const uint8_t* data;
   const std::array<float, 256>* table;
-  bool packed;  // float4e2m1
-  float Get(int64_t i) const { return (*table)[packed ? GetPackedBits(data, i, 4) : data[i]]; }
+  int bits;  // 8, or 4 for float4e2m1 and 6 for float6 (packed)
+  float Get(int64_t i) const { return (*table)[bits < 8 ? GetPackedBits(data, i, bits) : data[i]]; }
 };
 
 struct PackedIntReader {
@@ -157,8 +163,9 @@ void WithReader(const Tensor& tensor, Fn&& fn) {
     case E::kFloat8E5M2FNUZ:
     case E::kFloat8E8M0:
     case E::kFloat4E2M1:
-      return fn(
-          NarrowFloatReader{raw, &DecodeTable(tensor.Type()), tensor.Type() == E::kFloat4E2M1});
+    case E::kFloat6E2M3:
+    case E::kFloat6E3M2:
+      return fn(NarrowFloatReader{raw, &DecodeTable(tensor.Type()), ElementBits(tensor.Type())});
     case E::kInt4:
       return fn(PackedIntReader{raw, 4, true});
     case E::kUint4:
@@ -218,8 +225,8 @@ struct NarrowFloatWriter {
   template <typename V>
   void Put(int64_t i, V v) const {
     const uint8_t code = FloatToNarrowFloat(type, static_cast<double>(v), saturate);
-    if (type == E::kFloat4E2M1) {
-      SetPackedBits(data, i, 4, code);
+    if (IsSubByte(type)) {  // float4e2m1, float6
+      SetPackedBits(data, i, ElementBits(type), code);
     } else {
       data[i] = code;
     }
@@ -285,6 +292,8 @@ void WithWriter(Tensor& tensor, const CastOptions& options, Fn&& fn) {
     case E::kFloat8E5M2:
     case E::kFloat8E5M2FNUZ:
     case E::kFloat4E2M1:
+    case E::kFloat6E2M3:
+    case E::kFloat6E3M2:
       return fn(NarrowFloatWriter{raw, tensor.Type(), options.saturate});
     case E::kFloat8E8M0:
       return fn(E8M0Writer{raw, options.saturate, options.round_mode});
@@ -352,7 +361,10 @@ std::string FormatElement(const Tensor& tensor, int64_t i) {
     case E::kBFloat16:
       return ShortestDecimal(tensor.Data<BFloat16>()[i].ToFloat());
     case E::kFloat4E2M1:
-      return ShortestDecimal(NarrowFloatToFloat(tensor.Type(), GetPackedBits(raw, i, 4)));
+    case E::kFloat6E2M3:
+    case E::kFloat6E3M2:
+      return ShortestDecimal(NarrowFloatToFloat(
+          tensor.Type(), GetPackedBits(raw, i, ElementBits(tensor.Type()))));
     case E::kFloat8E4M3FN:
     case E::kFloat8E4M3FNUZ:
     case E::kFloat8E5M2:
@@ -498,7 +510,9 @@ Parsed ParseForTarget(const std::string& text, int64_t index, ElementType target
     case E::kFloat8E5M2:
     case E::kFloat8E5M2FNUZ:
     case E::kFloat8E8M0:
-    case E::kFloat4E2M1: {
+    case E::kFloat4E2M1:
+    case E::kFloat6E2M3:
+    case E::kFloat6E3M2: {
       double value = 0.0;
       if (!ParseFloating(text, &value)) ThrowUnparsable(text, index, target);
       return value;
@@ -529,12 +543,16 @@ class Cast final : public OpKernel {
  public:
   explicit Cast(const OpKernelInfo& info) : OpKernel(info) {
     const int64_t to = info.Int("to");
-    PRISM_ENFORCE(to != 27 && to != 28, kNotImplemented, info.GetNode().Describe(),
-                  ": Cast to float6 (data type ", to, ") is not supported");
     PRISM_ENFORCE(to >= 0 && to <= INT32_MAX && IsKnownElementType(static_cast<int32_t>(to)),
                   kInvalidArgument, info.GetNode().Describe(), ": 'to' is ", to,
                   ", which is not a supported TensorProto data type");
     to_ = static_cast<ElementType>(to);
+    // T2 gains float6 only in opset 28; the output type is not matched at kernel lookup.
+    const bool float6 = to_ == E::kFloat6E2M3 || to_ == E::kFloat6E3M2;
+    PRISM_ENFORCE(!float6 || info.GetNode().OpsetVersion() >= 28, kInvalidArgument,
+                  info.GetNode().Describe(), ": 'to' is ", ElementTypeName(to_),
+                  ", which Cast allows from opset 28 (the model imports opset ",
+                  info.GetNode().OpsetVersion(), ")");
     options_.saturate = info.IntOr("saturate", 1) != 0;
     try {
       options_.round_mode = ParseE8M0Rounding(info.StringOr("round_mode", "up"));
@@ -581,12 +599,14 @@ void RegisterCastKernels(KernelRegistry& registry) {
     int end;
     G types;
   };
-  // Opset 28 adds float6e2m3/float6e3m2, which Prism has no element type for.
+  // Opset 28 adds float6e2m3/float6e3m2, which no other core op allows (so they are not a
+  // TensorTypeGeneration shared with the data-movement kernels).
   for (const Range& r :
        {Range{9, 12, G::kNoBfloat16}, Range{13, 18, G::kBfloat16}, Range{19, 20, G::kFloat8},
         Range{21, 22, G::kInt4}, Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0},
         Range{25, 27, G::kInt2}, Range{28, INT_MAX, G::kInt2}}) {
-    const std::vector<ElementType> types = AllTensorTypesOf(r.types);
+    std::vector<ElementType> types = AllTensorTypesOf(r.types);
+    if (r.since >= 28) types.insert(types.end(), {E::kFloat6E2M3, E::kFloat6E3M2});
     registry.Register(KernelDefBuilder("Cast")
                           .Versions(r.since, r.end)
                           .Constraint("T1", types, {0})

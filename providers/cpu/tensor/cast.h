@@ -8,8 +8,9 @@
 //   min/max. Never undefined behaviour.
 // - integer -> integer: keep the low bits (two's complement), as the spec says.
 // - anything -> bool: nonzero (NaN included) is true. bool -> numbers: 1 / 0.
-// - to float8: round to nearest even with the `saturate` table of the spec; to float4e2m1:
-//   round to nearest even, always saturating; to float8e8m0: `round_mode` and `saturate`; see
+// - to float8: round to nearest even with the `saturate` table of the spec; to float4e2m1 and
+//   float6e2m3 / float6e3m2 (opset 28): round to nearest even, always saturating (NaN becomes a
+//   zero, as ml_dtypes does); to float8e8m0: `round_mode` and `saturate`; see
 //   framework/float8.h. int64/uint64 <-> double and int64 -> float convert directly; float16,
 //   bfloat16 targets go through float.
 // - to string: integers in decimal, bool as "1"/"0", NaN as "NaN", infinities as "INF"/"-INF",

@@ -27,14 +27,15 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t ds
                 from + static_cast<size_t>(src_offset) * width, static_cast<size_t>(count) * width);
     return;
   }
-  const int per_byte = 8 / bits;
-  if (src_offset % per_byte == 0 && dst_offset % per_byte == 0) {
-    // Whole bytes first, then the tail element by element (it may share a byte with others).
-    const int64_t whole = count / per_byte;
-    if (whole > 0)
-      std::memcpy(to + dst_offset / per_byte, from + src_offset / per_byte,
-                  static_cast<size_t>(whole));
-    for (int64_t i = whole * per_byte; i < count; ++i)
+  if ((src_offset * bits) % 8 == 0 && (dst_offset * bits) % 8 == 0) {
+    // Both ends start on a byte: whole bytes first, then the tail element by element (it may
+    // share a byte with others).
+    const int64_t whole_bytes = count * bits / 8;
+    const int64_t whole = whole_bytes * 8 / bits;  // elements entirely inside those bytes
+    if (whole_bytes > 0)
+      std::memcpy(to + dst_offset * bits / 8, from + src_offset * bits / 8,
+                  static_cast<size_t>(whole_bytes));
+    for (int64_t i = whole; i < count; ++i)
       SetPackedElement(to, dst_offset + i, bits, GetPackedElement(from, src_offset + i, bits));
     return;
   }

@@ -1,11 +1,12 @@
 // Type-agnostic element movement for the data-movement kernels (Concat, Gather, Transpose...):
 // they never look at values, so they handle every element type by its storage: strings are
-// assigned, byte-sized types are copied as bytes, and packed 4-bit/2-bit types are moved one
+// assigned, byte-sized types are copied as bytes, and packed 6/4/2-bit types are moved one
 // element at a time (or as bytes when both ends are byte aligned).
 #pragma once
 
 #include <cstdint>
 
+#include "framework/packed_int.h"
 #include "framework/tensor.h"
 
 namespace prism::cpu {
@@ -16,19 +17,14 @@ namespace prism::cpu {
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t dst_offset,
                   int64_t count);
 
-// Packed sub-byte element access (low bits first, as ONNX stores int4/int2 and float4).
+// Packed sub-byte element access (the little-endian bit stream of framework/packed_int.h, as ONNX
+// stores int4/int2, float4 and float6).
 inline uint8_t GetPackedElement(const uint8_t* data, int64_t index, int bits) {
-  const int per_byte = 8 / bits;
-  const int shift = static_cast<int>(index % per_byte) * bits;
-  return static_cast<uint8_t>((data[index / per_byte] >> shift) & ((1u << bits) - 1u));
+  return GetPackedBits(data, index, bits);
 }
 
 inline void SetPackedElement(uint8_t* data, int64_t index, int bits, uint8_t value) {
-  const int per_byte = 8 / bits;
-  const int shift = static_cast<int>(index % per_byte) * bits;
-  const uint8_t mask = static_cast<uint8_t>(((1u << bits) - 1u) << shift);
-  uint8_t& byte = data[index / per_byte];
-  byte = static_cast<uint8_t>((byte & ~mask) | ((value << shift) & mask));
+  SetPackedBits(data, index, bits, value);
 }
 
 // Zeroes a freshly allocated packed output so the padding bits of its last byte are

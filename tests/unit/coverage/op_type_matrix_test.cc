@@ -17,6 +17,7 @@
 
 #include "../tensor/coded_tensor.h"
 #include "framework/kernel_registry.h"
+#include "framework/packed_int.h"
 #include "op_tester.h"
 #include "providers/cpu/cpu_execution_provider.h"
 #include "session/inference_session.h"
@@ -115,6 +116,17 @@ Tensor Numeric(ElementType type, const std::vector<int64_t>& dims, const std::ve
       return encode({0x00, 0x40, 0x44, 0x46});
     case E::kFloat8E8M0:
       return encode({0xff, 0x7f, 0x80, 0xff});  // 0 and 3: not representable
+    case E::kFloat6E2M3:
+    case E::kFloat6E3M2: {
+      // 0, 1, 2, 3 as s.ee.mmm / s.eee.mm, packed 6 bits each (little-endian bit stream).
+      const uint8_t e2m3[] = {0x00, 0x08, 0x10, 0x14};
+      const uint8_t e3m2[] = {0x00, 0x0c, 0x10, 0x12};
+      const uint8_t* table = type == E::kFloat6E2M3 ? e2m3 : e3m2;
+      std::vector<uint8_t> bytes(StorageBytes(type, static_cast<int64_t>(values.size())), 0);
+      for (size_t i = 0; i < values.size(); ++i)
+        SetPackedBits(bytes.data(), static_cast<int64_t>(i), 6, table[values[i]]);
+      return MakeRawTensor(type, dims, bytes);
+    }
     case E::kFloat4E2M1: {
       const uint8_t table[] = {0x0, 0x2, 0x4, 0x5};
       std::vector<uint8_t> bytes((values.size() + 1) / 2, 0);

@@ -450,6 +450,25 @@ std::vector<TypedCase> TypedCases() {
                    },
                    {57, 3},
                    {1, 2, 3, 0, 3}});
+  // float6: one unpacked code per int32 entry (onnx.helper.make_tensor with raw=False), packed
+  // on load into the 6-bit stream. Values 1, -7.5, 0.125, 3, 0.5 (e2m3); 1, -28, 0.0625, 3, 0.5
+  // (e3m2); bytes from onnx.numpy_helper.from_array.
+  cases.push_back({"float6e2m3",
+                   27,
+                   {5},
+                   [](TensorProto& p) {
+                     for (int code : {8, 63, 1, 20, 4}) p.add_int32_data(code);
+                   },
+                   {200, 31, 80, 4},
+                   {}});
+  cases.push_back({"float6e3m2",
+                   28,
+                   {5},
+                   [](TensorProto& p) {
+                     for (int code : {12, 63, 1, 18, 8}) p.add_int32_data(code);
+                   },
+                   {204, 31, 72, 8},
+                   {}});
   return cases;
 }
 
