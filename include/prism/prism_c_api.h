@@ -175,7 +175,8 @@ typedef struct PrismApi {
   /* --- session options --- */
   /* out [out, owned] ReleaseSessionOptions. */
   PrismStatus* (*CreateSessionOptions)(PrismSessionOptions** out);
-  PrismStatus* (*CloneSessionOptions)(const PrismSessionOptions* options, PrismSessionOptions** out);
+  PrismStatus* (*CloneSessionOptions)(const PrismSessionOptions* options,
+                                      PrismSessionOptions** out);
   void (*ReleaseSessionOptions)(PrismSessionOptions* options);
   PrismStatus* (*SetIntraOpNumThreads)(PrismSessionOptions* options, int threads);
   PrismStatus* (*SetInterOpNumThreads)(PrismSessionOptions* options, int threads);
@@ -296,8 +297,7 @@ typedef struct PrismApi {
   /* A tensor allocated from allocator (string tensors: CPU allocator only, elements empty).
      out [out, owned] ReleaseValue. */
   PrismStatus* (*CreateTensorAsValue)(PrismAllocator* allocator, const int64_t* shape,
-                                      size_t shape_length, PrismElementType type,
-                                      PrismValue** out);
+                                      size_t shape_length, PrismElementType type, PrismValue** out);
   /* A sequence of count tensors (each copied by reference). out [out, owned]. */
   PrismStatus* (*CreateSequenceValue)(const PrismValue* const* elements, size_t count,
                                       PrismValue** out);

@@ -18,6 +18,6 @@ std::vector<std::pair<std::string, KernelFamilyRegistrar>> KernelFamilies();
 
 }  // namespace prism::cpu
 
-#define PRISM_CPU_KERNEL_FAMILY(name, registrar) \
+#define PRISM_CPU_KERNEL_FAMILY(name, registrar)                      \
   [[maybe_unused]] static const bool prism_cpu_kernel_family_##name = \
       ::prism::cpu::AddKernelFamily(#name, registrar)

@@ -58,8 +58,8 @@ void TestDataTransfer::CopyTensor(const Tensor& source, Tensor& destination) con
                 "string tensors cannot live in test device memory");
   const auto* in = static_cast<const uint8_t*>(source.RawData());
   auto* out = static_cast<uint8_t*>(destination.MutableRawData());
-  const bool scramble = (source.Location().name == kMemoryName) !=
-                        (destination.Location().name == kMemoryName);
+  const bool scramble =
+      (source.Location().name == kMemoryName) != (destination.Location().name == kMemoryName);
   for (size_t i = 0; i < source.SizeInBytes(); ++i)
     out[i] = scramble ? static_cast<uint8_t>(in[i] ^ kScrambleKey) : in[i];
 }
@@ -106,7 +106,8 @@ TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
 }
 
 std::vector<ComputeCapability> TestExecutionProvider::GetCapability(
-    const GraphViewer& graph, const KernelLookup& lookup, std::vector<DeclinedNode>* declined) const {
+    const GraphViewer& graph, const KernelLookup& lookup,
+    std::vector<DeclinedNode>* declined) const {
   std::vector<ComputeCapability> claims;
   for (NodeIndex index : graph.Nodes()) {
     const Node& node = graph.GetNode(index);

@@ -22,7 +22,9 @@ class HostContext final : public OpKernelContext {
         outputs_(outer.OutputCount()) {}
 
   size_t InputCount() const override { return inputs_.size(); }
-  const Value* InputValue(size_t i) const override { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  const Value* InputValue(size_t i) const override {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
   size_t OutputCount() const override { return outputs_.size(); }
   Tensor& Output(size_t i, const TensorShape& shape, ElementType type) override {
     outputs_.at(i) = Value(Tensor(type, shape, GetCpuAllocator()));

@@ -90,7 +90,8 @@ PRISM_SAME_ENUM(PRISM_TYPE_UINT2, ElementType::kUint2);
 PRISM_SAME_ENUM(PRISM_TYPE_INT2, ElementType::kInt2);
 PRISM_SAME_ENUM(PRISM_TYPE_FLOAT6E2M3, ElementType::kFloat6E2M3);
 PRISM_SAME_ENUM(PRISM_TYPE_FLOAT6E3M2, ElementType::kFloat6E3M2);
-static_assert(PRISM_TYPE_FLOAT6E3M2 == kMaxElementType, "a new element type needs a PrismElementType");
+static_assert(PRISM_TYPE_FLOAT6E3M2 == kMaxElementType,
+              "a new element type needs a PrismElementType");
 
 PRISM_SAME_ENUM(PRISM_VALUE_UNKNOWN, TypeKind::kUnknown);
 PRISM_SAME_ENUM(PRISM_VALUE_TENSOR, TypeKind::kTensor);

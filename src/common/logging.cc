@@ -21,20 +21,29 @@ std::atomic<int>& MinSeverityStorage() {
 
 const char* SeverityTag(Severity severity) {
   switch (severity) {
-    case Severity::kVerbose: return "V";
-    case Severity::kInfo: return "I";
-    case Severity::kWarning: return "W";
-    case Severity::kError: return "E";
-    case Severity::kFatal: return "F";
+    case Severity::kVerbose:
+      return "V";
+    case Severity::kInfo:
+      return "I";
+    case Severity::kWarning:
+      return "W";
+    case Severity::kError:
+      return "E";
+    case Severity::kFatal:
+      return "F";
   }
   return "?";
 }
 
 }  // namespace
 
-Severity MinLogSeverity() { return static_cast<Severity>(MinSeverityStorage().load()); }
+Severity MinLogSeverity() {
+  return static_cast<Severity>(MinSeverityStorage().load());
+}
 
-void SetMinLogSeverity(Severity severity) { MinSeverityStorage() = static_cast<int>(severity); }
+void SetMinLogSeverity(Severity severity) {
+  MinSeverityStorage() = static_cast<int>(severity);
+}
 
 void LogMessage(Severity severity, const std::string& message) {
   static std::mutex mutex;

@@ -16,9 +16,9 @@ void LogMessage(Severity severity, const std::string& message);
 
 }  // namespace prism
 
-#define PRISM_LOG(severity, ...)                                               \
-  do {                                                                         \
-    if (static_cast<int>(::prism::Severity::severity) >=                       \
-        static_cast<int>(::prism::MinLogSeverity()))                           \
+#define PRISM_LOG(severity, ...)                                                          \
+  do {                                                                                    \
+    if (static_cast<int>(::prism::Severity::severity) >=                                  \
+        static_cast<int>(::prism::MinLogSeverity()))                                      \
       ::prism::LogMessage(::prism::Severity::severity, ::prism::MakeString(__VA_ARGS__)); \
   } while (0)

@@ -81,7 +81,7 @@ Status CatchAsStatus(Fn&& fn) {
 #define PRISM_THROW(code, ...) \
   throw ::prism::Exception(::prism::StatusCode::code, ::prism::MakeString(__VA_ARGS__))
 
-#define PRISM_ENFORCE(condition, code, ...) \
-  do {                                      \
+#define PRISM_ENFORCE(condition, code, ...)           \
+  do {                                                \
     if (!(condition)) PRISM_THROW(code, __VA_ARGS__); \
   } while (0)

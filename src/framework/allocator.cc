@@ -18,7 +18,9 @@ void* CpuAllocator::Alloc(size_t bytes) {
   return pointer;
 }
 
-void CpuAllocator::Free(void* pointer) { std::free(pointer); }
+void CpuAllocator::Free(void* pointer) {
+  std::free(pointer);
+}
 
 AllocatorPtr GetCpuAllocator() {
   static AllocatorPtr allocator = std::make_shared<CpuAllocator>();

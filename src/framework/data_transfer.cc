@@ -21,7 +21,9 @@ void CpuDataTransfer::CopyTensor(const Tensor& source, Tensor& destination) cons
     std::memcpy(destination.MutableRawData(), source.RawData(), source.SizeInBytes());
 }
 
-DataTransferManager::DataTransferManager() { Register(std::make_shared<CpuDataTransfer>()); }
+DataTransferManager::DataTransferManager() {
+  Register(std::make_shared<CpuDataTransfer>());
+}
 
 void DataTransferManager::Register(std::shared_ptr<IDataTransfer> transfer) {
   transfers_.push_back(std::move(transfer));

@@ -60,11 +60,11 @@ bool IsSignedInteger(ElementType type);
 bool IsUnsignedInteger(ElementType type);
 
 // Type lists used by kernel definitions (ONNX spec constraint groups).
-const std::vector<ElementType>& AllTensorTypes();         // everything but undefined/complex
-const std::vector<ElementType>& AllTensorTypesIr4();      // the 15 pre-float8 types
-const std::vector<ElementType>& AllNumericTypes();        // ints, uints, float16/32/64, (no bf16)
-const std::vector<ElementType>& StandardFloatTypes();     // float16, float, double
-const std::vector<ElementType>& StandardFloatTypesBf16(); // float16, float, double, bfloat16
+const std::vector<ElementType>& AllTensorTypes();          // everything but undefined/complex
+const std::vector<ElementType>& AllTensorTypesIr4();       // the 15 pre-float8 types
+const std::vector<ElementType>& AllNumericTypes();         // ints, uints, float16/32/64, (no bf16)
+const std::vector<ElementType>& StandardFloatTypes();      // float16, float, double
+const std::vector<ElementType>& StandardFloatTypesBf16();  // float16, float, double, bfloat16
 const std::vector<ElementType>& SignedIntegerTypes();
 const std::vector<ElementType>& UnsignedIntegerTypes();
 

@@ -29,7 +29,9 @@ std::vector<ComputeCapability> IExecutionProvider::GetCapability(
   return claims;
 }
 
-AllocatorPtr IExecutionProvider::GetAllocator(MemType) const { return GetCpuAllocator(); }
+AllocatorPtr IExecutionProvider::GetAllocator(MemType) const {
+  return GetCpuAllocator();
+}
 
 std::unique_ptr<OpKernel> IExecutionProvider::Compile(const MetaDef& meta_def, const GraphViewer&,
                                                       const OpKernelInfo&) const {

@@ -39,7 +39,7 @@ struct Float16 {
       return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
     }
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-    if (abs < 0x38800000u) {  // subnormal half or zero
+    if (abs < 0x38800000u) {                                               // subnormal half or zero
       // Adding 0.5 makes the FPU do the shift and the round-to-even for us.
       const float shifted = FloatFromBits(abs) + 0.5f;
       return static_cast<uint16_t>(sign | (FloatBits(shifted) - 0x3f000000u));

@@ -10,7 +10,9 @@ std::string KernelDef::VersionRange() const {
   return MakeString(since_version, "-", end_version);
 }
 
-KernelDefBuilder::KernelDefBuilder(std::string op_type) { def_.op_type = std::move(op_type); }
+KernelDefBuilder::KernelDefBuilder(std::string op_type) {
+  def_.op_type = std::move(op_type);
+}
 
 KernelDefBuilder& KernelDefBuilder::Domain(std::string domain) {
   def_.domain = std::move(domain);

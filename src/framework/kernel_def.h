@@ -12,16 +12,18 @@
 namespace prism {
 
 // Input index meaning "this and every later input" (variadic inputs such as Concat's).
-constexpr int kVariadicFrom(int first) { return -1 - first; }
+constexpr int kVariadicFrom(int first) {
+  return -1 - first;
+}
 
 struct TypeConstraint {
-  std::string name;                   // the ONNX spec's name: "T", "T1", ...
-  std::vector<ElementType> allowed;   // element types (of tensors, or of sequence elements)
-  std::vector<int> inputs;            // bound input indices (kVariadicFrom(i) for i..end)
-  std::vector<int> outputs;           // bound output indices (kVariadicFrom(i) for i..end)
+  std::string name;                  // the ONNX spec's name: "T", "T1", ...
+  std::vector<ElementType> allowed;  // element types (of tensors, or of sequence elements)
+  std::vector<int> inputs;           // bound input indices (kVariadicFrom(i) for i..end)
+  std::vector<int> outputs;          // bound output indices (kVariadicFrom(i) for i..end)
   bool allow_tensor = true;
-  bool allow_sequence = false;        // seq(tensor(T)) also matches
-  bool allow_optional = false;        // optional(...) also matches
+  bool allow_sequence = false;  // seq(tensor(T)) also matches
+  bool allow_optional = false;  // optional(...) also matches
 };
 
 struct KernelDef {
@@ -30,8 +32,8 @@ struct KernelDef {
   int since_version = 1;
   int end_version = INT_MAX;  // inclusive
   std::vector<TypeConstraint> constraints;
-  std::set<int> cpu_inputs;   // inputs that must be in CPU memory even on a device EP
-  std::set<int> cpu_outputs;  // outputs produced in CPU memory
+  std::set<int> cpu_inputs;          // inputs that must be in CPU memory even on a device EP
+  std::set<int> cpu_outputs;         // outputs produced in CPU memory
   std::string VersionRange() const;  // "7-12", "14+"
 };
 

@@ -9,14 +9,18 @@ namespace {
 
 bool KindAllowed(const TypeConstraint& constraint, const ValueType& type) {
   switch (type.kind) {
-    case TypeKind::kUnknown: return true;  // nothing known statically: decided at run time
-    case TypeKind::kTensor: return constraint.allow_tensor;
-    case TypeKind::kSequence: return constraint.allow_sequence;
+    case TypeKind::kUnknown:
+      return true;  // nothing known statically: decided at run time
+    case TypeKind::kTensor:
+      return constraint.allow_tensor;
+    case TypeKind::kSequence:
+      return constraint.allow_sequence;
     case TypeKind::kOptional:
       return constraint.allow_optional &&
              (type.inner == TypeKind::kSequence ? constraint.allow_sequence
                                                 : constraint.allow_tensor);
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -42,7 +46,8 @@ std::string KernelDefMismatch(const KernelDef& def, const Node& node) {
     return MakeString("opset ", version, " is outside ", def.VersionRange());
   for (const TypeConstraint& constraint : def.constraints) {
     for (int bound : constraint.inputs) {
-      const size_t first = bound >= 0 ? static_cast<size_t>(bound) : static_cast<size_t>(-1 - bound);
+      const size_t first =
+          bound >= 0 ? static_cast<size_t>(bound) : static_cast<size_t>(-1 - bound);
       const size_t last = bound >= 0 ? first + 1 : node.InputCount();
       for (size_t i = first; i < last && i < node.InputCount(); ++i) {
         std::string why = CheckArg(constraint, node.Inputs()[i], "input", i);
@@ -50,7 +55,8 @@ std::string KernelDefMismatch(const KernelDef& def, const Node& node) {
       }
     }
     for (int bound : constraint.outputs) {
-      const size_t first = bound >= 0 ? static_cast<size_t>(bound) : static_cast<size_t>(-1 - bound);
+      const size_t first =
+          bound >= 0 ? static_cast<size_t>(bound) : static_cast<size_t>(-1 - bound);
       const size_t last = bound >= 0 ? first + 1 : node.OutputCount();
       for (size_t o = first; o < last && o < node.OutputCount(); ++o) {
         std::string why = CheckArg(constraint, node.Outputs()[o], "output", o);
@@ -84,10 +90,12 @@ const KernelCreateInfo* KernelRegistry::Find(const Node& node, std::string* reas
   for (const KernelCreateInfo& info : it->second) {
     std::string why = KernelDefMismatch(info.def, node);
     if (why.empty()) return &info;
-    reasons += MakeString(reasons.empty() ? "" : "; ", "kernel ", info.def.VersionRange(), ": ", why);
+    reasons +=
+        MakeString(reasons.empty() ? "" : "; ", "kernel ", info.def.VersionRange(), ": ", why);
   }
-  if (reason) *reason = MakeString("no kernel for ", node.OpType(), " opset ", node.OpsetVersion(),
-                                   " with these types (", reasons, ")");
+  if (reason)
+    *reason = MakeString("no kernel for ", node.OpType(), " opset ", node.OpsetVersion(),
+                         " with these types (", reasons, ")");
   return nullptr;
 }
 

@@ -23,11 +23,14 @@ struct MemoryInfo {
     return device == other.device && device_id == other.device_id && name == other.name;
   }
   bool operator==(const MemoryInfo& o) const {
-    return name == o.name && device == o.device && device_id == o.device_id && mem_type == o.mem_type;
+    return name == o.name && device == o.device && device_id == o.device_id &&
+           mem_type == o.mem_type;
   }
   std::string ToString() const { return name + ":" + std::to_string(device_id); }
 };
 
-inline MemoryInfo CpuMemoryInfo() { return MemoryInfo{}; }
+inline MemoryInfo CpuMemoryInfo() {
+  return MemoryInfo{};
+}
 
 }  // namespace prism

@@ -6,15 +6,17 @@ namespace prism {
 
 const Attribute& OpKernelInfo::Get(const std::string& name, AttributeType type) const {
   const Attribute* attribute = node_.FindAttribute(name);
-  PRISM_ENFORCE(attribute != nullptr, kInvalidArgument, node_.Describe(),
-                ": required attribute '", name, "' is missing");
+  PRISM_ENFORCE(attribute != nullptr, kInvalidArgument, node_.Describe(), ": required attribute '",
+                name, "' is missing");
   PRISM_ENFORCE(attribute->type == type, kInvalidArgument, node_.Describe(), ": attribute '", name,
                 "' must be of type ", AttributeTypeName(type), ", got ",
                 AttributeTypeName(attribute->type));
   return *attribute;
 }
 
-int64_t OpKernelInfo::Int(const std::string& name) const { return Get(name, AttributeType::kInt).i; }
+int64_t OpKernelInfo::Int(const std::string& name) const {
+  return Get(name, AttributeType::kInt).i;
+}
 int64_t OpKernelInfo::IntOr(const std::string& name, int64_t fallback) const {
   return HasAttr(name) ? Int(name) : fallback;
 }

@@ -79,7 +79,8 @@ class OpKernelContext {
   virtual const AllocatorPtr& TempAllocator() const = 0;
   // Runs a subgraph of this node (If/Loop/Scan): inputs bind to its graph inputs in order,
   // outer-scope values resolve through this node's scope. Returns the subgraph's outputs.
-  virtual std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) = 0;
+  virtual std::vector<Value> RunSubgraph(const Graph& subgraph,
+                                         const std::vector<Value>& inputs) = 0;
 
  protected:
   explicit OpKernelContext(const Node& node) : node_(node) {}

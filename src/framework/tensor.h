@@ -15,21 +15,36 @@ namespace prism {
 
 template <typename T>
 constexpr ElementType ElementTypeOf() {
-  if constexpr (std::is_same_v<T, float>) return ElementType::kFloat;
-  else if constexpr (std::is_same_v<T, double>) return ElementType::kDouble;
-  else if constexpr (std::is_same_v<T, int8_t>) return ElementType::kInt8;
-  else if constexpr (std::is_same_v<T, int16_t>) return ElementType::kInt16;
-  else if constexpr (std::is_same_v<T, int32_t>) return ElementType::kInt32;
-  else if constexpr (std::is_same_v<T, int64_t>) return ElementType::kInt64;
-  else if constexpr (std::is_same_v<T, uint8_t>) return ElementType::kUint8;
-  else if constexpr (std::is_same_v<T, uint16_t>) return ElementType::kUint16;
-  else if constexpr (std::is_same_v<T, uint32_t>) return ElementType::kUint32;
-  else if constexpr (std::is_same_v<T, uint64_t>) return ElementType::kUint64;
-  else if constexpr (std::is_same_v<T, bool>) return ElementType::kBool;
-  else if constexpr (std::is_same_v<T, Float16>) return ElementType::kFloat16;
-  else if constexpr (std::is_same_v<T, BFloat16>) return ElementType::kBFloat16;
-  else if constexpr (std::is_same_v<T, std::string>) return ElementType::kString;
-  else return ElementType::kUndefined;
+  if constexpr (std::is_same_v<T, float>)
+    return ElementType::kFloat;
+  else if constexpr (std::is_same_v<T, double>)
+    return ElementType::kDouble;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return ElementType::kInt8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return ElementType::kInt16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return ElementType::kInt32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return ElementType::kInt64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return ElementType::kUint8;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return ElementType::kUint16;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return ElementType::kUint32;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return ElementType::kUint64;
+  else if constexpr (std::is_same_v<T, bool>)
+    return ElementType::kBool;
+  else if constexpr (std::is_same_v<T, Float16>)
+    return ElementType::kFloat16;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return ElementType::kBFloat16;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return ElementType::kString;
+  else
+    return ElementType::kUndefined;
 }
 
 class Tensor {

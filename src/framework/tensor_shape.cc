@@ -6,7 +6,9 @@
 
 namespace prism {
 
-TensorShape::TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) { Validate(); }
+TensorShape::TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {
+  Validate();
+}
 
 void TensorShape::Validate() {
   int64_t size = 1;

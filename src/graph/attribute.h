@@ -42,7 +42,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
-  std::shared_ptr<Tensor> tensor;             // kTensor, in CPU memory
+  std::shared_ptr<Tensor> tensor;              // kTensor, in CPU memory
   std::vector<std::shared_ptr<Graph>> graphs;  // kGraph (one) or kGraphs, owned by the node
 };
 

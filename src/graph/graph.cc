@@ -32,8 +32,7 @@ const std::vector<NodeIndex>& Graph::Consumers(const std::string& value) const {
   return it == consumers_.end() ? kNone : it->second;
 }
 
-GraphViewer::GraphViewer(const Graph& graph)
-    : GraphViewer(graph, graph.TopologicalOrder()) {}
+GraphViewer::GraphViewer(const Graph& graph) : GraphViewer(graph, graph.TopologicalOrder()) {}
 
 GraphViewer::GraphViewer(const Graph& graph, std::vector<NodeIndex> nodes)
     : graph_(&graph), member_(graph.NodeCount(), false) {

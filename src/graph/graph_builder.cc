@@ -11,7 +11,8 @@ namespace prism {
 namespace {
 
 ElementType CheckedElementType(int32_t value, const std::string& what) {
-  PRISM_ENFORCE(IsKnownElementType(value), kInvalidGraph, what, " has unknown element type ", value);
+  PRISM_ENFORCE(IsKnownElementType(value), kInvalidGraph, what, " has unknown element type ",
+                value);
   return static_cast<ElementType>(value);
 }
 
@@ -20,8 +21,10 @@ std::optional<SymbolicShape> ShapeFromProto(const onnx::TypeProto& proto) {
   SymbolicShape shape;
   for (const auto& d : proto.tensor_type().shape().dim()) {
     Dim dim;
-    if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
-    else if (d.has_dim_param()) dim.param = d.dim_param();
+    if (d.has_dim_value() && d.dim_value() >= 0)
+      dim.value = d.dim_value();
+    else if (d.has_dim_param())
+      dim.param = d.dim_param();
     shape.dims.push_back(dim);
   }
   return shape;
@@ -94,7 +97,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
   // Initializers first: a graph input of the same name makes it overridable.
   for (const auto& init : proto.initializer()) {
     const std::string what = MakeString("initializer '", init.name(), "' of graph ", path);
-    PRISM_ENFORCE(!init.name().empty(), kInvalidGraph, "graph ", path, " has an unnamed initializer");
+    PRISM_ENFORCE(!init.name().empty(), kInvalidGraph, "graph ", path,
+                  " has an unnamed initializer");
     PRISM_ENFORCE(graph->initializers_.count(init.name()) == 0, kInvalidGraph, "graph ", path,
                   " has two initializers named '", init.name(), "'");
     Tensor tensor = TensorFromProto(init, policy_, what);
@@ -118,8 +122,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
         ValueTypeFromProto(input.type(), MakeString("input '", input.name(), "' of graph ", path));
     const bool is_initializer = graph->initializers_.count(input.name()) > 0;
     if (is_initializer) {
-      PRISM_ENFORCE(declared.kind == TypeKind::kUnknown || declared.elem == ElementType::kUndefined ||
-                        declared == arg->type,
+      PRISM_ENFORCE(declared.kind == TypeKind::kUnknown ||
+                        declared.elem == ElementType::kUndefined || declared == arg->type,
                     kInvalidGraph, "graph ", path, " input '", input.name(), "' is declared ",
                     declared.ToString(), " but its initializer is ", arg->type.ToString());
       graph->overridable_.push_back(arg);
@@ -160,9 +164,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     NodeArg* arg = Resolve(*graph, output.name(), &outer);
     PRISM_ENFORCE(arg != nullptr, kInvalidGraph, "graph ", path, " output '", output.name(),
                   "' is not produced by any node, graph input or initializer");
-    if (outer &&
-        std::find(graph->outer_scope_values_.begin(), graph->outer_scope_values_.end(),
-                  output.name()) == graph->outer_scope_values_.end())
+    if (outer && std::find(graph->outer_scope_values_.begin(), graph->outer_scope_values_.end(),
+                           output.name()) == graph->outer_scope_values_.end())
       graph->outer_scope_values_.push_back(output.name());
     const ValueType declared = ValueTypeFromProto(
         output.type(), MakeString("output '", output.name(), "' of graph ", path));
@@ -183,8 +186,8 @@ void GraphBuilder::AddNode(Graph& graph, const onnx::NodeProto& proto, size_t in
   node->op_type_ = proto.op_type();
   node->domain_ = CanonicalDomain(proto.domain());
   node->graph_ = &graph;
-  PRISM_ENFORCE(!proto.op_type().empty(), kInvalidGraph, "graph ", path, ": node ", index,
-                " ('", proto.name(), "') has no op_type");
+  PRISM_ENFORCE(!proto.op_type().empty(), kInvalidGraph, "graph ", path, ": node ", index, " ('",
+                proto.name(), "') has no op_type");
   if (node->name_.empty()) node->name_ = MakeString(proto.op_type(), "_", index);
   auto opset = model_.OpsetImports().find(node->domain_);
   PRISM_ENFORCE(opset != model_.OpsetImports().end(), kInvalidGraph, node->Describe(), " in graph ",
@@ -201,9 +204,8 @@ void GraphBuilder::AddNode(Graph& graph, const onnx::NodeProto& proto, size_t in
     NodeArg* arg = Resolve(graph, name, &outer);
     PRISM_ENFORCE(arg != nullptr, kInvalidGraph, node->Describe(), " in graph ", path, ": input '",
                   name, "' is not produced by any node, graph input, initializer or outer scope");
-    if (outer &&
-        std::find(graph.outer_scope_values_.begin(), graph.outer_scope_values_.end(), name) ==
-            graph.outer_scope_values_.end())
+    if (outer && std::find(graph.outer_scope_values_.begin(), graph.outer_scope_values_.end(),
+                           name) == graph.outer_scope_values_.end())
       graph.outer_scope_values_.push_back(name);
     node->inputs_.push_back(arg);
     graph.consumers_[name].push_back(index);
@@ -245,9 +247,15 @@ void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::Attrib
                 " refers to a function attribute outside a function");
   attribute.type = static_cast<AttributeType>(proto.type());
   switch (proto.type()) {
-    case onnx::AttributeProto::FLOAT: attribute.f = proto.f(); break;
-    case onnx::AttributeProto::INT: attribute.i = proto.i(); break;
-    case onnx::AttributeProto::STRING: attribute.s = proto.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      attribute.f = proto.f();
+      break;
+    case onnx::AttributeProto::INT:
+      attribute.i = proto.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      attribute.s = proto.s();
+      break;
     case onnx::AttributeProto::FLOATS:
       attribute.floats.assign(proto.floats().begin(), proto.floats().end());
       break;
@@ -291,8 +299,7 @@ void GraphBuilder::TopologicalSort(Graph& graph, const std::string& path) {
       auto it = graph.producers_.find(arg->name);
       if (it == graph.producers_.end()) return;
       // Only edges within this graph order it; outer values are ready before it runs.
-      if (graph.node_args_.count(arg->name) == 0 ||
-          graph.node_args_.at(arg->name).get() != arg)
+      if (graph.node_args_.count(arg->name) == 0 || graph.node_args_.at(arg->name).get() != arg)
         return;
       dependents[it->second].push_back(node->index_);
       ++pending[node->index_];
@@ -314,7 +321,8 @@ void GraphBuilder::TopologicalSort(Graph& graph, const std::string& path) {
   if (graph.topological_order_.size() != count) {
     std::string stuck;
     for (size_t i = 0; i < count && stuck.size() < 200; ++i)
-      if (pending[i] > 0) stuck += MakeString(stuck.empty() ? "" : ", ", "'", graph.nodes_[i]->name_, "'");
+      if (pending[i] > 0)
+        stuck += MakeString(stuck.empty() ? "" : ", ", "'", graph.nodes_[i]->name_, "'");
     PRISM_THROW(kInvalidGraph, "graph ", path, " has a cycle through nodes ", stuck);
   }
 }

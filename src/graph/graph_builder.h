@@ -22,7 +22,8 @@ class GraphBuilder {
   GraphBuilder(const Model& model, const ExternalDataPolicy& policy)
       : model_(model), policy_(policy) {}
 
-  // parent is null for the main graph; path names the graph in errors ("main", "If 'x'/then_branch").
+  // parent is null for the main graph; path names the graph in errors ("main", "If
+  // 'x'/then_branch").
   std::unique_ptr<Graph> Build(const onnx::GraphProto& proto, const Graph* parent,
                                const std::string& path);
   // Fills in the element types of node outputs (recursively into subgraphs).

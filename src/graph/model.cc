@@ -64,16 +64,17 @@ class ModelLoader {
     meta.version = proto.model_version();
     meta.graph_name = proto.graph().name();
     meta.graph_description = proto.graph().doc_string();
-    for (const auto& entry : proto.metadata_props()) meta.custom_metadata[entry.key()] = entry.value();
+    for (const auto& entry : proto.metadata_props())
+      meta.custom_metadata[entry.key()] = entry.value();
 
     ExternalDataPolicy policy{directory};
     GraphBuilder builder(*model, policy);
     model->main_graph_ = builder.Build(proto.graph(), nullptr, "main");
-    PRISM_ENFORCE(model->main_graph_->OuterScopeValues().empty(), kInvalidGraph,
-                  "the main graph reads '", model->main_graph_->OuterScopeValues().empty()
-                                                ? std::string()
-                                                : model->main_graph_->OuterScopeValues()[0],
-                  "', which nothing defines");
+    PRISM_ENFORCE(
+        model->main_graph_->OuterScopeValues().empty(), kInvalidGraph, "the main graph reads '",
+        model->main_graph_->OuterScopeValues().empty() ? std::string()
+                                                       : model->main_graph_->OuterScopeValues()[0],
+        "', which nothing defines");
     GraphBuilder::InferTypes(*model->main_graph_);
     return model;
   }

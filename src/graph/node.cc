@@ -6,21 +6,36 @@ namespace prism {
 
 const char* AttributeTypeName(AttributeType type) {
   switch (type) {
-    case AttributeType::kFloat: return "float";
-    case AttributeType::kInt: return "int";
-    case AttributeType::kString: return "string";
-    case AttributeType::kTensor: return "tensor";
-    case AttributeType::kGraph: return "graph";
-    case AttributeType::kSparseTensor: return "sparse_tensor";
-    case AttributeType::kTypeProto: return "type_proto";
-    case AttributeType::kFloats: return "floats";
-    case AttributeType::kInts: return "ints";
-    case AttributeType::kStrings: return "strings";
-    case AttributeType::kTensors: return "tensors";
-    case AttributeType::kGraphs: return "graphs";
-    case AttributeType::kSparseTensors: return "sparse_tensors";
-    case AttributeType::kTypeProtos: return "type_protos";
-    case AttributeType::kUndefined: return "undefined";
+    case AttributeType::kFloat:
+      return "float";
+    case AttributeType::kInt:
+      return "int";
+    case AttributeType::kString:
+      return "string";
+    case AttributeType::kTensor:
+      return "tensor";
+    case AttributeType::kGraph:
+      return "graph";
+    case AttributeType::kSparseTensor:
+      return "sparse_tensor";
+    case AttributeType::kTypeProto:
+      return "type_proto";
+    case AttributeType::kFloats:
+      return "floats";
+    case AttributeType::kInts:
+      return "ints";
+    case AttributeType::kStrings:
+      return "strings";
+    case AttributeType::kTensors:
+      return "tensors";
+    case AttributeType::kGraphs:
+      return "graphs";
+    case AttributeType::kSparseTensors:
+      return "sparse_tensors";
+    case AttributeType::kTypeProtos:
+      return "type_protos";
+    case AttributeType::kUndefined:
+      return "undefined";
   }
   return "undefined";
 }
@@ -29,8 +44,10 @@ std::string SymbolicShape::ToString() const {
   std::string text = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ",";
-    if (dims[i].IsKnown()) text += std::to_string(dims[i].value);
-    else text += dims[i].param.empty() ? "?" : dims[i].param;
+    if (dims[i].IsKnown())
+      text += std::to_string(dims[i].value);
+    else
+      text += dims[i].param.empty() ? "?" : dims[i].param;
   }
   return text + "]";
 }

@@ -21,14 +21,23 @@ namespace fs = std::filesystem;
 // Number of entries a typed field must hold for count elements of type.
 int64_t TypedFieldCount(ElementType type, int64_t count) {
   switch (type) {
-    case ElementType::kInt4: case ElementType::kUint4: case ElementType::kFloat4E2M1:
+    case ElementType::kInt4:
+    case ElementType::kUint4:
+    case ElementType::kFloat4E2M1:
       return (count + 1) / 2;
-    case ElementType::kInt2: case ElementType::kUint2: return (count + 3) / 4;
+    case ElementType::kInt2:
+    case ElementType::kUint2:
+      return (count + 3) / 4;
     // float6: one code per int32_data entry, unpacked (onnx.helper.make_tensor with raw=False).
-    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2: return count;
+    case ElementType::kFloat6E2M3:
+    case ElementType::kFloat6E3M2:
+      return count;
     // Complex: real and imaginary parts interleaved, two floats/doubles per element.
-    case ElementType::kComplex64: case ElementType::kComplex128: return count * 2;
-    default: return count;
+    case ElementType::kComplex64:
+    case ElementType::kComplex128:
+      return count * 2;
+    default:
+      return count;
   }
 }
 
@@ -55,8 +64,8 @@ fs::path ResolveExternalPath(const std::string& location, const ExternalDataPoli
   PRISM_ENFORCE(!error, kNoSuchFile, what, ": cannot resolve model folder '",
                 policy.model_directory, "'");
   const fs::path full = fs::canonical(base / relative, error);
-  PRISM_ENFORCE(!error, kNoSuchFile, what, ": external data file '", location,
-                "' not found in '", base.string(), "'");
+  PRISM_ENFORCE(!error, kNoSuchFile, what, ": external data file '", location, "' not found in '",
+                base.string(), "'");
   const std::string full_text = full.string();
   const std::string base_text = base.string() + "/";
   PRISM_ENFORCE(full_text.compare(0, base_text.size(), base_text) == 0, kInvalidArgument, what,
@@ -78,10 +87,10 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
       char* end = nullptr;
       errno = 0;
       const long long parsed = std::strtoll(entry.value().c_str(), &end, 10);
-      PRISM_ENFORCE(errno == 0 && end != nullptr && *end == '\0' && parsed >= 0 &&
-                        !entry.value().empty(),
-                    kInvalidProtobuf, what, ": external data ", key, " '", entry.value(),
-                    "' is not a non-negative integer");
+      PRISM_ENFORCE(
+          errno == 0 && end != nullptr && *end == '\0' && parsed >= 0 && !entry.value().empty(),
+          kInvalidProtobuf, what, ": external data ", key, " '", entry.value(),
+          "' is not a non-negative integer");
       (key == "offset" ? offset : length) = parsed;
     }
   }
@@ -92,11 +101,13 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
                 ": external data length ", length, " does not match shape ", shape.ToString(),
                 " of ", ElementTypeName(type), " (", expected, " bytes)");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  PRISM_ENFORCE(fd >= 0, kNoSuchFile, what, ": cannot open external data file '", path.string(), "'");
+  PRISM_ENFORCE(fd >= 0, kNoSuchFile, what, ": cannot open external data file '", path.string(),
+                "'");
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    PRISM_THROW(kInvalidArgument, what, ": external data '", path.string(), "' is not a regular file");
+    PRISM_THROW(kInvalidArgument, what, ": external data '", path.string(),
+                "' is not a regular file");
   }
   const uint64_t file_size = static_cast<uint64_t>(info.st_size);
   if (static_cast<uint64_t>(offset) > file_size ||
@@ -132,7 +143,8 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
   PRISM_ENFORCE(IsKnownElementType(proto.data_type()), kInvalidGraph, what,
                 " has unknown element type ", proto.data_type());
   const auto type = static_cast<ElementType>(proto.data_type());
-  PRISM_ENFORCE(!proto.has_segment(), kNotImplemented, what, " uses segments, which are not supported");
+  PRISM_ENFORCE(!proto.has_segment(), kNotImplemented, what,
+                " uses segments, which are not supported");
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   for (int64_t d : dims)
     PRISM_ENFORCE(d >= 0, kInvalidGraph, what, " has a negative dimension ", d);
@@ -177,47 +189,70 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
   const char* field = "int32_data";
   int64_t have = proto.int32_data_size();
   switch (type) {
-    case ElementType::kFloat: case ElementType::kComplex64:
+    case ElementType::kFloat:
+    case ElementType::kComplex64:
       field = "float_data";
       have = proto.float_data_size();
       break;
-    case ElementType::kDouble: case ElementType::kComplex128:
+    case ElementType::kDouble:
+    case ElementType::kComplex128:
       field = "double_data";
       have = proto.double_data_size();
       break;
-    case ElementType::kInt64: field = "int64_data"; have = proto.int64_data_size(); break;
-    case ElementType::kUint32: case ElementType::kUint64:
+    case ElementType::kInt64:
+      field = "int64_data";
+      have = proto.int64_data_size();
+      break;
+    case ElementType::kUint32:
+    case ElementType::kUint64:
       field = "uint64_data";
       have = proto.uint64_data_size();
       break;
-    default: break;  // every other type uses int32_data
+    default:
+      break;  // every other type uses int32_data
   }
   PRISM_ENFORCE(have == needed, kInvalidGraph, what, " has ", have, " values in ", field,
-                ", but shape ", shape.ToString(), " of ", ElementTypeName(type), " needs ",
-                needed);
+                ", but shape ", shape.ToString(), " of ", ElementTypeName(type), " needs ", needed);
   Tensor tensor(type, shape, GetCpuAllocator());
   void* out = tensor.MutableRawData();
   switch (type) {
-    case ElementType::kFloat: case ElementType::kComplex64:
+    case ElementType::kFloat:
+    case ElementType::kComplex64:
       CopyField<float>(proto.float_data(), out);
       break;
-    case ElementType::kDouble: case ElementType::kComplex128:
+    case ElementType::kDouble:
+    case ElementType::kComplex128:
       CopyField<double>(proto.double_data(), out);
       break;
-    case ElementType::kInt64: CopyField<int64_t>(proto.int64_data(), out); break;
-    case ElementType::kUint32: CopyField<uint32_t>(proto.uint64_data(), out); break;
-    case ElementType::kUint64: CopyField<uint64_t>(proto.uint64_data(), out); break;
-    case ElementType::kInt32: CopyField<int32_t>(proto.int32_data(), out); break;
-    case ElementType::kInt16: CopyField<int16_t>(proto.int32_data(), out); break;
-    case ElementType::kUint16: case ElementType::kFloat16: case ElementType::kBFloat16:
+    case ElementType::kInt64:
+      CopyField<int64_t>(proto.int64_data(), out);
+      break;
+    case ElementType::kUint32:
+      CopyField<uint32_t>(proto.uint64_data(), out);
+      break;
+    case ElementType::kUint64:
+      CopyField<uint64_t>(proto.uint64_data(), out);
+      break;
+    case ElementType::kInt32:
+      CopyField<int32_t>(proto.int32_data(), out);
+      break;
+    case ElementType::kInt16:
+      CopyField<int16_t>(proto.int32_data(), out);
+      break;
+    case ElementType::kUint16:
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
       CopyField<uint16_t>(proto.int32_data(), out);
       break;
-    case ElementType::kInt8: CopyField<int8_t>(proto.int32_data(), out); break;
+    case ElementType::kInt8:
+      CopyField<int8_t>(proto.int32_data(), out);
+      break;
     case ElementType::kBool:
       for (int i = 0; i < proto.int32_data_size(); ++i)
         static_cast<bool*>(out)[i] = proto.int32_data(i) != 0;
       break;
-    case ElementType::kFloat6E2M3: case ElementType::kFloat6E3M2:
+    case ElementType::kFloat6E2M3:
+    case ElementType::kFloat6E3M2:
       // One code per entry, packed here into the 6-bit stream (the tensor starts zeroed below).
       if (tensor.SizeInBytes() > 0) std::memset(out, 0, tensor.SizeInBytes());
       for (int i = 0; i < proto.int32_data_size(); ++i)

@@ -8,15 +8,15 @@ namespace prism {
 namespace {
 
 const std::set<std::string>& BoolOutputOps() {
-  static const std::set<std::string> ops = {"Equal", "Less", "LessOrEqual", "Greater",
-                                            "GreaterOrEqual", "And", "Or", "Xor", "Not",
-                                            "IsNaN", "IsInf", "RegexFullMatch"};
+  static const std::set<std::string> ops = {
+      "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And",
+      "Or",    "Xor",  "Not",         "IsNaN",   "IsInf",          "RegexFullMatch"};
   return ops;
 }
 
 const std::set<std::string>& Int64OutputOps() {
-  static const std::set<std::string> ops = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin",
-                                            "NonMaxSuppression", "TfIdfVectorizer"};
+  static const std::set<std::string> ops = {
+      "Shape", "Size", "NonZero", "ArgMax", "ArgMin", "NonMaxSuppression", "TfIdfVectorizer"};
   return ops;
 }
 
@@ -24,7 +24,8 @@ const std::set<std::string>& Int64OutputOps() {
 ValueType ConstantType(const Node& node) {
   for (const auto& [name, attribute] : node.Attributes()) {
     if (name == "value" && attribute.tensor) return ValueType::Tensor(attribute.tensor->Type());
-    if (name == "value_float" || name == "value_floats") return ValueType::Tensor(ElementType::kFloat);
+    if (name == "value_float" || name == "value_floats")
+      return ValueType::Tensor(ElementType::kFloat);
     if (name == "value_int" || name == "value_ints") return ValueType::Tensor(ElementType::kInt64);
     if (name == "value_string" || name == "value_strings")
       return ValueType::Tensor(ElementType::kString);

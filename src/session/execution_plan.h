@@ -21,8 +21,8 @@ struct ExecutionStep {
   const Node* node = nullptr;
   const IExecutionProvider* provider = nullptr;
   std::unique_ptr<OpKernel> kernel;
-  std::vector<int> inputs;           // slot per node input, -1 when omitted
-  std::vector<int> outputs;          // slot per node output, -1 when omitted
+  std::vector<int> inputs;   // slot per node input, -1 when omitted
+  std::vector<int> outputs;  // slot per node output, -1 when omitted
   std::vector<AllocatorPtr> output_allocators;
   AllocatorPtr temp_allocator;
 
@@ -40,7 +40,7 @@ struct GraphPlan {
   std::vector<std::string> slot_names;
   std::vector<MemoryInfo> slot_memory;
   std::unordered_map<std::string, int> slot_of;  // value name -> slot holding it where produced
-  std::vector<int> input_slots;                 // graph inputs (incl. overridable), in order
+  std::vector<int> input_slots;                  // graph inputs (incl. overridable), in order
   std::vector<std::pair<int, const Tensor*>> constant_slots;  // initializers preloaded per run
   std::vector<std::pair<std::string, int>> outer_slots;       // read from the enclosing frame
   std::vector<int> output_slots;

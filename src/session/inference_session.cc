@@ -46,8 +46,8 @@ void CheckFeed(const NodeArg& input, const Value& feed) {
                     tensor.Shape().ToString());
       for (size_t d = 0; d < dims.size(); ++d)
         PRISM_ENFORCE(!dims[d].IsKnown() || dims[d].value == tensor.Shape()[d], kInvalidArgument,
-                      "input '", input.name, "' expects shape ", input.shape->ToString(),
-                      ", got ", tensor.Shape().ToString(), " (dimension ", d, ")");
+                      "input '", input.name, "' expects shape ", input.shape->ToString(), ", got ",
+                      tensor.Shape().ToString(), " (dimension ", d, ")");
     }
   } else if (input.type.kind == TypeKind::kSequence) {
     PRISM_ENFORCE(feed.IsSequence(), kInvalidArgument, "input '", input.name, "' expects ",
@@ -71,11 +71,13 @@ InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderS
     : options_(std::move(options)), requested_providers_(std::move(providers)) {
   if (options_.enable_profiling) profiler_ = std::make_unique<Profiler>();
   if (options_.intra_op_num_threads > 1 || options_.inter_op_num_threads > 1)
-    PRISM_LOG(kVerbose, "intra_op/inter_op thread counts are accepted but have no effect yet: "
-                        "kernels are single-threaded and the executor is sequential");
+    PRISM_LOG(kVerbose,
+              "intra_op/inter_op thread counts are accepted but have no effect yet: "
+              "kernels are single-threaded and the executor is sequential");
   if (options_.graph_optimization_level != GraphOptimizationLevel::kDisableAll)
-    PRISM_LOG(kVerbose, "graph_optimization_level is accepted but has no effect yet: "
-                        "no graph optimizer exists");
+    PRISM_LOG(kVerbose,
+              "graph_optimization_level is accepted but has no effect yet: "
+              "no graph optimizer exists");
   if (options_.execution_mode == ExecutionMode::kParallel)
     PRISM_LOG(kVerbose, "execution_mode parallel is accepted; runs stay sequential for now");
 }
@@ -135,8 +137,7 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
   for (size_t f = 0; f < feeds.size(); ++f) {
     auto it = input_position.find(feed_names[f]);
     PRISM_ENFORCE(it != input_position.end(), kInvalidArgument, "invalid input name '",
-                  feed_names[f], "': the model's inputs are ",
-                  [&] {
+                  feed_names[f], "': the model's inputs are ", [&] {
                     std::string names;
                     for (const NodeArg* arg : graph.Inputs())
                       names += (names.empty() ? "'" : ", '") + arg->name + "'";
@@ -156,9 +157,9 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
     fed[it->second] = true;
   }
   for (const NodeArg* required : graph.RequiredInputs()) {
-    PRISM_ENFORCE(fed[input_position.at(required->name)] || required->type.kind == TypeKind::kOptional,
-                  kInvalidArgument, "missing input '", required->name, "' (",
-                  required->type.ToString(), ")");
+    PRISM_ENFORCE(
+        fed[input_position.at(required->name)] || required->type.kind == TypeKind::kOptional,
+        kInvalidArgument, "missing input '", required->name, "' (", required->type.ToString(), ")");
   }
 
   std::vector<size_t> selected;
@@ -169,8 +170,8 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
       size_t found = graph.Outputs().size();
       for (size_t i = 0; i < graph.Outputs().size(); ++i)
         if (graph.Outputs()[i]->name == name) found = i;
-      PRISM_ENFORCE(found < graph.Outputs().size(), kInvalidArgument, "invalid output name '",
-                    name, "'");
+      PRISM_ENFORCE(found < graph.Outputs().size(), kInvalidArgument, "invalid output name '", name,
+                    "'");
       selected.push_back(found);
     }
   }
@@ -214,7 +215,9 @@ std::vector<ValueInfo> InferenceSession::OverridableInitializers() const {
   return MakeValueInfos(GetModel().MainGraph().OverridableInitializers());
 }
 
-const ModelMetadata& InferenceSession::Metadata() const { return GetModel().Metadata(); }
+const ModelMetadata& InferenceSession::Metadata() const {
+  return GetModel().Metadata();
+}
 
 const Model& InferenceSession::GetModel() const {
   PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
@@ -229,7 +232,8 @@ std::vector<std::string> InferenceSession::Providers() const {
 
 std::vector<ProviderOptions> InferenceSession::ProviderOptionsList() const {
   std::vector<ProviderOptions> options;
-  for (const auto& provider : State()->Providers()) options.push_back(provider->GetProviderOptions());
+  for (const auto& provider : State()->Providers())
+    options.push_back(provider->GetProviderOptions());
   return options;
 }
 
@@ -270,8 +274,8 @@ Value InferenceSession::CopyToMemory(const Value& value, const MemoryInfo& memor
   if (value.IsTensor() && value.GetTensor().Location().SameSpace(memory)) return value;
   if (!value.IsTensor() && !value.IsSequence()) return value;
   AllocatorPtr allocator = AllocatorFor(memory);
-  PRISM_ENFORCE(allocator != nullptr, kInvalidArgument, "no execution provider of this session owns ",
-                memory.ToString(), " memory");
+  PRISM_ENFORCE(allocator != nullptr, kInvalidArgument,
+                "no execution provider of this session owns ", memory.ToString(), " memory");
   return CopyValue(state->DataTransfers(), value, allocator);
 }
 

@@ -8,11 +8,12 @@ namespace {
 
 // Fixed colours per well-known EP; others cycle through the rest.
 std::string ColorFor(const std::string& provider, std::map<std::string, std::string>& assigned) {
-  static const char* kPalette[] = {"#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#fb9a99", "#ffff99"};
+  static const char* kPalette[] = {"#a6cee3", "#b2df8a", "#fdbf6f",
+                                   "#cab2d6", "#fb9a99", "#ffff99"};
   auto it = assigned.find(provider);
   if (it != assigned.end()) return it->second;
-  std::string color = provider == "CPUExecutionProvider" ? "#d9d9d9"
-                                                          : kPalette[assigned.size() % 6];
+  std::string color =
+      provider == "CPUExecutionProvider" ? "#d9d9d9" : kPalette[assigned.size() % 6];
   assigned[provider] = color;
   return color;
 }
@@ -62,15 +63,16 @@ std::string PartitionReport::ToDot() const {
          "fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodePlacement& node = nodes[i];
-    out << "  n" << i << " [label=\"" << Escape(node.node_name) << "\\n" << Escape(node.op_type)
-        << "\\n" << Escape(node.provider) << "\", fillcolor=\"" << ColorFor(node.provider, colors)
+    out << "  n" << i << " [label=\"" << Escape(node.node_name) << "\\n"
+        << Escape(node.op_type) << "\\n"
+        << Escape(node.provider) << "\", fillcolor=\"" << ColorFor(node.provider, colors)
         << "\"];\n";
   }
   for (size_t c = 0; c < copies.size(); ++c) {
     const CopyRecord& copy = copies[c];
-    out << "  c" << c << " [shape=note, fillcolor=\"#ffffff\", label=\"copy "
-        << Escape(copy.value) << "\\n" << Escape(copy.from_memory) << " -> "
-        << Escape(copy.to_memory) << "\"];\n";
+    out << "  c" << c << " [shape=note, fillcolor=\"#ffffff\", label=\"copy " << Escape(copy.value)
+        << "\\n"
+        << Escape(copy.from_memory) << " -> " << Escape(copy.to_memory) << "\"];\n";
   }
   // Edges: producer -> consumer, through the copy node when the value was copied for it.
   std::map<std::pair<std::string, std::string>, size_t> producer;  // (graph, value) -> node

@@ -17,17 +17,17 @@ struct NodePlacement {
   std::string provider;  // the EP that runs it
   // Each earlier EP in priority order that declined, with its reason.
   std::vector<std::pair<std::string, std::string>> declined;
-  std::vector<std::string> inputs;   // value names, for drawing edges
+  std::vector<std::string> inputs;  // value names, for drawing edges
   std::vector<std::string> outputs;
 };
 
 struct CopyRecord {
   std::string graph;
-  std::string value;           // the value copied
-  std::string from_memory;     // e.g. "Cpu:0"
-  std::string to_memory;       // e.g. "TestDevice:0"
-  std::string consumer;        // the node (or "graph output") that needed the copy
-  std::string reason;          // why the consumer wants it there
+  std::string value;                   // the value copied
+  std::string from_memory;             // e.g. "Cpu:0"
+  std::string to_memory;               // e.g. "TestDevice:0"
+  std::string consumer;                // the node (or "graph output") that needed the copy
+  std::string reason;                  // why the consumer wants it there
   std::vector<std::string> consumers;  // every reader of the copy (the first is `consumer`)
 };
 

@@ -65,10 +65,9 @@ LoadedPlugin LoadPlugin(const std::string& stem, const std::string& library_dir)
       errors += MakeString(errors.empty() ? "" : "; ", error ? error : path);
       continue;
     }
-    auto create = reinterpret_cast<PrismCreateProviderFactoryFn>(
-        dlsym(handle, "PrismCreateProviderFactory"));
-    if (create == nullptr)
-      return {nullptr, path + " does not export PrismCreateProviderFactory"};
+    auto create =
+        reinterpret_cast<PrismCreateProviderFactoryFn>(dlsym(handle, "PrismCreateProviderFactory"));
+    if (create == nullptr) return {nullptr, path + " does not export PrismCreateProviderFactory"};
     return {std::shared_ptr<IExecutionProviderFactory>(create()), ""};
   }
   return {nullptr, errors};
@@ -90,7 +89,8 @@ std::shared_ptr<IExecutionProviderFactory> FindProviderFactory(const std::string
   std::lock_guard<std::mutex> lock(PluginMutex());
   const std::string key = library_dir + "|" + stem;
   auto it = PluginCache().find(key);
-  if (it == PluginCache().end()) it = PluginCache().emplace(key, LoadPlugin(stem, library_dir)).first;
+  if (it == PluginCache().end())
+    it = PluginCache().emplace(key, LoadPlugin(stem, library_dir)).first;
   const LoadedPlugin& plugin = it->second;
   if (!plugin.factory) {
     if (why) *why = MakeString(name, " library could not be loaded: ", plugin.error);

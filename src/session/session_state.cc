@@ -52,8 +52,9 @@ class SessionState::Planner {
   int64_t KernelsCreated() const { return kernels_created_; }
 
   // outer_memory: where the enclosing frame keeps each outer-scope value.
-  std::unique_ptr<GraphPlan> PlanGraph(const Graph& graph, const std::string& path,
-                                       const std::function<MemoryInfo(const std::string&)>& outer_memory) {
+  std::unique_ptr<GraphPlan> PlanGraph(
+      const Graph& graph, const std::string& path,
+      const std::function<MemoryInfo(const std::string&)>& outer_memory) {
     auto plan = std::make_unique<GraphPlan>();
     plan->graph = &graph;
     plan->path = path;
@@ -105,8 +106,13 @@ class SessionState::Planner {
                     plan->slot_memory[source].ToString(), " to ", wanted.ToString(), " for ",
                     consumer, ", but no EP provides that data transfer");
       plan->steps.push_back(std::move(copy));
-      state_.report_.copies.push_back(CopyRecord{path, name, plan->slot_memory[source].ToString(),
-                                                 wanted.ToString(), consumer, reason, {consumer}});
+      state_.report_.copies.push_back(CopyRecord{path,
+                                                 name,
+                                                 plan->slot_memory[source].ToString(),
+                                                 wanted.ToString(),
+                                                 consumer,
+                                                 reason,
+                                                 {consumer}});
       copies[key] = {target, state_.report_.copies.size() - 1};
       return target;
     };
@@ -154,8 +160,8 @@ class SessionState::Planner {
       }
       for (size_t o = 0; o < node.OutputCount(); ++o) {
         const bool on_cpu = info->def.cpu_outputs.count(static_cast<int>(o)) > 0;
-        AllocatorPtr allocator =
-            on_cpu ? provider->GetAllocator(MemType::kCpuOutput) : provider->GetAllocator(MemType::kDefault);
+        AllocatorPtr allocator = on_cpu ? provider->GetAllocator(MemType::kCpuOutput)
+                                        : provider->GetAllocator(MemType::kDefault);
         step.output_allocators.push_back(allocator);
         if (!node.HasOutput(o)) {
           step.outputs.push_back(-1);
@@ -166,9 +172,8 @@ class SessionState::Planner {
         plan->slot_of[name] = slot;
         step.outputs.push_back(slot);
       }
-      OpKernelInfo kernel_info(node, *provider, [&graph](const std::string& name) {
-        return FindConstant(graph, name);
-      });
+      OpKernelInfo kernel_info(
+          node, *provider, [&graph](const std::string& name) { return FindConstant(graph, name); });
       const auto create_start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
       try {
         step.kernel = info->factory(kernel_info);
@@ -190,7 +195,8 @@ class SessionState::Planner {
     for (const NodeArg* output : graph.Outputs()) {
       int slot = plan->slot_of.at(output->name);
       if (graph.Parent() != nullptr)
-        slot = slot_in(slot, cpu, "graph output", "subgraph outputs return to the CPU control-flow kernel");
+        slot = slot_in(slot, cpu, "graph output",
+                       "subgraph outputs return to the CPU control-flow kernel");
       plan->output_slots.push_back(slot);
       plan->keep[slot] = true;
     }
@@ -251,11 +257,20 @@ class SessionState::Planner {
         std::string reasons;
         for (const auto& [provider, reason] : declined[index])
           reasons += MakeString("; ", provider, ": ", reason);
-        PRISM_THROW(kEpFail, node.Describe(), " would fall back to the CPU EP, and CPU fallback is "
-                             "disabled (session.disable_cpu_ep_fallback)", reasons);
+        PRISM_THROW(kEpFail, node.Describe(),
+                    " would fall back to the CPU EP, and CPU fallback is "
+                    "disabled (session.disable_cpu_ep_fallback)",
+                    reasons);
       }
-      NodePlacement placement{path, node.Name(), node.OpType(), node.Domain(),
-                              node.OpsetVersion(), assignment[index]->Type(), declined[index], {}, {}};
+      NodePlacement placement{path,
+                              node.Name(),
+                              node.OpType(),
+                              node.Domain(),
+                              node.OpsetVersion(),
+                              assignment[index]->Type(),
+                              declined[index],
+                              {},
+                              {}};
       for (const NodeArg* arg : node.Inputs())
         if (arg) placement.inputs.push_back(arg->name);
       for (const NodeArg* arg : node.ImplicitInputs()) placement.inputs.push_back(arg->name);

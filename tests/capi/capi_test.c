@@ -574,8 +574,8 @@ static void TestStrings(PrismEnv* env) {
 
 /* Every element type can be created, with packed sizes for the sub-byte types. */
 static void TestElementTypes(void) {
-  static const int kBits[29] = {0,  32,  8,  8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64, 64,
-                                128, 16, 8, 8,  8,  8,  4,  4, 4, 8,  2,  2,  6,  6};
+  static const int kBits[29] = {0,   32, 8, 8, 16, 16, 32, 64, 0, 8, 16, 64, 32, 64, 64,
+                                128, 16, 8, 8, 8,  8,  4,  4,  4, 8, 2,  2,  6,  6};
   static const int64_t kShape[2] = {3, 5};
   static unsigned char buffer[15 * 16];
   PrismAllocator* allocator = NULL;

@@ -1,8 +1,8 @@
 #include "op_tester.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -14,8 +14,8 @@ namespace prism::testing {
 Tensor MakeRawTensor(ElementType type, const std::vector<int64_t>& dims,
                      const std::vector<uint8_t>& bytes) {
   Tensor tensor(type, TensorShape(dims), GetCpuAllocator());
-  PRISM_ENFORCE(bytes.size() == tensor.SizeInBytes(), kInvalidArgument, "MakeRawTensor: ",
-                bytes.size(), " bytes for ", tensor.Describe());
+  PRISM_ENFORCE(bytes.size() == tensor.SizeInBytes(), kInvalidArgument,
+                "MakeRawTensor: ", bytes.size(), " bytes for ", tensor.Describe());
   if (!bytes.empty()) std::memcpy(tensor.MutableRawData(), bytes.data(), bytes.size());
   return tensor;
 }
@@ -160,7 +160,8 @@ std::string OpTester::Serialize() const {
     if (output.missing) continue;
     auto* info = graph->add_output();
     info->set_name(output.name);
-    info->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(output.tensor.Type()));
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(
+        static_cast<int>(output.tensor.Type()));
   }
   for (const auto& [name, bytes] : attributes_)
     node->add_attribute()->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
@@ -213,7 +214,8 @@ void OpTester::ExpectFailure(const std::string& substring) {
 
 std::string SharedDataDir() {
   if (const char* env = std::getenv("PRISM_SHARED_DIR"); env && *env) return env;
-  return std::filesystem::weakly_canonical(std::filesystem::path(PRISM_SOURCE_DIR) / ".." / "shared")
+  return std::filesystem::weakly_canonical(std::filesystem::path(PRISM_SOURCE_DIR) / ".." /
+                                           "shared")
       .string();
 }
 

@@ -9,20 +9,34 @@ namespace prism::testing {
 double ElementAsDouble(const Tensor& tensor, int64_t i) {
   const void* data = tensor.RawData();
   switch (tensor.Type()) {
-    case ElementType::kFloat: return static_cast<const float*>(data)[i];
-    case ElementType::kDouble: return static_cast<const double*>(data)[i];
-    case ElementType::kFloat16: return Float16::ToFloat(static_cast<const uint16_t*>(data)[i]);
-    case ElementType::kBFloat16: return BFloat16::ToFloat(static_cast<const uint16_t*>(data)[i]);
-    case ElementType::kInt8: return static_cast<const int8_t*>(data)[i];
-    case ElementType::kInt16: return static_cast<const int16_t*>(data)[i];
-    case ElementType::kInt32: return static_cast<const int32_t*>(data)[i];
-    case ElementType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case ElementType::kUint8: return static_cast<const uint8_t*>(data)[i];
-    case ElementType::kUint16: return static_cast<const uint16_t*>(data)[i];
-    case ElementType::kUint32: return static_cast<const uint32_t*>(data)[i];
-    case ElementType::kUint64: return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
-    case ElementType::kBool: return static_cast<const bool*>(data)[i] ? 1.0 : 0.0;
-    default: return std::nan("");
+    case ElementType::kFloat:
+      return static_cast<const float*>(data)[i];
+    case ElementType::kDouble:
+      return static_cast<const double*>(data)[i];
+    case ElementType::kFloat16:
+      return Float16::ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case ElementType::kBFloat16:
+      return BFloat16::ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case ElementType::kInt8:
+      return static_cast<const int8_t*>(data)[i];
+    case ElementType::kInt16:
+      return static_cast<const int16_t*>(data)[i];
+    case ElementType::kInt32:
+      return static_cast<const int32_t*>(data)[i];
+    case ElementType::kInt64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case ElementType::kUint8:
+      return static_cast<const uint8_t*>(data)[i];
+    case ElementType::kUint16:
+      return static_cast<const uint16_t*>(data)[i];
+    case ElementType::kUint32:
+      return static_cast<const uint32_t*>(data)[i];
+    case ElementType::kUint64:
+      return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+    case ElementType::kBool:
+      return static_cast<const bool*>(data)[i] ? 1.0 : 0.0;
+    default:
+      return std::nan("");
   }
 }
 
@@ -49,7 +63,8 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
     return out.str();
   }
   if (expected.Shape() != actual.Shape()) {
-    out << "shape: expected " << expected.Shape().ToString() << ", got " << actual.Shape().ToString();
+    out << "shape: expected " << expected.Shape().ToString() << ", got "
+        << actual.Shape().ToString();
     return out.str();
   }
   const int64_t count = expected.NumElements();
@@ -60,7 +75,8 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
     const auto* a = actual.Data<std::string>();
     for (int64_t i = 0; i < count; ++i) {
       if (e[i] != a[i]) {
-        if (mismatches++ < 5) out << " [" << i << "] expected '" << e[i] << "' got '" << a[i] << "'";
+        if (mismatches++ < 5)
+          out << " [" << i << "] expected '" << e[i] << "' got '" << a[i] << "'";
       }
     }
   } else if (IsToleranceType(expected.Type())) {
@@ -101,12 +117,14 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
 std::string CompareValues(const Value& expected, const Value& actual, Tolerance tolerance) {
   if (expected.Kind() != actual.Kind())
     return "expected " + expected.Describe() + ", got " + actual.Describe();
-  if (expected.IsTensor()) return CompareTensors(expected.GetTensor(), actual.GetTensor(), tolerance);
+  if (expected.IsTensor())
+    return CompareTensors(expected.GetTensor(), actual.GetTensor(), tolerance);
   if (expected.IsSequence()) {
     const auto& e = expected.GetSequence().tensors;
     const auto& a = actual.GetSequence().tensors;
     if (e.size() != a.size())
-      return "sequence length: expected " + std::to_string(e.size()) + ", got " + std::to_string(a.size());
+      return "sequence length: expected " + std::to_string(e.size()) + ", got " +
+             std::to_string(a.size());
     for (size_t i = 0; i < e.size(); ++i) {
       std::string why = CompareTensors(e[i], a[i], tolerance);
       if (!why.empty()) return "sequence element " + std::to_string(i) + ": " + why;

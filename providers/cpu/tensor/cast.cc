@@ -363,8 +363,8 @@ std::string FormatElement(const Tensor& tensor, int64_t i) {
     case E::kFloat4E2M1:
     case E::kFloat6E2M3:
     case E::kFloat6E3M2:
-      return ShortestDecimal(NarrowFloatToFloat(
-          tensor.Type(), GetPackedBits(raw, i, ElementBits(tensor.Type()))));
+      return ShortestDecimal(
+          NarrowFloatToFloat(tensor.Type(), GetPackedBits(raw, i, ElementBits(tensor.Type()))));
     case E::kFloat8E4M3FN:
     case E::kFloat8E4M3FNUZ:
     case E::kFloat8E5M2:

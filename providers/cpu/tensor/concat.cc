@@ -89,12 +89,12 @@ void RegisterConcatKernels(KernelRegistry& registry) {
   };
   for (const Range& r : {Range{4, 10, G::kNoBfloat16}, Range{11, 12, G::kNoBfloat16},
                          Range{13, INT_MAX, G::kBfloat16}}) {
-    registry.Register(KernelDefBuilder("Concat")
-                          .Versions(r.since, r.end)
-                          .Constraint("T", AllTensorTypesWithComplexOf(r.types),
-                                      {kVariadicFrom(0)}, {0})
-                          .Build(),
-                      factory);
+    registry.Register(
+        KernelDefBuilder("Concat")
+            .Versions(r.since, r.end)
+            .Constraint("T", AllTensorTypesWithComplexOf(r.types), {kVariadicFrom(0)}, {0})
+            .Build(),
+        factory);
   }
 }
 
