@@ -11,9 +11,6 @@
 namespace prism::cpu {
 namespace {
 
-using math::Narrow;
-using math::Widen;
-
 enum class Arithmetic { kAdd, kSub, kMul, kDiv };
 
 const char* ArithmeticName(Arithmetic op) {
@@ -35,9 +32,9 @@ struct ApplyArithmetic {
   const Node* node;  // names the node in division-by-zero errors
 
   T operator()(T a, T b) const {
-    if constexpr (math::kIsHalf<T>) {
+    if constexpr (kIsHalfType<T>) {
       const ApplyArithmetic<kOp, float> wide{node};
-      return Narrow<T>(wide(Widen(a), Widen(b)));
+      return FromCompute<T>(wide(ToCompute(a), ToCompute(b)));
     } else if constexpr (std::is_floating_point_v<T>) {
       if constexpr (kOp == Arithmetic::kAdd) return a + b;
       if constexpr (kOp == Arithmetic::kSub) return a - b;

@@ -12,12 +12,8 @@
 namespace prism::cpu {
 namespace {
 
-using math::Narrow;
-using math::Wide;
-using math::Widen;
-
 template <typename T>
-Wide<T> Lowest() {
+ComputeTypeOf<T> Lowest() {
   if constexpr (std::is_same_v<T, Float16>)
     return Float16::FromBits(0xfbffu).ToFloat();
   else if constexpr (std::is_same_v<T, BFloat16>)
@@ -27,7 +23,7 @@ Wide<T> Lowest() {
 }
 
 template <typename T>
-Wide<T> Highest() {
+ComputeTypeOf<T> Highest() {
   if constexpr (std::is_same_v<T, Float16>)
     return Float16::FromBits(0x7bffu).ToFloat();
   else if constexpr (std::is_same_v<T, BFloat16>)
@@ -47,22 +43,22 @@ struct ClipBounds {
 template <typename T>
 struct ClipDispatch {
   void operator()(const Tensor& x, Tensor& y, const ClipBounds& bounds) const {
-    using C = Wide<T>;
+    using C = ComputeTypeOf<T>;
     C lo = Lowest<T>();
     C hi = Highest<T>();
     if (bounds.min_attr) lo = static_cast<C>(*bounds.min_attr);
     if (bounds.max_attr) hi = static_cast<C>(*bounds.max_attr);
-    if (bounds.min_input) lo = Widen(bounds.min_input->Data<T>()[0]);
-    if (bounds.max_input) hi = Widen(bounds.max_input->Data<T>()[0]);
+    if (bounds.min_input) lo = ToCompute(bounds.min_input->Data<T>()[0]);
+    if (bounds.max_input) hi = ToCompute(bounds.max_input->Data<T>()[0]);
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
     const int64_t n = x.NumElements();
     for (int64_t i = 0; i < n; ++i) {
-      C v = Widen(in[i]);
+      C v = ToCompute(in[i]);
       // Comparisons with NaN are false, so NaN passes through both.
       if (v < lo) v = lo;
       if (v > hi) v = hi;
-      out[i] = Narrow<T>(v);
+      out[i] = FromCompute<T>(v);
     }
   }
 };

@@ -1,5 +1,5 @@
-// Helpers shared by the elementwise math kernels: the type an element is computed in (float16
-// and bfloat16 widen to float), and integer arithmetic that wraps instead of invoking
+// Helpers shared by the elementwise math kernels (the compute type of half types lives in
+// providers/cpu/common/compute_type.h): integer arithmetic that wraps instead of invoking
 // undefined behaviour on overflow.
 #pragma once
 
@@ -8,33 +8,9 @@
 #include <type_traits>
 
 #include "framework/float16.h"
+#include "providers/cpu/common/compute_type.h"
 
 namespace prism::cpu::math {
-
-template <typename T>
-inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-template <typename T>
-using Wide = std::conditional_t<kIsHalf<T>, float, T>;
-
-template <typename T>
-inline Wide<T> Widen(T value) {
-  if constexpr (kIsHalf<T>) {
-    return value.ToFloat();
-  } else {
-    return value;
-  }
-}
-
-// Rounds to nearest even for the half types; a plain conversion otherwise.
-template <typename T, typename From>
-inline T Narrow(From value) {
-  if constexpr (kIsHalf<T>) {
-    return T(static_cast<float>(value));
-  } else {
-    return static_cast<T>(value);
-  }
-}
 
 // The unsigned type integer arithmetic of T is done in: at least 32 bits so that promotions
 // never produce a signed int that could overflow (uint16 * uint16 would).

@@ -18,9 +18,6 @@
 namespace prism::cpu {
 namespace {
 
-using math::Narrow;
-using math::Widen;
-
 using PowBaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
 
 // |base| ^ exponent for an exponent >= 0, wrapping like repeated multiplication.
@@ -42,8 +39,8 @@ struct ApplyPow {
   T operator()(T x, E y) const {
     if constexpr (!std::is_integral_v<T>) {
       // float16/bfloat16 bases compute in float (std::pow(float, float)), wider ones in double.
-      using C = std::conditional_t<math::kIsHalf<T>, float, double>;
-      return Narrow<T>(std::pow(static_cast<C>(Widen(x)), static_cast<C>(Widen(y))));
+      using C = std::conditional_t<kIsHalfType<T>, float, double>;
+      return FromCompute<T>(std::pow(static_cast<C>(ToCompute(x)), static_cast<C>(ToCompute(y))));
     } else if constexpr (std::is_integral_v<E>) {
       if constexpr (std::is_signed_v<E>) {
         if (y < 0) {
@@ -58,7 +55,7 @@ struct ApplyPow {
       return IntegerPower<T>(x, static_cast<uint64_t>(y));
     } else {
       return math::SaturatingFloatToInt<T>(
-          std::pow(static_cast<double>(x), static_cast<double>(Widen(y))));
+          std::pow(static_cast<double>(x), static_cast<double>(ToCompute(y))));
     }
   }
 };

@@ -12,9 +12,6 @@
 namespace prism::cpu {
 namespace {
 
-using math::Narrow;
-using math::Widen;
-
 using FloatTypes = TypeList<float, double, Float16, BFloat16>;
 
 struct SqrtFn {
@@ -87,7 +84,7 @@ struct UnaryDispatch {
       T* out = y.MutableData<T>();
       const Op op;
       const int64_t n = x.NumElements();
-      for (int64_t i = 0; i < n; ++i) out[i] = Narrow<T>(op(Widen(in[i])));
+      for (int64_t i = 0; i < n; ++i) out[i] = FromCompute<T>(op(ToCompute(in[i])));
     }
   };
 };

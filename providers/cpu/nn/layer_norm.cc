@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "providers/cpu/cpu_kernel_families.h"
-#include "providers/cpu/nn/compute_type.h"
+#include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "providers/cpu/cpu_kernel_families.h"
-#include "providers/cpu/nn/compute_type.h"
+#include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/nn/pool_attributes.h"
 #include "providers/cpu/type_dispatch.h"
 

@@ -1,4 +1,4 @@
-// Conversions between a stored element type and the type normalization/pooling kernels compute
+// Conversions between a stored element type and the type CPU kernels compute
 // in: float16 and bfloat16 are widened to float, float and double stay as they are, integers are
 // used as they are.
 #pragma once
