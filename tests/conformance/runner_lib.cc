@@ -17,6 +17,7 @@
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
+#include "common/json_writer.h"
 #include "common/status.h"
 #include "graph/tensor_proto.h"
 #include "session/inference_session.h"
@@ -557,35 +558,8 @@ RunSummary ApplyExpectedFailures(std::vector<TestResult>& results,
 }
 
 std::string JsonEscape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
+  const std::string quoted = JsonWriter::Escape(text);  // the core's escaping, minus the quotes
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 std::string ResultToJson(const TestResult& result) {
