@@ -1,5 +1,7 @@
 """The seed documents' usages on the bench models (make_models.py), every output compared with
 onnxruntime (rtol 1e-3, atol 1e-4) on the same inputs."""
+import json
+import os
 import warnings
 
 import numpy as np
@@ -25,6 +27,34 @@ def oracle(bench_models):
         return cache[name].run(None, feeds)
 
     return get
+
+
+@pytest.mark.parametrize("name", BENCH_MODELS)
+def test_bench_inputs_follow_the_sidecar(bench_models, name):
+    # Random where the sidecar says so (never constant), different for another seed, the same for
+    # the same seed; the attention mask is ones unless masked.
+    path = bench_models[name]
+    with open(os.path.splitext(path)[0] + ".json", encoding="utf-8") as f:
+        specs = json.load(f)["inputs"]
+    feeds, again, other = (bench_inputs(path, seed=s) for s in (0, 0, 1))
+    assert list(feeds) == [spec["name"] for spec in specs]
+    for spec in specs:
+        value, fill = feeds[spec["name"]], spec["fill"]
+        assert value.dtype == np.dtype(spec["dtype"]) and list(value.shape) == spec["shape"]
+        np.testing.assert_array_equal(value, again[spec["name"]])
+        if fill["kind"] == "ones":
+            assert (value == 1).all(), spec["name"]
+            continue
+        distinct = np.unique(value).size
+        assert distinct > value.size // 2, "%s (fill %s) has %d distinct values in %d" % (
+            spec["name"], fill["kind"], distinct, value.size)
+        assert not np.array_equal(value, other[spec["name"]]), \
+            "%s is the same for seeds 0 and 1" % spec["name"]
+        if fill["kind"] == "randint":
+            assert fill["low"] <= value.min() and value.max() < fill["high"], spec["name"]
+    if "attention_mask" in feeds:
+        mask = bench_inputs(path, masked=True)["attention_mask"]
+        assert set(np.unique(mask)) == {0, 1} and (mask[..., 0] == 1).all()
 
 
 def check_outputs(actual, expected):
@@ -149,7 +179,7 @@ def test_mnist_through_test_device(bench_models, oracle):
 
 def test_bert_tiny_batch_of_runs(bench_models, oracle):
     sess = ort.InferenceSession(bench_models["bert_tiny"])
-    for seed in range(3):
-        feeds = bench_inputs(bench_models["bert_tiny"], seed=seed)
+    for seed, masked in ((0, False), (1, False), (2, True)):
+        feeds = bench_inputs(bench_models["bert_tiny"], seed=seed, masked=masked)
         assert feeds["input_ids"].dtype == np.int64
         check_outputs(sess.run(None, feeds), oracle("bert_tiny", feeds))
