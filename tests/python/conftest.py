@@ -87,3 +87,13 @@ def assert_close(actual, expected):
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL)
+
+
+def assert_outputs_close(actual, expected):
+    """Every output of a run against the reference's: the same count, then each one close."""
+    assert len(actual) == len(expected), "%d outputs, expected %d" % (len(actual), len(expected))
+    for index, (a, e) in enumerate(zip(actual, expected)):
+        try:
+            assert_close(a, e)
+        except AssertionError as error:
+            raise AssertionError("output %d: %s" % (index, error)) from None

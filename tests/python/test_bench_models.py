@@ -10,7 +10,7 @@ import pytest
 
 import prismrt as ort
 
-from conftest import BENCH_MODELS, assert_close, bench_inputs
+from conftest import BENCH_MODELS, assert_close, assert_outputs_close, bench_inputs
 
 CPU = ["CPUExecutionProvider"]
 
@@ -57,12 +57,6 @@ def test_bench_inputs_follow_the_sidecar(bench_models, name):
         assert set(np.unique(mask)) == {0, 1} and (mask[..., 0] == 1).all()
 
 
-def check_outputs(actual, expected):
-    assert len(actual) == len(expected)
-    for a, e in zip(actual, expected):
-        assert_close(a, e)
-
-
 @pytest.mark.parametrize("name", BENCH_MODELS)
 def test_cuda_first_provider_list(bench_models, oracle, name):
     # EP_list = ['CUDAExecutionProvider', 'CPUExecutionProvider']; run; then CPU only.
@@ -81,7 +75,7 @@ def test_cuda_first_provider_list(bench_models, oracle, name):
     assert_close(detections, expected[0])
     sess.set_providers(["CPUExecutionProvider"])
     assert sess.get_providers() == CPU
-    check_outputs(sess.run(None, feeds), expected)
+    assert_outputs_close(sess.run(None, feeds), expected)
 
 
 @pytest.mark.parametrize("name", BENCH_MODELS)
@@ -127,7 +121,7 @@ def test_session_options_all_and_cuda_options(bench_models, oracle, name):
     # Warm-up loop as in the seed, then compare.
     for _ in range(2):
         session.run(None, feeds)
-    check_outputs(session.run(None, feeds), expected)
+    assert_outputs_close(session.run(None, feeds), expected)
 
 
 @pytest.mark.parametrize("level", ["ORT_DISABLE_ALL", "ORT_ENABLE_BASIC", "ORT_ENABLE_EXTENDED"])
@@ -138,7 +132,7 @@ def test_optimization_levels_on_mnist(bench_models, oracle, level):
     sess = ort.InferenceSession(bench_models["mnist_cnn"], sess_options=so,
                                 providers=["CPUExecutionProvider"])
     feeds = bench_inputs(bench_models["mnist_cnn"], seed=5)
-    check_outputs(sess.run(None, feeds), oracle("mnist_cnn", feeds))
+    assert_outputs_close(sess.run(None, feeds), oracle("mnist_cnn", feeds))
 
 
 @pytest.mark.parametrize("name", BENCH_MODELS)
@@ -174,7 +168,7 @@ def test_mnist_through_test_device(bench_models, oracle):
     assert value.device_name() == "testdevice"
     assert value.shape() == [1, 10]
     assert_close(binding.copy_outputs_to_cpu()[0], oracle("mnist_cnn", feeds)[0])
-    check_outputs(sess.run(None, feeds), oracle("mnist_cnn", feeds))
+    assert_outputs_close(sess.run(None, feeds), oracle("mnist_cnn", feeds))
 
 
 def test_bert_tiny_batch_of_runs(bench_models, oracle):
@@ -182,4 +176,4 @@ def test_bert_tiny_batch_of_runs(bench_models, oracle):
     for seed, masked in ((0, False), (1, False), (2, True)):
         feeds = bench_inputs(bench_models["bert_tiny"], seed=seed, masked=masked)
         assert feeds["input_ids"].dtype == np.int64
-        check_outputs(sess.run(None, feeds), oracle("bert_tiny", feeds))
+        assert_outputs_close(sess.run(None, feeds), oracle("bert_tiny", feeds))
