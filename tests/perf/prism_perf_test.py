@@ -1,4 +1,5 @@
-"""prism_perf checked against itself, the ONNX files and the runtime's own profile.
+"""prism_perf checked against itself, the ONNX files and the runtime's own profile, and the
+profile's node times against clocks this test takes around each run.
 
 Run by CTest (ctest -R perf_tool), or: PRISM_BUILD_DIR=build .venv/bin/python -m pytest tests/perf
 """
