@@ -97,9 +97,16 @@ onnx::ModelProto WithRunProbe(onnx::ModelProto model, const std::string& value) 
   probe.set_name("run_probe");
   probe.add_input(value);
   probe.add_output(probed);
-  // Keep the node list topologically sorted: the probe goes right after value's producer.
+  // Keep the node list topologically sorted: the probe goes first for a graph input, else
+  // right after value's producer.
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   bool placed = false;
+  for (const onnx::ValueInfoProto& input : graph->input()) {
+    if (input.name() == value) {
+      *nodes.Add() = probe;
+      placed = true;
+    }
+  }
   for (const onnx::NodeProto& node : graph->node()) {
     *nodes.Add() = node;
     if (std::find(node.output().begin(), node.output().end(), value) != node.output().end()) {
@@ -107,7 +114,8 @@ onnx::ModelProto WithRunProbe(onnx::ModelProto model, const std::string& value) 
       placed = true;
     }
   }
-  PRISM_ENFORCE(placed, kInvalidArgument, "WithRunProbe: no node produces '", value, "'");
+  PRISM_ENFORCE(placed, kInvalidArgument, "WithRunProbe: '", value,
+                "' is neither a graph input nor a node output");
   graph->mutable_node()->Swap(&nodes);
 
   // Types of custom-domain outputs are not inferred; say it is float.

@@ -61,8 +61,9 @@ class ScopedRunProbe {
   ScopedRunProbe& operator=(const ScopedRunProbe&) = delete;
 };
 
-// The model with a RunProbe node on float value `value`: it is placed right after the node
-// that produces `value`, and every consumer reads the probe's output instead.
+// The model with a RunProbe node on float value `value` (a graph input or a node output): it is
+// placed first or right after the node that produces `value`, and every consumer reads the
+// probe's output instead.
 onnx::ModelProto WithRunProbe(onnx::ModelProto model, const std::string& value);
 
 }  // namespace prism::testing
