@@ -1,9 +1,11 @@
 /*
- * Prism C API example: loads a model, prints its inputs and outputs, runs it on zeros and prints
- * the first values of each output. An optional execution provider (onnxruntime's name, e.g.
- * CUDAExecutionProvider) is tried before the CPU one.
+ * Prism C API example: loads a model, prints its inputs and outputs, runs it and prints the
+ * first values of each output. The inputs are zeros, or read from the file given with --input:
+ * the raw bytes of every input tensor in order (e.g. float32 little-endian), nothing more. An
+ * optional execution provider (onnxruntime's name, e.g. CUDAExecutionProvider) is tried before
+ * the CPU one.
  *
- *   prism_example_c MODEL.onnx [PROVIDER]
+ *   prism_example_c MODEL.onnx [PROVIDER] [--input FILE]
  *
  * Every call returns NULL on success or a PrismStatus* the caller releases; every object created
  * with Create* is released with the matching Release*.
@@ -56,6 +58,19 @@ static void DescribeValue(const char* what, size_t index, const char* name, Pris
   printf("\n");
 }
 
+/* Reads the next bytes of file into a numeric input tensor: exactly as many as it holds. */
+static void ReadInput(FILE* file, const char* name, PrismValue* value) {
+  size_t bytes = 0;
+  void* data = NULL;
+  Check(api->GetTensorSizeInBytes(value, &bytes));
+  Check(api->GetTensorMutableData(value, &data));
+  if (bytes > 0 && fread(data, 1, bytes, file) != bytes) {
+    fprintf(stderr, "the input file ends before input '%s' (%lu bytes)\n", name,
+            (unsigned long)bytes);
+    exit(1);
+  }
+}
+
 int main(int argc, char** argv) {
   PrismEnv* env = NULL;
   PrismSessionOptions* options = NULL;
@@ -69,10 +84,23 @@ int main(int argc, char** argv) {
   PrismValue** outputs;
   char** providers = NULL;
   size_t provider_count = 0;
+  const char* provider = NULL;
+  const char* input_path = NULL;
+  FILE* input_file = NULL;
+  int bad_usage = argc < 2;
+  int arg;
   size_t i;
 
-  if (argc != 2 && argc != 3) {
-    fprintf(stderr, "usage: %s MODEL.onnx [PROVIDER]\n", argv[0]);
+  for (arg = 2; arg < argc; ++arg) {
+    if (strcmp(argv[arg], "--input") == 0 && arg + 1 < argc && input_path == NULL)
+      input_path = argv[++arg];
+    else if (argv[arg][0] != '-' && provider == NULL)
+      provider = argv[arg];
+    else
+      bad_usage = 1;
+  }
+  if (bad_usage) {
+    fprintf(stderr, "usage: %s MODEL.onnx [PROVIDER] [--input FILE]\n", argv[0]);
     return 2;
   }
   api = PrismGetApiBase()->GetApi(PRISM_API_VERSION);
@@ -84,7 +112,7 @@ int main(int argc, char** argv) {
 
   Check(api->CreateEnv(PRISM_LOGGING_WARNING, "example", &env));
   Check(api->CreateSessionOptions(&options));
-  if (argc == 3) Check(api->AppendExecutionProvider(options, argv[2], NULL, NULL, 0));
+  if (provider != NULL) Check(api->AppendExecutionProvider(options, provider, NULL, NULL, 0));
   Check(api->CreateSession(env, argv[1], options, &session));
 
   /* The providers in use: one that is missing was skipped (with a warning). */
@@ -103,7 +131,12 @@ int main(int argc, char** argv) {
   outputs = (PrismValue**)calloc(output_count + 1, sizeof(PrismValue*));
   if (!input_names || !inputs || !output_names || !outputs) return 1;
 
-  /* Each input: describe it, then make a zero tensor of its shape (CPU tensors start zeroed). */
+  /* Each input: describe it, then make a tensor of its shape (CPU tensors start zeroed) and fill
+     it from the input file when there is one. */
+  if (input_path != NULL && (input_file = fopen(input_path, "rb")) == NULL) {
+    perror(input_path);
+    return 1;
+  }
   for (i = 0; i < input_count; ++i) {
     PrismTypeInfo* info = NULL;
     const PrismTensorTypeAndShapeInfo* tensor = NULL;
@@ -121,7 +154,22 @@ int main(int argc, char** argv) {
     }
     Check(api->TensorInfoGetElementType(tensor, &type));
     Check(api->CreateTensorAsValue(allocator, shape, rank, type, &inputs[i]));
+    if (input_file != NULL) {
+      if (type == PRISM_TYPE_STRING) {
+        fprintf(stderr, "input '%s' holds strings; --input fills numeric tensors only\n",
+                input_names[i]);
+        return 1;
+      }
+      ReadInput(input_file, input_names[i], inputs[i]);
+    }
     api->ReleaseTypeInfo(info);
+  }
+  if (input_file != NULL) {
+    if (fgetc(input_file) != EOF) {
+      fprintf(stderr, "the input file is longer than the model's inputs\n");
+      return 1;
+    }
+    fclose(input_file);
   }
   for (i = 0; i < output_count; ++i) {
     PrismTypeInfo* info = NULL;

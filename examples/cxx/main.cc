@@ -1,13 +1,17 @@
-// Prism C++ API example: loads a model, prints its inputs and outputs, runs it on zeros and
-// prints the first values of each output. An optional execution provider (onnxruntime's name,
-// e.g. CUDAExecutionProvider) is tried before the CPU one.
+// Prism C++ API example: loads a model, prints its inputs and outputs, runs it and prints the
+// first values of each output. The inputs are zeros, or read from the file given with --input:
+// the raw bytes of every input tensor in order (e.g. float32 little-endian), nothing more. An
+// optional execution provider (onnxruntime's name, e.g. CUDAExecutionProvider) is tried before
+// the CPU one.
 //
-//   prism_example_cxx MODEL.onnx [PROVIDER]
+//   prism_example_cxx MODEL.onnx [PROVIDER] [--input FILE]
 //
 // Owning objects (Env, SessionOptions, Session, Value, ...) release themselves; failures throw
 // prism::Exception.
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prism/prism_cxx_api.h>
@@ -42,15 +46,27 @@ std::vector<int64_t> Describe(const char* what, size_t index, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 && argc != 3) {
-    std::cerr << "usage: " << argv[0] << " MODEL.onnx [PROVIDER]\n";
+  std::string provider;
+  std::string input_path;
+  bool bad_usage = argc < 2;
+  for (int arg = 2; arg < argc; ++arg) {
+    const std::string word = argv[arg];
+    if (word == "--input" && arg + 1 < argc && input_path.empty())
+      input_path = argv[++arg];
+    else if (word[0] != '-' && provider.empty())
+      provider = word;
+    else
+      bad_usage = true;
+  }
+  if (bad_usage) {
+    std::cerr << "usage: " << argv[0] << " MODEL.onnx [PROVIDER] [--input FILE]\n";
     return 2;
   }
   try {
     std::cout << "Prism " << prism::GetVersionString() << "\n";
     prism::Env env(PRISM_LOGGING_WARNING, "example");
     prism::SessionOptions options;
-    if (argc == 3) options.AppendExecutionProvider(argv[2]);
+    if (!provider.empty()) options.AppendExecutionProvider(provider);
     prism::Session session(env, argv[1], options);
     // The providers in use: one that is missing was skipped (with a warning).
     std::cout << "providers:";
@@ -61,6 +77,14 @@ int main(int argc, char** argv) {
     std::vector<std::string> input_names = session.GetInputNames();
     std::vector<std::string> output_names = session.GetOutputNames();
     std::vector<prism::Value> inputs;
+    std::ifstream input_file;
+    if (!input_path.empty()) {
+      input_file.open(input_path, std::ios::binary);
+      if (!input_file) {
+        std::cerr << "cannot open " << input_path << "\n";
+        return 1;
+      }
+    }
     for (size_t i = 0; i < input_names.size(); ++i) {
       prism::TypeInfo info = session.GetInputTypeInfo(i);
       const std::vector<int64_t> shape = Describe("input", i, input_names[i], info);
@@ -70,8 +94,27 @@ int main(int argc, char** argv) {
                   << "tensors only\n";
         return 1;
       }
-      // CPU tensors start zeroed (string tensors empty).
-      inputs.push_back(prism::Value::CreateTensor(allocator, shape, tensor.ElementType()));
+      // CPU tensors start zeroed (string tensors empty); the input file fills numeric ones.
+      prism::Value input = prism::Value::CreateTensor(allocator, shape, tensor.ElementType());
+      if (input_file.is_open()) {
+        if (tensor.ElementType() == PRISM_TYPE_STRING) {
+          std::cerr << "input '" << input_names[i] << "' holds strings; --input fills numeric "
+                    << "tensors only\n";
+          return 1;
+        }
+        const size_t bytes = input.GetTensorSizeInBytes();
+        if (!input_file.read(static_cast<char*>(input.GetTensorMutableRawData()),
+                             static_cast<std::streamsize>(bytes))) {
+          std::cerr << "the input file ends before input '" << input_names[i] << "' (" << bytes
+                    << " bytes)\n";
+          return 1;
+        }
+      }
+      inputs.push_back(std::move(input));
+    }
+    if (input_file.is_open() && input_file.peek() != std::ifstream::traits_type::eof()) {
+      std::cerr << "the input file is longer than the model's inputs\n";
+      return 1;
     }
     for (size_t i = 0; i < output_names.size(); ++i)
       Describe("output", i, output_names[i], session.GetOutputTypeInfo(i));
