@@ -43,6 +43,9 @@ struct GraphPlan {
   std::vector<int> input_slots;                  // graph inputs (incl. overridable), in order
   std::vector<std::pair<int, const Tensor*>> constant_slots;  // initializers preloaded per run
   std::vector<std::pair<std::string, int>> outer_slots;       // read from the enclosing frame
+  // Constant initializers copied once, at session creation, into the memory space of an EP that
+  // reads them (their slots are in constant_slots, so no run copies them again).
+  std::vector<std::unique_ptr<Tensor>> placed_constants;
   std::vector<int> output_slots;
   std::vector<ExecutionStep> steps;
   std::vector<bool> keep;  // slots never released (graph outputs)

@@ -29,6 +29,7 @@ struct CopyRecord {
   std::string consumer;                // the node (or "graph output") that needed the copy
   std::string reason;                  // why the consumer wants it there
   std::vector<std::string> consumers;  // every reader of the copy (the first is `consumer`)
+  bool per_run = true;  // false: a constant placed once at session creation, never copied again
 };
 
 class PartitionReport {

@@ -64,6 +64,7 @@ class SessionState::Planner {
                                {{"graph", path}});
 
     const MemoryInfo cpu = CpuMemoryInfo();
+    std::map<int, const Tensor*> constant_of;  // slots of constant initializers (not overridable)
     for (const NodeArg* input : graph.Inputs()) {
       const int slot = plan->AddSlot(input->name, cpu);
       plan->slot_of[input->name] = slot;
@@ -74,6 +75,7 @@ class SessionState::Planner {
       const int slot = it != plan->slot_of.end() ? it->second : plan->AddSlot(name, cpu);
       plan->slot_of[name] = slot;
       plan->constant_slots.emplace_back(slot, &tensor);
+      if (graph.IsConstantInitializer(name)) constant_of[slot] = &tensor;
     }
     for (const std::string& name : graph.OuterScopeValues()) {
       const int slot = plan->AddSlot(name, outer_memory(name));
@@ -95,6 +97,30 @@ class SessionState::Planner {
       // A copy, not a reference: AddSlot grows slot_names and would leave a reference dangling.
       const std::string name = plan->slot_names[source];
       const int target = plan->AddSlot(name + "@" + wanted.ToString(), wanted);
+      if (const Tensor* constant = constant_of.count(source) ? constant_of.at(source) : nullptr) {
+        // A constant moves once, now, into the memory of the EP that reads it.
+        const IDataTransfer* transfer =
+            state_.data_transfers_.Find(plan->slot_memory[source], wanted);
+        PRISM_ENFORCE(transfer != nullptr, kEpFail, "constant '", name, "' must move from ",
+                      plan->slot_memory[source].ToString(), " to ", wanted.ToString(), " for ",
+                      consumer, ", but no EP provides that data transfer");
+        auto placed =
+            std::make_unique<Tensor>(constant->Type(), constant->Shape(), AllocatorFor(wanted));
+        transfer->CopyTensor(*constant, *placed);
+        plan->constant_slots.emplace_back(target, placed.get());
+        plan->placed_constants.push_back(std::move(placed));
+        CopyRecord record{path,
+                          name,
+                          plan->slot_memory[source].ToString(),
+                          wanted.ToString(),
+                          consumer,
+                          reason + "; constant, placed once at session creation",
+                          {consumer}};
+        record.per_run = false;
+        state_.report_.copies.push_back(std::move(record));
+        copies[key] = {target, state_.report_.copies.size() - 1};
+        return target;
+      }
       ExecutionStep copy;
       copy.kind = ExecutionStep::Kind::kCopy;
       copy.copy_source = source;
