@@ -3,8 +3,10 @@
 // onnx.defs lists them), on small data whose expected values are known exactly, and checks the
 // values. Data-movement ops move "coded" elements (element i encodes a small integer, see
 // coded_tensor.h); numeric ops use small integers that every type represents exactly.
-// tests/coverage/check_type_coverage.py --strict requires a passing test for every
-// registered (op, version range, constraint, type); most of them are exercised here.
+// tests/coverage/check_type_coverage.py --strict requires every registered (op, version range,
+// constraint, type), and every (T1, T2) pair of Cast and (T, T1) pair of Pow, to be computed in a
+// passing test whose outputs match an oracle (here: values worked out by hand, checked with
+// OpTester::Run or CompareWithOracle); most of them are exercised here.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -522,6 +524,48 @@ TEST(OpTypeMatrixTest, MaxPoolEveryRangeAndType) {
     test.OutputTensor("y", Numeric(type, {1, 1, 1, 1}, {3}));
     test.Run();
   });
+}
+
+// Pow: every (T, T1) pair of every range (check_type_coverage.py requires each pair); before
+// opset 12 the exponent has the base's type. 3^2, 2^3, 1^0, 0^1 = 9, 8, 1, 0, exact in every type.
+TEST(OpTypeMatrixTest, PowEveryPairOfEveryRange) {
+  for (int opset : {1, 7, 12, 13, 15}) {
+    for (E base : RegisteredTypes("Pow", opset, "T")) {
+      const std::vector<E> exponents =
+          opset < 12 ? std::vector<E>{base} : RegisteredTypes("Pow", opset, "T1");
+      for (E exponent : exponents) {
+        SCOPED_TRACE(::testing::Message() << "opset " << opset << " T=" << ElementTypeName(base)
+                                          << " T1=" << ElementTypeName(exponent));
+        OpTester test("Pow", opset);
+        test.InputTensor("x", Numeric(base, {4}, {3, 2, 1, 0}));
+        test.InputTensor("y", Numeric(exponent, {4}, {2, 3, 0, 1}));
+        test.OutputTensor("z", Numeric(base, {4}, {9, 8, 1, 0}));
+        test.Run();
+      }
+    }
+  }
+}
+
+// LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
+// it normalizes to [-1, 1]; Scale 2 and B 1 make Y = [-1, 3]. Mean and InvStdDev (type U) are 2
+// and 1.
+TEST(OpTypeMatrixTest, LayerNormalizationEveryTypePair) {
+  for (E t : RegisteredTypes("LayerNormalization", 17, "T")) {
+    for (E u : RegisteredTypes("LayerNormalization", 17, "U")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "T=" << ElementTypeName(t) << " U=" << ElementTypeName(u));
+      OpTester test("LayerNormalization", 17);
+      test.InputTensor("X", Numeric(t, {1, 2}, {1, 3}));
+      test.InputTensor("Scale", Numeric(t, {2}, {2, 2}));
+      test.InputTensor("B", Numeric(t, {2}, {1, 1}));
+      test.Attr("epsilon", 0.0f);
+      test.Attr("stash_type", static_cast<int64_t>(u));
+      test.OutputTensor("Y", Numeric(t, {1, 2}, {-1, 3}));
+      test.OutputTensor("Mean", Numeric(u, {1, 1}, {2}));
+      test.OutputTensor("InvStdDev", Numeric(u, {1, 1}, {1}));
+      test.Run();
+    }
+  }
 }
 
 // y = scale * (x - mean) / sqrt(var + epsilon) + bias with epsilon 0: 2 * x + 1 exactly.
