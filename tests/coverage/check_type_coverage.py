@@ -24,13 +24,16 @@ conformance runner's comparisons):
     expected failures of tests/conformance/expected_failures.txt); a test folder is the unit.
 
 The combinations required, per op and schema version range:
-  * ops in PAIRWISE_OPS (Cast, CastLike): every pair (T1 type, T2 type) that the two constraints
-    allow, since onnx.defs allows their whole cross product and each pair is a conversion of its
-    own. A pair is exercised only by a computation with exactly that pair.
-  * every other op: every (constraint, type); it is exercised by any computation in which that
-    constraint took that type, whatever the other constraints took (a computation binds all of
-    an op's constraints at once, so each constraint's types are covered within real
-    combinations, but not every cross combination is required).
+  * ops in CROSS_PRODUCT_OPS (Cast and CastLike: (T1, T2); Pow: (T, T1); BatchNormalization,
+    LayerNormalization, Gather): every tuple of types of the listed constraints, i.e. the whole
+    cross product that onnx.defs allows, since each tuple takes a path of its own through the
+    kernel (a Cast pair is a conversion of its own). A tuple is exercised only by a computation
+    with exactly those types.
+  * every other constraint: every (constraint, type); it is exercised by any computation in
+    which that constraint took that type, whatever the other constraints took (a computation
+    binds all of an op's constraints at once, so each constraint's types are covered within
+    real combinations, but not every cross combination is required). The other core ops have at
+    most one constraint with more than one type, so for them this is the cross product too.
 A registered combination with no exercising test is a gap; gaps fail the check only with
 --strict.
 
@@ -40,6 +43,7 @@ A registered combination with no exercising test is a gap; gaps fail the check o
 """
 import argparse
 import collections
+import itertools
 import json
 import os
 import re
@@ -58,8 +62,16 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "AveragePool GlobalAveragePool BatchNormalization LayerNormalization ReduceMean "
             "Reshape Flatten Transpose Concat Identity Constant Shape Gather Unsqueeze Squeeze "
             "Cast Clip If").split()
-# Ops whose combinations are pairs of types of these two constraints (see the docstring).
-PAIRWISE_OPS = {"Cast": ("T1", "T2"), "CastLike": ("T1", "T2")}
+# Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
+# version uses the first group whose constraints it all has.
+CROSS_PRODUCT_OPS = {
+    "Cast": [("T1", "T2")],
+    "CastLike": [("T1", "T2")],
+    "Pow": [("T", "T1")],
+    "BatchNormalization": [("T", "T1", "T2"), ("T", "U")],
+    "LayerNormalization": [("T", "U")],
+    "Gather": [("T", "Tind")],
+}
 CPU_PROVIDER = "CPUExecutionProvider"
 REGENERATE = ("`.venv/bin/python tests/coverage/check_type_coverage.py --dump build/prism_registry_dump "
               "--unit-tests build/prism_unit_tests --conformance-runner build/prism_onnx_test "
@@ -195,9 +207,9 @@ def parse_compute(line):
     if len(parts) != 8:
         raise SystemExit("malformed evidence line: %r" % line)
     unit, provider, domain, op, opset, since, end, binding = parts
-    pairs = tuple(tuple(item.split("=", 1)) for item in binding.split(";") if item)
+    types = tuple(tuple(item.split("=", 1)) for item in binding.split(";") if item)
     return Compute(unit, provider, domain, op, int(opset), int(since),
-                   None if int(end) < 0 else int(end), pairs)
+                   None if int(end) < 0 else int(end), types)
 
 
 def evidence_env():
@@ -309,10 +321,16 @@ def conformance_evidence(runner, shared, ops_file, expected_failures):
     return computes, summary
 
 
+def cross_product_group(op, schema):
+    """The constraints whose cross product the schema version of op requires, or None."""
+    names = {name for name, _ in schema.constraints}
+    return next((g for g in CROSS_PRODUCT_OPS.get(op, []) if set(g) <= names), None)
+
+
 def index_evidence(spec, computes):
     """{(op, schema since, constraint label, type label): {unit}} of CPU computations.
 
-    The labels are those of the rows: a constraint and a type, or for PAIRWISE_OPS also
+    The labels are those of the rows: a constraint and a type, or for CROSS_PRODUCT_OPS also
     "T1,T2" and "tensor(a),tensor(b)"."""
     evidence = collections.defaultdict(set)
     for c in computes:
@@ -327,17 +345,17 @@ def index_evidence(spec, computes):
         binding = dict(c.binding)
         for name, type_str in binding.items():
             evidence[(c.op, schema.since, name, type_str)].add(c.unit)
-        pair = PAIRWISE_OPS.get(c.op)
-        if pair and pair[0] in binding and pair[1] in binding:
-            evidence[(c.op, schema.since, ",".join(pair),
-                      binding[pair[0]] + "," + binding[pair[1]])].add(c.unit)
+        group = cross_product_group(c.op, schema)
+        if group and all(name in binding for name in group):
+            evidence[(c.op, schema.since, ",".join(group),
+                      ",".join(binding[name] for name in group))].add(c.unit)
     return evidence
 
 
 # ----------------------------------------------------------------------------------------------
 # Table and report
 # ----------------------------------------------------------------------------------------------
-# constraint and type are labels: "T" and "tensor(float)", or for PAIRWISE_OPS "T1,T2" and
+# constraint and type are labels: "T" and "tensor(float)", or for CROSS_PRODUCT_OPS "T1,T2" and
 # "tensor(int8),tensor(float)".
 Row = collections.namedtuple(
     "Row", "op range since end constraint type registered unit conformance known_gap")
@@ -371,14 +389,13 @@ def build_rows(spec, missing, known, unit_ev, conf_ev):
     for op, schemas in spec.items():
         for s in schemas:
             allowed = dict(s.constraints)
-            pair = PAIRWISE_OPS.get(op)
-            if pair and all(name in allowed for name in pair):
-                for first in allowed[pair[0]]:
-                    for second in allowed[pair[1]]:
-                        add(op, s, schemas[-1], ",".join(pair), first + "," + second,
-                            [(pair[0], first), (pair[1], second)])
+            group = cross_product_group(op, s) or ()
+            if group:
+                for types in itertools.product(*(allowed[name] for name in group)):
+                    add(op, s, schemas[-1], ",".join(group), ",".join(types),
+                        list(zip(group, types)))
             for name, types in s.constraints:
-                if pair and name in pair:
+                if name in group:
                     continue
                 for t in types:
                     add(op, s, schemas[-1], name, t, [(name, t)])
@@ -401,20 +418,28 @@ def short_type(type_str):
     return type_str[len("tensor("):-1] if type_str.startswith("tensor(") else type_str
 
 
-def pair_table(op_rows):
-    """Markdown lines for a pairwise op: per range and first type, the second types exercised."""
+def split_label(label):
+    """("T, T1", "T2") of "T,T1,T2": all but the last part, and the last."""
+    parts = label.split(",")
+    return ", ".join(parts[:-1]), parts[-1]
+
+
+def combination_table(op_rows):
+    """Markdown lines for a cross-product op: per range and types of all constraints but the last,
+    how many types of the last one are exercised, and which are not."""
+    leading, last = split_label(op_rows[0].constraint)
     lines = ["| versions | %s | registered | exercised | gaps (%s not exercised) | tests |"
-             % tuple(op_rows[0].constraint.split(",")),
-             "|---|---|---|---:|---|---|"]
-    groups = collections.OrderedDict()  # (range, first type) -> rows
+             % (leading, last), "|---|---|---|---:|---|---|"]
+    groups = collections.OrderedDict()  # (range, leading types) -> rows
     for r in op_rows:
-        groups.setdefault((r.range, r.type.split(",")[0]), []).append(r)
-    for (rng, first), group in groups.items():
+        leading_types = ", ".join(short_type(t) for t in r.type.split(",")[:-1])
+        groups.setdefault((r.range, leading_types), []).append(r)
+    for (rng, leading_types), group in groups.items():
         tests = sorted({t for r in group for t in r.unit + r.conformance})
         unregistered = [r for r in group if not r.registered]
-        gaps = [short_type(r.type.split(",")[1]) for r in group if is_gap(r)]
+        gaps = [short_type(r.type.split(",")[-1]) for r in group if is_gap(r)]
         lines.append("| %s | %s | %s | %d of %d | %s | %s |" % (
-            rng, short_type(first),
+            rng, leading_types,
             "yes" if not unregistered else "**NO** (%d)" % len(unregistered),
             sum(bool(r.unit or r.conformance) for r in group), len(group),
             "**gap**: " + ", ".join(gaps) if gaps else "", short_list(tests, 2)))
@@ -444,10 +469,11 @@ def write_docs(path, rows, unit_note, conf_note):
         "(ONNX test data, onnxruntime, or expected values worked out by hand) and passed. "
         "Building a session, a run that failed or was expected to fail, outputs never compared, "
         "and an `If` branch not taken do not count.",
-        "- **Combinations**: for %s every pair of a %s type and a %s type (the whole cross "
-        "product onnx.defs allows), exercised only by a computation with exactly that pair; for "
+        "- **Combinations**: for %s every tuple of types of the constraints named in their "
+        "tables (the whole cross product onnx.defs allows), exercised only by a computation with "
+        "exactly those types; for "
         "every other op every (constraint, type), exercised by any computation in which that "
-        "constraint took that type." % (" and ".join(sorted(PAIRWISE_OPS)), "T1", "T2"),
+        "constraint took that type." % ", ".join(sorted(CROSS_PRODUCT_OPS)),
         "- **Unit tests**: %s" % unit_note,
         "- **Conformance tests**: %s" % conf_note,
         "- A registered combination without any test is a *gap*: `check_type_coverage.py "
@@ -487,9 +513,9 @@ def write_docs(path, rows, unit_note, conf_note):
         sum(bool(r.conformance) for r in rows), sum(is_gap(r) for r in rows)))
     for op, op_rows in by_op.items():
         lines += ["", "## %s" % op, ""]
-        pair_rows = [r for r in op_rows if "," in r.constraint]
-        if pair_rows:
-            lines += pair_table(pair_rows)
+        tuple_rows = [r for r in op_rows if "," in r.constraint]
+        if tuple_rows:
+            lines += combination_table(tuple_rows)
             op_rows = [r for r in op_rows if "," not in r.constraint]
             if not op_rows:
                 continue
@@ -508,16 +534,17 @@ def write_docs(path, rows, unit_note, conf_note):
 
 def print_gaps(gaps):
     print("\n%d combinations have no exercising test (gaps)%s" % (len(gaps), ":" if gaps else ""))
-    grouped = collections.OrderedDict()  # (op, range, constraint[, first type]) -> [types]
+    grouped = collections.OrderedDict()  # (op, range, what) -> [types]
     for r in gaps:
-        if "," in r.constraint:
-            first, second = r.type.split(",")
-            grouped.setdefault((r.op, r.range, r.constraint.replace(",", "->") + " from " +
-                                short_type(first)), []).append(short_type(second))
+        if "," in r.constraint:  # a tuple: grouped by the types of all but the last constraint
+            names, types = r.constraint.split(","), r.type.split(",")
+            what = "%s=%s, %s" % (",".join(names[:-1]), ",".join(map(short_type, types[:-1])),
+                                  names[-1])
+            grouped.setdefault((r.op, r.range, what), []).append(short_type(types[-1]))
         else:
             grouped.setdefault((r.op, r.range, r.constraint), []).append(r.type)
-    for (op, rng, name), types in grouped.items():
-        print("  GAP %-18s opset %-6s %s: %s" % (op, rng, name, ", ".join(types)))
+    for (op, rng, what), types in grouped.items():
+        print("  GAP %-18s opset %-6s %s: %s" % (op, rng, what, ", ".join(types)))
 
 
 def main(argv=None):
@@ -585,7 +612,8 @@ def main(argv=None):
     gaps = [r for r in rows if is_gap(r)]
 
     print("type coverage of %d ops (%d combinations of op version range, constraint and type; "
-          "pairs for %s)" % (len(spec), len(rows), ", ".join(sorted(PAIRWISE_OPS))))
+          "cross products for %s)" % (len(spec), len(rows),
+                                      ", ".join(sorted(set(CROSS_PRODUCT_OPS) & set(spec)))))
     if missing:
         print("\nMISSING REGISTRATIONS (%d combinations the spec allows, no kernel registers):"
               % len(missing))
