@@ -41,8 +41,16 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DPRISM_WARNINGS_AS_ERRORS=ON \
-    -DPython_EXECUTABLE="$root/.venv/bin/python" "${launcher[@]}"
+configure_args=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type"
+                -DPRISM_WARNINGS_AS_ERRORS=ON -DPython_EXECUTABLE="$root/.venv/bin/python"
+                "${launcher[@]}")
+# Reconfigure when the options above or any of the tree's CMake files change, not only when no
+# cache exists: a stale cache can silently drop tests or keep old flags.
+configure_stamp=$("$root/scripts/lib/configure_stamp.sh" "$root" "${configure_args[@]}")
+stamp_file="$build_dir/.prism-configure-stamp"
+if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "$(cat "$stamp_file" 2>/dev/null)" != "$configure_stamp" ]; then
+  echo "setup: configuring $build_dir"
+  cmake "${configure_args[@]}"
+  echo "$configure_stamp" > "$stamp_file"
 fi
 cmake --build "$build_dir" -j "$(nproc)"

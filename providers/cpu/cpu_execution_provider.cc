@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "providers/cpu/cpu_kernel_families.h"
+#include "session/provider_library.h"
 
 namespace prism {
 namespace cpu {
@@ -51,5 +52,14 @@ std::unique_ptr<IExecutionProvider> CpuExecutionProviderFactory::Create(
     const ProviderOptions& options) const {
   return std::make_unique<CpuExecutionProvider>(options);
 }
+
+namespace {
+// The CPU EP is built into libprism_core.so but reaches sessions the way plugins do: through its
+// factory, registered when the library loads.
+[[maybe_unused]] const bool kCpuProviderRegistered = [] {
+  RegisterBuiltinProvider(std::make_shared<CpuExecutionProviderFactory>());
+  return true;
+}();
+}  // namespace
 
 }  // namespace prism

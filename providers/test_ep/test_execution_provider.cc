@@ -136,7 +136,15 @@ class TestExecutionProviderFactory final : public IExecutionProviderFactory {
  public:
   std::string Name() const override { return kProviderName; }
   bool IsAvailable(std::string*) const override { return true; }
-  bool IsListed() const override { return false; }  // used only when named explicitly
+#ifdef PRISM_TEST_EP_LISTED
+  bool IsListed() const override {
+    return true;
+  }
+#else
+  bool IsListed() const override {
+    return false;
+  }  // used only when named explicitly
+#endif
   std::unique_ptr<IExecutionProvider> Create(const ProviderOptions& options) const override {
     return std::make_unique<TestExecutionProvider>(options);
   }
@@ -144,9 +152,18 @@ class TestExecutionProviderFactory final : public IExecutionProviderFactory {
 
 }  // namespace prism::test_ep
 
-extern "C" __attribute__((visibility("default"))) prism::IExecutionProviderFactory*
-PrismCreateProviderFactory() {
-  return new prism::test_ep::TestExecutionProviderFactory();
+#ifndef PRISM_TEST_EP_INTERFACE_VERSION
+#define PRISM_TEST_EP_INTERFACE_VERSION prism::kProviderInterfaceVersion
+#endif
+
+extern "C" __attribute__((visibility("default"))) const PrismProviderDescriptor*
+PrismGetProviderDescriptor() {
+  static const PrismProviderDescriptor descriptor{
+      PRISM_TEST_EP_INTERFACE_VERSION, prism::test_ep::kProviderName,
+      []() -> prism::IExecutionProviderFactory* {
+        return new prism::test_ep::TestExecutionProviderFactory();
+      }};
+  return &descriptor;
 }
 
 // Lets tests check that simulated device memory is freed.

@@ -12,7 +12,12 @@
 
 namespace prism::test_ep {
 
-constexpr const char* kProviderName = "TestExecutionProvider";
+// The same sources build further plugins for the discovery tests (tests/CMakeLists.txt): another
+// name, a hidden-or-listed flag, or a wrong interface version.
+#ifndef PRISM_TEST_EP_NAME
+#define PRISM_TEST_EP_NAME "TestExecutionProvider"
+#endif
+constexpr const char* kProviderName = PRISM_TEST_EP_NAME;
 constexpr const char* kMemoryName = "TestDevice";
 constexpr uint8_t kScrambleKey = 0xA5;
 

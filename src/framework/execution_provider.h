@@ -2,6 +2,7 @@
 // (allocators), how to move data in and out (data transfer), and its kernels.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -77,8 +78,8 @@ class IExecutionProvider {
   std::string type_;
 };
 
-// Creates providers of one kind. Plugins export
-//   extern "C" prism::IExecutionProviderFactory* PrismCreateProviderFactory();
+// Creates providers of one kind: the CPU EP registers one at load (RegisterBuiltinProvider),
+// plugin libraries export one through their PrismProviderDescriptor.
 class IExecutionProviderFactory {
  public:
   virtual ~IExecutionProviderFactory() = default;
@@ -92,8 +93,22 @@ class IExecutionProviderFactory {
 
 constexpr const char* kCpuExecutionProvider = "CPUExecutionProvider";
 
+// The version of the C++ interface between the core and plugin EPs (IExecutionProvider,
+// IExecutionProviderFactory, kernels, tensors). Raise it on any change a plugin must be rebuilt
+// for; a plugin built for another version is refused at load, naming both.
+constexpr uint32_t kProviderInterfaceVersion = 1;
+
 }  // namespace prism
 
 extern "C" {
-using PrismCreateProviderFactoryFn = prism::IExecutionProviderFactory* (*)();
+// What a plugin library (libprism_provider_<anything>.so on the search path) exports as
+//   extern "C" const PrismProviderDescriptor* PrismGetProviderDescriptor();
+// The first two fields keep their place in every version, so that a version mismatch can be
+// reported with the provider's name before anything else is touched.
+struct PrismProviderDescriptor {
+  uint32_t interface_version;  // kProviderInterfaceVersion of the headers the plugin was built with
+  const char* name;            // onnxruntime's spelling, e.g. "CUDAExecutionProvider"
+  prism::IExecutionProviderFactory* (*create_factory)();  // owned by the caller
+};
+using PrismGetProviderDescriptorFn = const PrismProviderDescriptor* (*)();
 }

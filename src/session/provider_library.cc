@@ -1,28 +1,44 @@
 #include "session/provider_library.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
 #include "common/logging.h"
-#include "providers/cpu/cpu_execution_provider.h"
 
 namespace prism {
 namespace {
 
-struct PluginName {
-  const char* provider;
-  const char* library_stem;
+constexpr const char* kPluginPrefix = "libprism_provider_";
+constexpr const char* kPluginSuffix = ".so";
+
+std::mutex& RegistryMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<std::shared_ptr<IExecutionProviderFactory>>& Builtins() {
+  static std::vector<std::shared_ptr<IExecutionProviderFactory>> builtins;
+  return builtins;
+}
+
+// One plugin file, opened once per process: the library stays loaded for the life of the
+// process, since kernels and allocators it created may outlive any one session.
+struct PluginFile {
+  std::string path;
+  std::string name;  // from the descriptor; set whenever the descriptor could be read
+  std::shared_ptr<IExecutionProviderFactory> factory;  // null when unusable
+  std::string error;                                   // why unusable
 };
 
-// Provider names with onnxruntime's spelling and the plugin that implements each.
-constexpr PluginName kPlugins[] = {
-    {"CUDAExecutionProvider", "cuda"},
-    {"DnnlExecutionProvider", "dnnl"},
-    {"TestExecutionProvider", "test"},
-};
+std::map<std::string, PluginFile>& PluginFiles() {
+  static std::map<std::string, PluginFile> files;
+  return files;
+}
 
 std::string CoreLibraryDirectory() {
   Dl_info info{};
@@ -33,91 +49,139 @@ std::string CoreLibraryDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-struct LoadedPlugin {
-  std::shared_ptr<IExecutionProviderFactory> factory;
-  std::string error;
-};
-
-std::mutex& PluginMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
-std::map<std::string, LoadedPlugin>& PluginCache() {
-  static std::map<std::string, LoadedPlugin> cache;
-  return cache;
-}
-
-LoadedPlugin LoadPlugin(const std::string& stem, const std::string& library_dir) {
-  const std::string file = "libprism_provider_" + stem + ".so";
-  std::vector<std::string> directories;
-  if (!library_dir.empty()) directories.push_back(library_dir);
-  if (const char* env = std::getenv("PRISM_PROVIDER_PATH"); env && *env) directories.push_back(env);
-  directories.push_back(CoreLibraryDirectory());
-  std::string errors;
-  for (const std::string& dir : directories) {
-    const std::string path = dir + "/" + file;
-    // The library stays loaded for the life of the process: kernels and allocators it created
-    // may outlive any one session.
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      errors += MakeString(errors.empty() ? "" : "; ", error ? error : path);
-      continue;
-    }
-    auto create =
-        reinterpret_cast<PrismCreateProviderFactoryFn>(dlsym(handle, "PrismCreateProviderFactory"));
-    if (create == nullptr) return {nullptr, path + " does not export PrismCreateProviderFactory"};
-    return {std::shared_ptr<IExecutionProviderFactory>(create()), ""};
+PluginFile OpenPlugin(const std::string& path) {
+  PluginFile file;
+  file.path = path;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    file.error = MakeString("cannot be loaded: ", error ? error : "unknown dlopen error");
+    return file;
   }
-  return {nullptr, errors};
+  auto get_descriptor =
+      reinterpret_cast<PrismGetProviderDescriptorFn>(dlsym(handle, "PrismGetProviderDescriptor"));
+  const PrismProviderDescriptor* descriptor = get_descriptor ? get_descriptor() : nullptr;
+  if (descriptor == nullptr) {
+    file.error = "does not export PrismGetProviderDescriptor (not a Prism provider plugin)";
+    return file;
+  }
+  file.name = descriptor->name ? descriptor->name : "";
+  if (descriptor->interface_version != kProviderInterfaceVersion) {
+    file.error = MakeString("was built for provider interface version ",
+                            descriptor->interface_version, ", this Prism needs version ",
+                            kProviderInterfaceVersion, "; rebuild the plugin against this release");
+    return file;
+  }
+  if (file.name.empty() || descriptor->create_factory == nullptr) {
+    file.error = "has a descriptor without a name or factory function";
+    return file;
+  }
+  file.factory.reset(descriptor->create_factory());
+  if (!file.factory)
+    file.error = "returned no factory";
+  else if (file.factory->Name() != file.name)
+    file.error = MakeString("descriptor names '", file.name, "' but its factory names '",
+                            file.factory->Name(), "'");
+  if (!file.error.empty()) file.factory.reset();
+  return file;
+}
+
+// The plugin files of one folder, in file-name order, each opened once (caller holds the lock).
+std::vector<const PluginFile*> PluginsIn(const std::string& dir) {
+  std::vector<std::string> paths;
+  if (DIR* stream = opendir(dir.c_str())) {
+    while (const dirent* entry = readdir(stream)) {
+      const std::string file = entry->d_name;
+      const size_t prefix = std::char_traits<char>::length(kPluginPrefix);
+      const size_t suffix = std::char_traits<char>::length(kPluginSuffix);
+      if (file.size() > prefix + suffix && file.compare(0, prefix, kPluginPrefix) == 0 &&
+          file.compare(file.size() - suffix, suffix, kPluginSuffix) == 0)
+        paths.push_back(dir + "/" + file);
+    }
+    closedir(stream);
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<const PluginFile*> plugins;
+  for (const std::string& path : paths) {
+    auto it = PluginFiles().find(path);
+    if (it == PluginFiles().end()) it = PluginFiles().emplace(path, OpenPlugin(path)).first;
+    plugins.push_back(&it->second);
+  }
+  return plugins;
 }
 
 }  // namespace
 
+void RegisterBuiltinProvider(std::shared_ptr<IExecutionProviderFactory> factory) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Builtins().push_back(std::move(factory));
+}
+
+std::vector<std::string> ProviderSearchPath(const std::string& library_dir) {
+  std::vector<std::string> directories;
+  if (!library_dir.empty()) directories.push_back(library_dir);
+  if (const char* env = std::getenv("PRISM_PROVIDER_PATH"); env && *env) {
+    std::string path = env;
+    size_t start = 0;
+    while (start <= path.size()) {
+      const size_t colon = std::min(path.find(':', start), path.size());
+      if (colon > start) directories.push_back(path.substr(start, colon - start));
+      start = colon + 1;
+    }
+  }
+  directories.push_back(CoreLibraryDirectory());
+  return directories;
+}
+
 std::shared_ptr<IExecutionProviderFactory> FindProviderFactory(const std::string& name,
                                                                const std::string& library_dir,
                                                                std::string* why) {
-  if (name == kCpuExecutionProvider) return std::make_shared<CpuExecutionProviderFactory>();
-  const char* stem = nullptr;
-  for (const PluginName& plugin : kPlugins)
-    if (name == plugin.provider) stem = plugin.library_stem;
-  if (stem == nullptr) {
-    if (why) *why = MakeString("unknown execution provider '", name, "'");
-    return nullptr;
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  for (const auto& builtin : Builtins())
+    if (builtin->Name() == name) return builtin;
+  const std::vector<std::string> directories = ProviderSearchPath(library_dir);
+  std::string found;  // usable plugins seen, for the message
+  for (const std::string& dir : directories) {
+    for (const PluginFile* plugin : PluginsIn(dir)) {
+      if (plugin->name != name) {
+        if (plugin->factory) found += MakeString(found.empty() ? "" : ", ", plugin->name);
+        continue;
+      }
+      if (!plugin->factory) {
+        if (why) *why = MakeString(name, " plugin ", plugin->path, " ", plugin->error);
+        return nullptr;
+      }
+      std::string device_error;
+      if (!plugin->factory->IsAvailable(&device_error)) {
+        if (why) *why = MakeString(name, " is not available: ", device_error);
+        return nullptr;
+      }
+      return plugin->factory;
+    }
   }
-  std::lock_guard<std::mutex> lock(PluginMutex());
-  const std::string key = library_dir + "|" + stem;
-  auto it = PluginCache().find(key);
-  if (it == PluginCache().end())
-    it = PluginCache().emplace(key, LoadPlugin(stem, library_dir)).first;
-  const LoadedPlugin& plugin = it->second;
-  if (!plugin.factory) {
-    if (why) *why = MakeString(name, " library could not be loaded: ", plugin.error);
-    return nullptr;
+  if (why) {
+    std::string searched;
+    for (const std::string& dir : directories)
+      searched += MakeString(searched.empty() ? "" : ", ", dir);
+    *why = MakeString("unknown execution provider '", name, "': no ", kPluginPrefix, "*",
+                      kPluginSuffix, " plugin of that name in ", searched,
+                      found.empty() ? "" : MakeString(" (plugins found: ", found, ")"));
   }
-  std::string device_error;
-  if (!plugin.factory->IsAvailable(&device_error)) {
-    if (why) *why = MakeString(name, " is not available: ", device_error);
-    return nullptr;
-  }
-  return plugin.factory;
+  return nullptr;
 }
 
-std::vector<std::string> AvailableProviders() {
+std::vector<std::string> AvailableProviders(const std::string& library_dir) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
   std::vector<std::string> names;
-  for (const PluginName& plugin : kPlugins) {
-    auto factory = FindProviderFactory(plugin.provider, "", nullptr);
-    if (factory && factory->IsListed()) names.push_back(plugin.provider);
-  }
-  names.push_back(kCpuExecutionProvider);
-  return names;
-}
-
-std::vector<std::string> KnownProviders() {
-  std::vector<std::string> names;
-  for (const PluginName& plugin : kPlugins) names.push_back(plugin.provider);
-  names.push_back(kCpuExecutionProvider);
+  auto add = [&](const std::shared_ptr<IExecutionProviderFactory>& factory) {
+    std::string ignored;
+    if (factory && factory->IsListed() && factory->IsAvailable(&ignored) &&
+        std::find(names.begin(), names.end(), factory->Name()) == names.end())
+      names.push_back(factory->Name());
+  };
+  for (const std::string& dir : ProviderSearchPath(library_dir))
+    for (const PluginFile* plugin : PluginsIn(dir)) add(plugin->factory);
+  for (const auto& builtin : Builtins()) add(builtin);
   return names;
 }
 

@@ -4,7 +4,6 @@
 #include <set>
 
 #include "common/logging.h"
-#include "providers/cpu/cpu_execution_provider.h"
 #include "session/profiler.h"
 #include "session/provider_library.h"
 
@@ -351,7 +350,10 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
     state->providers_.push_back(factory->Create(spec.options));
   }
   const bool has_other = !state->providers_.empty();
-  state->providers_.push_back(CpuExecutionProviderFactory().Create(cpu_options));
+  std::string cpu_missing;
+  auto cpu_factory = FindProviderFactory(kCpuExecutionProvider, library_dir, &cpu_missing);
+  PRISM_ENFORCE(cpu_factory != nullptr, kEpFail, cpu_missing);
+  state->providers_.push_back(cpu_factory->Create(cpu_options));
   for (const auto& provider : state->providers_)
     if (auto transfer = provider->GetDataTransfer()) state->data_transfers_.Register(transfer);
   if (profiler) {

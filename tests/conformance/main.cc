@@ -41,6 +41,8 @@ void Usage(std::ostream& out) {
          "  --expected-failures FILE lines `suite/test_name  # reason`\n"
          "  --report-dir DIR         per-test JSON reports (default: <build>/conformance-report)\n"
          "  --rtol X --atol X        float tolerance |a-b| <= atol + rtol*|b| (1e-3, 1e-5)\n"
+         "  --min-run N              fail unless at least N tests ran (not skipped): a suite\n"
+         "                           or selection that silently shrinks fails the run\n"
          "  --timeout S              per-test time limit in seconds (default 300; 0: none)\n"
          "  --no-isolate             run tests in this process (default: a child per test, so\n"
          "                           a crash fails only that test)\n"
@@ -81,6 +83,7 @@ struct Options {
   double rtol = 1e-3;
   double atol = 1e-5;
   double timeout_s = 300;
+  int min_run = 0;
   bool isolate = true;
   bool list = false;
   bool verbose = false;
@@ -131,6 +134,11 @@ Options ParseArgs(int argc, char** argv) {
       options.rtol = ParseNumber(arg, value());
     } else if (arg == "--atol") {
       options.atol = ParseNumber(arg, value());
+    } else if (arg == "--min-run") {
+      const double min_run = ParseNumber(arg, value());
+      if (min_run < 0 || min_run != static_cast<int>(min_run))
+        throw std::invalid_argument("--min-run expects a count, got " + std::to_string(min_run));
+      options.min_run = static_cast<int>(min_run);
     } else if (arg == "--timeout") {
       options.timeout_s = ParseNumber(arg, value());
     } else if (arg == "--no-isolate") {
@@ -307,6 +315,11 @@ int Main(int argc, char** argv) {
   for (TestResult& result : results)
     if (result.status == TestStatus::kExpectedFailure) result.status = TestStatus::kFailed;
   RunSummary summary = ApplyExpectedFailures(results, expected, options.shared);
+  if (summary.Ran() < options.min_run)
+    summary.errors.push_back("only " + std::to_string(summary.Ran()) + " tests ran (" +
+                             std::to_string(summary.skipped) + " skipped); --min-run asks for " +
+                             std::to_string(options.min_run) +
+                             ": a suite or its selection lost tests");
 
   try {
     for (const TestResult& result : results)

@@ -103,12 +103,14 @@ struct RunSummary {
   int failed = 0;  // unexpected failures only
   int skipped = 0;
   int expected_failures = 0;
-  std::vector<std::string> errors;  // stale or unknown expected-failure entries
+  std::vector<std::string> errors;  // stale or unknown expected-failure entries, too few run
+  // Tests that ran (passed, failed or failed as expected), as opposed to skipped.
+  int Ran() const { return passed + failed + expected_failures; }
   bool Ok() const { return failed == 0 && errors.empty(); }
 };
 
 // Turns failures listed in `expected` into expected failures and counts the results. An entry
-// whose test passed, or whose test folder does not exist under `shared`, is an error.
+// whose test passed, was skipped, or whose test folder does not exist under `shared`, is an error.
 RunSummary ApplyExpectedFailures(std::vector<TestResult>& results,
                                  const std::map<std::string, std::string>& expected,
                                  const std::filesystem::path& shared);

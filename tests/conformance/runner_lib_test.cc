@@ -438,5 +438,47 @@ TEST_F(ConformanceRunnerTest, CommandLineExitCodesAndSummary) {
   EXPECT_EQ(RunCli("--suite mini --tests-file " + tests_file.string(), &output), 2) << output;
 }
 
+// Planted fault: an expected-failure entry whose test the selection skips used to count as
+// nothing at all (exit 0); it is stale and fails the run.
+TEST_F(ConformanceRunnerTest, ExpectedFailureOfSkippedTestIsStale) {
+  const std::vector<float> wrong = {0.f};
+  WriteIdentityTest("test_identity_wrong", {1.f}, &wrong);
+  const fs::path list = root_ / "expected.txt";
+  WriteBytes(list, "mini/test_identity_wrong  # deliberately wrong data\n");
+  const fs::path ops = root_ / "ops.txt";
+  WriteBytes(ops, "Neg\n");
+  std::string output;
+  EXPECT_EQ(
+      RunCli("--suite mini --ops-file " + ops.string() + " --expected-failures " + list.string(),
+             &output),
+      1)
+      << output;
+  EXPECT_NE(output.find("ERROR mini/test_identity_wrong is listed as an expected failure but was "
+                        "skipped (uses ops outside the selected set: Identity): the entry is "
+                        "stale, remove it"),
+            std::string::npos)
+      << output;
+}
+
+// Planted fault: a suite whose every test is skipped (or that lost tests) used to pass with
+// "0 passed, 0 failed, N skipped"; --min-run makes it fail.
+TEST_F(ConformanceRunnerTest, MinRunFailsASkippedSuite) {
+  WriteIdentityTest("test_identity_a", {1.f});
+  WriteIdentityTest("test_identity_b", {2.f});
+  const fs::path ops = root_ / "ops.txt";
+  WriteBytes(ops, "Neg\n");
+  std::string output;
+  EXPECT_EQ(RunCli("--suite mini --ops-file " + ops.string(), &output), 0) << output;
+  EXPECT_EQ(RunCli("--suite mini --ops-file " + ops.string() + " --min-run 2", &output), 1)
+      << output;
+  EXPECT_NE(output.find("ERROR only 0 tests ran (2 skipped); --min-run asks for 2: a suite or its "
+                        "selection lost tests"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(RunCli("--suite mini --min-run 2", &output), 0) << output;
+  EXPECT_EQ(RunCli("--suite mini --min-run 3", &output), 1) << output;
+  EXPECT_EQ(RunCli("--suite mini --min-run -1", &output), 2) << output;
+}
+
 }  // namespace
 }  // namespace prism::conformance

@@ -13,6 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "models"))  # bench_models.make_inputs
 
 
 def build_dir():
@@ -30,6 +31,17 @@ def prism_perf():
     if not os.path.exists(path):
         pytest.fail("prism_perf is not built in %s (set PRISM_BUILD_DIR)" % build_dir())
     return path
+
+
+@pytest.fixture(scope="session")
+def prismrt():
+    """The Python API of this build (python/ over the build's libraries, no install needed)."""
+    if not os.path.exists(os.path.join(build_dir(), "libprism.so")):
+        pytest.fail("libprism.so is not built in %s (set PRISM_BUILD_DIR)" % build_dir())
+    os.environ["PRISMRT_LIBRARY_DIR"] = build_dir()
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    import prismrt as module
+    return module
 
 
 @pytest.fixture(scope="session")

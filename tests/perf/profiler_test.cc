@@ -1,16 +1,19 @@
-// The session profiler against a wall clock around Run, under concurrent runs, and its file.
+// The session profiler against the clocks around Run, under concurrent runs, and its file.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "session/inference_session.h"
 #include "session/profiler.h"
@@ -19,7 +22,7 @@ namespace prism {
 namespace {
 
 constexpr int kChainLength = 60;
-constexpr int64_t kSide = 128;
+constexpr int64_t kSide = 256;  // nodes long enough that the executor's share is small
 
 // x[kSide,kSide] -> (Add c, Relu, Mul c) repeated: kChainLength nodes, all on the CPU EP.
 std::string ChainModel() {
@@ -87,6 +90,56 @@ size_t Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
+// One run as the profile and the test's own clocks around Session::Run saw it.
+struct RunTiming {
+  int64_t node_ns = 0;  // the run's Node events, added up
+  int64_t wall_ns = 0;  // steady clock around Run
+  int64_t cpu_ns = 0;   // the calling thread's CPU time in Run
+};
+
+// The share of a run's CPU time that its node times must reach. Run executes the nodes on the
+// calling thread, so what the node times leave out of that CPU time is the executor's work
+// between nodes and the profiler's own, about 2.5 us a node: node time / CPU time came to 0.98
+// in every run with the CPU to itself (with 128x128 values instead, single runs came within 1%
+// of the bound). The CPU time, unlike the wall clock, leaves out what other processes take from
+// a loaded machine, so the bound holds for every run, not only the median one; under load it
+// loosens by the time the thread waited inside nodes, which the node times rightly include.
+constexpr double kMinNodeShare = 0.90;
+
+// "" when every run's node time fits its clocks: at most the wall clock around Run, and at
+// least kMinNodeShare of the CPU time spent in it; else what the first misfit is.
+std::string CheckNodeTimes(const std::vector<RunTiming>& runs) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunTiming& run = runs[r];
+    if (run.node_ns > run.wall_ns)
+      return MakeString("run ", r, ": node time ", run.node_ns, " ns exceeds the wall clock ",
+                        run.wall_ns, " ns");
+    if (static_cast<double>(run.node_ns) < kMinNodeShare * static_cast<double>(run.cpu_ns))
+      return MakeString("run ", r, ": node time ", run.node_ns, " ns is below ",
+                        kMinNodeShare * 100, "% of the ", run.cpu_ns, " ns of CPU time");
+  }
+  return "";
+}
+
+int64_t ThreadCpuNs() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+TEST(ProfilerTest, CheckNodeTimesRejectsTimesOffTheClocks) {
+  // Two runs of 10 ms, the second one with 4 ms on another process.
+  std::vector<RunTiming> runs = {{9600000, 10000000, 9900000}, {9500000, 10000000, 6000000}};
+  EXPECT_EQ(CheckNodeTimes(runs), "");
+  runs[0].node_ns *= 2;
+  EXPECT_EQ(CheckNodeTimes(runs),
+            "run 0: node time 19200000 ns exceeds the wall clock 10000000 ns");
+  runs[0].node_ns /= 2;
+  runs[1].node_ns = 5000000;
+  EXPECT_EQ(CheckNodeTimes(runs),
+            "run 1: node time 5000000 ns is below 90% of the 6000000 ns of CPU time");
+}
+
 TEST(ProfilerTest, OffByDefaultAndEndProfilingReturnsEmpty) {
   InferenceSession session;
   const std::string bytes = ChainModel();
@@ -96,28 +149,32 @@ TEST(ProfilerTest, OffByDefaultAndEndProfilingReturnsEmpty) {
   EXPECT_EQ(session.EndProfiling(), "");
 }
 
-TEST(ProfilerTest, NodeTimesAddUpToTheWallClockAroundRun) {
+TEST(ProfilerTest, NodeTimesAddUpToTheClocksAroundEveryRun) {
   auto session = ProfiledSession();
   const Profiler& profiler = *session->GetProfiler();
   const Value x = Input();
   session->Run({}, {"x"}, {x}, {});  // first run: allocations settle
   constexpr int kRuns = 15;
   std::vector<std::pair<int64_t, int64_t>> walls;  // per run, in the profiler's time base
+  std::vector<RunTiming> timings(kRuns);
   for (int r = 0; r < kRuns; ++r) {
+    const int64_t cpu = ThreadCpuNs();
     const auto start = Profiler::Clock::now();
     session->Run({}, {"x"}, {x}, {});
     walls.emplace_back(profiler.NanosecondsSinceStart(start),
                        profiler.NanosecondsSinceStart(Profiler::Clock::now()));
+    timings[r].cpu_ns = ThreadCpuNs() - cpu;
+    timings[r].wall_ns = walls[r].second - walls[r].first;
   }
-  std::vector<double> node_ns(kRuns, 0.0);
   std::vector<int> node_events(kRuns, 0), model_runs(kRuns, 0);
   for (const ProfileEvent& event : profiler.Events()) {
     EXPECT_LE(event.start_ns, event.end_ns) << event.name;
     for (int r = 0; r < kRuns; ++r) {
-      if (event.start_ns < walls[r].first || event.end_ns > walls[r].second) continue;
+      if (event.start_ns < walls[r].first || event.start_ns > walls[r].second) continue;
+      EXPECT_LE(event.end_ns, walls[r].second) << event.name;
       if (event.name == "model_run") ++model_runs[r];
       if (event.category != "Node") continue;
-      node_ns[r] += static_cast<double>(event.end_ns - event.start_ns);
+      timings[r].node_ns += event.end_ns - event.start_ns;
       ++node_events[r];
       EXPECT_EQ(event.provider, "CPUExecutionProvider");
       ASSERT_EQ(event.inputs.size(), event.op_name == "Relu" ? 1u : 2u);
@@ -125,19 +182,15 @@ TEST(ProfilerTest, NodeTimesAddUpToTheWallClockAroundRun) {
       EXPECT_EQ(event.outputs.at(0).dims, (std::vector<int64_t>{kSide, kSide}));
     }
   }
-  // Every run's nodes nest inside the wall clock around it; the median run spends at least 90%
-  // of it in kernels (the median, because a preemption between two nodes on a loaded machine
-  // lands in one run's gap, not in the profiler's overhead).
-  std::vector<double> ratios;
+  std::string shares;
   for (int r = 0; r < kRuns; ++r) {
     EXPECT_EQ(model_runs[r], 1);
     EXPECT_EQ(node_events[r], kChainLength);
-    const double wall = static_cast<double>(walls[r].second - walls[r].first);
-    EXPECT_LE(node_ns[r], wall);
-    ratios.push_back(node_ns[r] / wall);
+    shares += MakeString(
+        " ", static_cast<double>(timings[r].node_ns) / static_cast<double>(timings[r].cpu_ns));
   }
-  std::sort(ratios.begin(), ratios.end());
-  EXPECT_GE(ratios[kRuns / 2], 0.90);
+  EXPECT_EQ(CheckNodeTimes(timings), "") << "node time / CPU time per run:" << shares;
+  std::cout << "node time / CPU time per run:" << shares << "\n";
 }
 
 TEST(ProfilerTest, ConcurrentRunsEachRecordEveryNode) {
@@ -197,7 +250,7 @@ TEST(ProfilerTest, EndProfilingWritesATimestampedTraceOnce) {
   EXPECT_EQ(Count(text, "\"name\":\"model_run\""), 1u);
   EXPECT_EQ(Count(text, "\"name\":\"model_loading_array\""), 1u);
   EXPECT_EQ(Count(text, "\"name\":\"session_initialization\""), 1u);
-  EXPECT_NE(text.find("\"input_type_shape\":[{\"float\":[128,128]},{\"float\":[]}]"),
+  EXPECT_NE(text.find("\"input_type_shape\":[{\"float\":[256,256]},{\"float\":[]}]"),
             std::string::npos);
   // Profiling has ended: later runs record nothing and a second call writes nothing.
   session->Run({}, {"x"}, {Input()}, {});

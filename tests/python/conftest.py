@@ -3,6 +3,7 @@
 The tests import the installed prismrt (pip install ./python) exactly as users do, and use
 onnxruntime as the oracle on the same inputs.
 """
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,9 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 RTOL = 1e-3
 ATOL = 1e-4
 BENCH_MODELS = ("mnist_cnn", "squeezenet1_1", "bert_tiny")
+
+sys.path.insert(0, os.path.join(REPO, "tests", "models"))
+from bench_models import make_inputs  # noqa: E402  (one input generator for every test suite)
 
 
 def shared_dir():
@@ -34,22 +38,12 @@ def bench_models(tmp_path_factory):
     return {name: str(out / (name + ".onnx")) for name in BENCH_MODELS}
 
 
-def bench_inputs(path, seed=0):
-    """Inputs for a bench model as its sidecar JSON says to fill them."""
-    import json
+def bench_inputs(path, seed=0, masked=False):
+    """Inputs for a bench model, filled as its sidecar JSON says (tests/models/bench_models.py
+    does the filling); masked draws attention_mask from {0, 1} instead of ones."""
     with open(os.path.splitext(path)[0] + ".json", encoding="utf-8") as f:
-        spec = json.load(f)
-    rng = np.random.RandomState(seed)
-    feeds = {}
-    for item in spec["inputs"]:
-        shape, dtype = item["shape"], np.dtype(item["dtype"])
-        if item["fill"] == "normal":
-            feeds[item["name"]] = rng.standard_normal(shape).astype(dtype)
-        elif item["fill"] == "randint":
-            feeds[item["name"]] = rng.randint(0, 30522, size=shape).astype(dtype)
-        else:
-            feeds[item["name"]] = np.ones(shape, dtype=dtype)
-    return feeds
+        sidecar = json.load(f)
+    return make_inputs(sidecar, np.random.default_rng(seed), masked=masked)
 
 
 def make_model(nodes, inputs, outputs, opset=17, ir_version=8, initializers=(), **model_kwargs):
@@ -93,3 +87,13 @@ def assert_close(actual, expected):
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL)
+
+
+def assert_outputs_close(actual, expected):
+    """Every output of a run against the reference's: the same count, then each one close."""
+    assert len(actual) == len(expected), "%d outputs, expected %d" % (len(actual), len(expected))
+    for index, (a, e) in enumerate(zip(actual, expected)):
+        try:
+            assert_close(a, e)
+        except AssertionError as error:
+            raise AssertionError("output %d: %s" % (index, error)) from None

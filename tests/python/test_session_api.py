@@ -16,7 +16,7 @@ from prismrt.capi.onnxruntime_pybind11_state import (InvalidArgument, InvalidPro
                                                      NoSuchFile, PrismError)
 from prismrt.capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
 
-from conftest import add_relu_model, assert_close, make_model
+from conftest import add_relu_model, assert_close, assert_outputs_close, make_model
 
 CPU = ["CPUExecutionProvider"]
 
@@ -64,8 +64,7 @@ def test_load_from_path_bytes_and_pathlike(add_relu_path, tmp_path):
         data = f.read()
     for source in (add_relu_path, pathlib.Path(add_relu_path), data):
         sess = ort.InferenceSession(source, providers=CPU)
-        for actual, wanted in zip(sess.run(None, feeds), expected):
-            assert_close(actual, wanted)
+        assert_outputs_close(sess.run(None, feeds), expected)
 
 
 def test_default_providers_are_cpu(add_relu_path):
@@ -147,8 +146,7 @@ def test_cuda_first_falls_back_to_cpu(add_relu_path):
     assert sess.get_providers() == ["CPUExecutionProvider"]
     assert list(sess.get_provider_options()) == ["CPUExecutionProvider"]
     assert isinstance(sess.get_provider_options()["CPUExecutionProvider"], dict)
-    for actual, wanted in zip(sess.run(None, feeds), reference(add_relu_path, feeds)):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), reference(add_relu_path, feeds))
 
 
 @pytest.mark.parametrize("providers", [
@@ -175,8 +173,7 @@ def test_unavailable_providers_fall_back_to_cpu(add_relu_path, providers):
     for name in named:
         if name != "CPUExecutionProvider" and name not in ort.get_available_providers():
             assert any(name in str(w.message) for w in caught), name
-    for actual, wanted in zip(sess.run(None, feeds), reference(add_relu_path, feeds)):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), reference(add_relu_path, feeds))
 
 
 def test_cuda_options_tuple_and_provider_options_list(add_relu_path):
@@ -203,8 +200,7 @@ def test_cuda_options_tuple_and_provider_options_list(add_relu_path):
         else:
             assert sess.get_providers()[0] == "CUDAExecutionProvider"
             assert sess.get_provider_options()["CUDAExecutionProvider"]["device_id"] == "0"
-        for actual, wanted in zip(sess.run(None, feeds), expected):
-            assert_close(actual, wanted)
+        assert_outputs_close(sess.run(None, feeds), expected)
 
 
 def test_provider_argument_errors(add_relu_path):
@@ -228,21 +224,18 @@ def test_test_provider_options_and_set_providers(add_relu_path):
     assert options["TestExecutionProvider"]["ops"] == "Add,Relu"
     assert options["TestExecutionProvider"]["device_id"] == "0"
     assert "Add" in sess.get_partition_report()
-    for actual, wanted in zip(sess.run(None, feeds), expected):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), expected)
 
     # The seed's two spellings: a list, and a bare name.
     sess.set_providers(["CPUExecutionProvider"])
     assert sess.get_providers() == CPU
-    for actual, wanted in zip(sess.run(None, feeds), expected):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), expected)
     sess.set_providers("CPUExecutionProvider")
     assert sess.get_providers() == CPU
     sess.set_providers(["TestExecutionProvider", "CPUExecutionProvider"],
                        [{"ops": "Mul"}, {}])
     assert sess.get_provider_options()["TestExecutionProvider"]["ops"] == "Mul"
-    for actual, wanted in zip(sess.run(None, feeds), expected):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), expected)
     sess.set_providers()
     assert sess.get_providers() == CPU
 
@@ -274,8 +267,7 @@ def test_disable_cpu_ep_fallback_config(add_relu_path):
                                 providers=[("TestExecutionProvider", {"ops": "Add,Relu,Mul"})])
     assert sess.get_providers()[0] == "TestExecutionProvider"
     feeds = add_relu_feeds()
-    for actual, wanted in zip(sess.run(None, feeds), reference(add_relu_path, feeds)):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), reference(add_relu_path, feeds))
     with pytest.raises(RuntimeError):
         options.get_session_config_entry("no.such.key")
 
@@ -295,7 +287,10 @@ def test_session_options_defaults_match_onnxruntime():
 @pytest.mark.parametrize("level", ["ORT_DISABLE_ALL", "ORT_ENABLE_BASIC", "ORT_ENABLE_EXTENDED",
                                    "ORT_ENABLE_ALL"])
 @pytest.mark.parametrize("threads", [1, 2, 4])
-def test_session_options_levels_and_threads(add_relu_path, level, threads):
+def test_session_options_regression_outputs_unchanged_by_level_thread_and_mode_options(
+        add_relu_path, level, threads):
+    """Prism does not implement graph optimization levels, intra/inter-op threads or the parallel
+    execution mode yet; this only checks they are stored and outputs are unchanged."""
     so = ort.SessionOptions()
     so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
     so.intra_op_num_threads = threads
@@ -311,8 +306,7 @@ def test_session_options_levels_and_threads(add_relu_path, level, threads):
     feeds = add_relu_feeds()
     sess = ort.InferenceSession(add_relu_path, sess_options=so, providers=CPU)
     assert sess.get_session_options() is so
-    for actual, wanted in zip(sess.run(None, feeds), reference(add_relu_path, feeds)):
-        assert_close(actual, wanted)
+    assert_outputs_close(sess.run(None, feeds), reference(add_relu_path, feeds))
 
 
 def test_session_options_type_checks():
@@ -382,7 +376,8 @@ def test_run_options(add_relu_path):
 # ---- running ------------------------------------------------------------------------------
 def test_output_selection(add_relu_path):
     feeds = add_relu_feeds()
-    expected = dict(zip(["z", "s"], reference(add_relu_path, feeds)))
+    z_ref, s_ref = reference(add_relu_path, feeds)  # exactly two outputs
+    expected = {"z": z_ref, "s": s_ref}
     sess = ort.InferenceSession(add_relu_path)
     for names in (None, []):
         results = sess.run(names, feeds)
@@ -393,6 +388,19 @@ def test_output_selection(add_relu_path):
     assert_close(s, expected["s"])
     assert_close(z, expected["z"])
     assert_close(sess.run(output_names=["s"], input_feed=feeds)[0], expected["s"])
+
+
+def test_assert_outputs_close_rejects_a_missing_or_extra_output(add_relu_path):
+    # The comparison itself: zip() would stop at the shorter list and pass.
+    outputs = ort.InferenceSession(add_relu_path).run(None, add_relu_feeds())
+    assert len(outputs) == 2
+    assert_outputs_close(outputs, list(outputs))
+    with pytest.raises(AssertionError, match="1 outputs, expected 2"):
+        assert_outputs_close(outputs[:-1], outputs)
+    with pytest.raises(AssertionError, match="2 outputs, expected 1"):
+        assert_outputs_close(outputs, outputs[:1])
+    with pytest.raises(AssertionError, match="output 1:"):
+        assert_outputs_close(outputs, [outputs[0], outputs[1] + 1])
 
 
 def test_python_lists_take_the_input_type():
@@ -425,8 +433,7 @@ def test_concurrent_runs(add_relu_path):
             feeds = add_relu_feeds(batch=3, seed=seed)
             expected = reference(add_relu_path, feeds)
             for _ in range(20):
-                for actual, wanted in zip(sess.run(None, feeds), expected):
-                    assert_close(actual, wanted)
+                assert_outputs_close(sess.run(None, feeds), expected)
         except Exception as error:  # reported below, from the main thread
             errors.append(error)
 

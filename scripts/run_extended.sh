@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The long jobs that do not fit CI's time budget, one command (docs/testing.md lists each part
+# with its time; CI runs a short smoke of each):
+#   tsan     ThreadSanitizer build (build-tsan/), concurrency, executor and partition tests
+#   asan     AddressSanitizer+UBSan build (build-asan/), every unit test and the conformance suites
+#   models   every ../shared/bench model against onnxruntime (resnet50, bert_base included)
+#   bench    benchmarks/compare.py on the default models (timings, not pass/fail)
+# Usage: scripts/run_extended.sh [PART...]   (default: tsan asan models; bench only when named)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/scripts/setup.sh" >/dev/null
+shared="${PRISM_SHARED_DIR:-$root/../shared}"
+export PRISM_SHARED_DIR="$(cd "$shared" && pwd)"
+parts=("$@")
+if [ "${#parts[@]}" -eq 0 ]; then parts=(tsan asan models); fi
+
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
+sanitized_build() {  # sanitized_build DIR SANITIZERS TARGET...
+  local dir=$1 sanitizers=$2
+  shift 2
+  cmake -S "$root" -B "$dir" -DPRISM_SANITIZE="$sanitizers" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPRISM_WARNINGS_AS_ERRORS=ON -DPython_EXECUTABLE="$root/.venv/bin/python" "${launcher[@]}" \
+    >/dev/null
+  cmake --build "$dir" -j "$(nproc)" --target "$@"
+}
+
+for part in "${parts[@]}"; do
+  start=$(date +%s)
+  echo "== run_extended: $part"
+  case "$part" in
+    tsan)
+      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*'
+      ;;
+    asan)
+      dir="$root/build-asan"
+      sanitized_build "$dir" address,undefined prism_unit_tests prism_provider_test prism_onnx_test
+      export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1 ${ASAN_OPTIONS:-}"
+      export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1 ${UBSAN_OPTIONS:-}"
+      "$dir/prism_unit_tests"
+      for suite in node simple pytorch-operator; do
+        "$dir/prism_onnx_test" --suite "$suite" --ops-file "$root/tests/conformance/core_ops.txt" \
+          --expected-failures "$root/tests/conformance/expected_failures.txt" \
+          --report-dir "$dir/conformance-report/$suite"
+      done
+      ;;
+    models)
+      "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider \
+        "$root/tests/models/bench_models_test.py" --prism-build-dir "$root/build" \
+        --models-suite full
+      ;;
+    bench)
+      "$root/.venv/bin/python" "$root/benchmarks/compare.py" --build-dir "$root/build"
+      ;;
+    *)
+      echo "run_extended: unknown part '$part' (tsan, asan, models, bench)" >&2
+      exit 2
+      ;;
+  esac
+  echo "== run_extended: $part took $(( $(date +%s) - start )) s"
+done
