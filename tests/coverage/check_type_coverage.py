@@ -19,9 +19,10 @@ the test binaries themselves, run with PRISM_COMPUTE_EVIDENCE=1 (tests/common/co
 the executor's compute trace hooks, confirmed by OpTester::Run, CompareWithOracle and the
 conformance runner's comparisons):
   * unit tests: prism_unit_tests; a gtest test is the unit of evidence.
-  * conformance tests: prism_onnx_test over <shared>/onnx-tests/node with the options of the
-    conformance CTest entry (models using only the ops of tests/conformance/core_ops.txt, the
-    expected failures of tests/conformance/expected_failures.txt); a test folder is the unit.
+  * conformance tests: prism_onnx_test over the suites of the conformance CTest entries
+    (<shared>/onnx-tests/{node,simple,pytorch-operator}) with their options (models using only
+    the ops of tests/conformance/core_ops.txt, the expected failures of
+    tests/conformance/expected_failures.txt); a test folder is the unit.
 
 The combinations required, per op and schema version range:
   * ops in CROSS_PRODUCT_OPS (Cast and CastLike: (T1, T2); Pow: (T, T1); BatchNormalization,
@@ -292,12 +293,14 @@ def gtest_evidence(binary, idle_timeout=120):
     return [c for c in computes if c.unit in passed and c.unit not in failed], sorted(failed)
 
 
-def conformance_evidence(runner, shared, ops_file, expected_failures):
-    """(computes, summary) of the conformance runner over the node suite, run as the conformance
-    CTest entry runs it. It prints evidence only for tests that passed; its report's verdicts are
+def conformance_evidence(runner, shared, suites, ops_file, expected_failures):
+    """(computes, summary) of the conformance runner over suites, run as the conformance CTest
+    entries run them. It prints evidence only for tests that passed; its report's verdicts are
     checked again here (a child that printed and then timed out counts as failed)."""
     with tempfile.TemporaryDirectory(prefix="prism-coverage-") as report_dir:
-        cmd = [runner, "--shared", shared, "--suite", "node", "--report-dir", report_dir]
+        cmd = [runner, "--shared", shared, "--report-dir", report_dir]
+        for suite in suites:
+            cmd += ["--suite", suite]
         if ops_file:
             cmd += ["--ops-file", ops_file]
         if expected_failures:
@@ -559,9 +562,11 @@ def main(argv=None):
                     help="prism_onnx_test executable (without it: no conformance evidence)")
     ap.add_argument("--shared", default=os.environ.get("PRISM_SHARED_DIR") or
                     os.path.normpath(os.path.join(REPO, "..", "shared")),
-                    help="shared data root holding onnx-tests/node")
+                    help="shared data root holding onnx-tests/<suite>")
+    ap.add_argument("--conformance-suites", default="node,simple,pytorch-operator",
+                    help="comma-separated suites of the conformance CTest entries")
     ap.add_argument("--conformance-ops", default=os.path.join(REPO, "tests", "conformance", "core_ops.txt"),
-                    help="ops file of the conformance CTest entry ('': every node test runs)")
+                    help="ops file of the conformance CTest entries ('': every test runs)")
     ap.add_argument("--expected-failures",
                     default=os.path.join(REPO, "tests", "conformance", "expected_failures.txt"))
     ap.add_argument("--ops", help="comma-separated subset of the core ops")
@@ -592,19 +597,24 @@ def main(argv=None):
     if failed_tests:
         print("note: %d failing unit tests do not count as evidence: %s"
               % (len(failed_tests), ", ".join(failed_tests[:10])))
-    node_dir = os.path.join(args.shared, "onnx-tests", "node")
+    suites = [x.strip() for x in args.conformance_suites.split(",") if x.strip()]
+    present = [x for x in suites if os.path.isdir(os.path.join(args.shared, "onnx-tests", x))]
+    for suite in sorted(set(suites) - set(present)):
+        print("warning: %s not found: no conformance evidence from it"
+              % os.path.join(args.shared, "onnx-tests", suite))
     conf_computes, conf_summary = [], ""
     if not args.conformance_runner:
         conf_note = "not run (no `--conformance-runner`)."
-    elif not os.path.isdir(node_dir):
-        print("warning: %s not found: no conformance evidence" % node_dir)
-        conf_note = "not run (no `onnx-tests/node`)."
+    elif not present:
+        conf_note = "not run (no suite under `onnx-tests`)."
     else:
         conf_computes, conf_summary = conformance_evidence(
-            args.conformance_runner, args.shared, args.conformance_ops, args.expected_failures)
-        conf_note = ("the ONNX node tests (`onnx-tests/node`) that `prism_onnx_test` passes with "
-                     "the options of the conformance CTest entry (only core ops, expected "
-                     "failures excluded), whose run confirmed the computation.")
+            args.conformance_runner, args.shared, present, args.conformance_ops,
+            args.expected_failures)
+        conf_note = ("the ONNX backend tests (`onnx-tests/{%s}`) that `prism_onnx_test` passes "
+                     "with the options of the conformance CTest entries (only core ops, expected "
+                     "failures excluded), whose run confirmed the computation."
+                     % ",".join(present))
 
     conf_ev = index_evidence(spec, conf_computes)
     rows = build_rows(spec, missing, known, unit_ev, conf_ev)
