@@ -79,10 +79,6 @@ const bool installed = [] {
 
 }  // namespace
 
-bool ComputeEvidenceEnabled() {
-  return installed;
-}
-
 void OracleMatched() {
   EvidenceState& state = State();
   std::lock_guard<std::mutex> lock(state.mutex);

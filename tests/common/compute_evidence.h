@@ -21,9 +21,6 @@
 
 namespace prism::testing {
 
-// True when PRISM_COMPUTE_EVIDENCE=1 (the hook is then installed).
-bool ComputeEvidenceEnabled();
-
 // The computations since the last confirmation or drop were checked against an oracle.
 void OracleMatched();
 // The computations since the last confirmation or drop do not count (a failed comparison, a run
