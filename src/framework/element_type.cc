@@ -1,5 +1,8 @@
 #include "framework/element_type.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <limits>
 
 #include "common/status.h"
@@ -8,6 +11,18 @@ namespace prism {
 
 bool IsKnownElementType(int32_t value) {
   return value >= 1 && value <= kMaxElementType;
+}
+
+ElementType ElementTypeFromDataTypeName(const std::string& name) {
+  // The DataType names are ONNX's type spellings in upper case.
+  for (int32_t value = 1; value <= kMaxElementType; ++value) {
+    const char* spelled = ElementTypeName(static_cast<ElementType>(value));
+    if (name.size() == std::strlen(spelled) &&
+        std::equal(name.begin(), name.end(), spelled,
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+      return static_cast<ElementType>(value);
+  }
+  return ElementType::kUndefined;
 }
 
 const char* ElementTypeName(ElementType type) {

@@ -46,6 +46,9 @@ constexpr int32_t kMaxElementType = 28;
 bool IsKnownElementType(int32_t value);
 // ONNX's spelling, e.g. "float", "float16", "float8e4m3fn", "int4", "string".
 const char* ElementTypeName(ElementType type);
+// The type a TensorProto.DataType name stands for ("FLOAT", "INT8"; any case), as Cast-1 to Cast-5
+// name their target type; kUndefined for any other text.
+ElementType ElementTypeFromDataTypeName(const std::string& name);
 // Bits per element: 4 for int4/uint4/float4e2m1, 2 for int2/uint2, 6 for float6e2m3/float6e3m2,
 // 8 * sizeof otherwise.
 // 0 for string (stored as std::string objects) and undefined.

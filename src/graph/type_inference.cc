@@ -43,6 +43,10 @@ ValueType InferOutput(const Node& node, size_t i) {
   if (!node.Domain().empty()) return {};
   if (op == "Cast") {
     const Attribute* to = node.FindAttribute("to");
+    if (to && to->type == AttributeType::kString) {  // Cast-1 to Cast-5: a DataType name
+      const ElementType named = ElementTypeFromDataTypeName(to->s);
+      return named != ElementType::kUndefined ? ValueType::Tensor(named) : ValueType{};
+    }
     if (to && IsKnownElementType(static_cast<int32_t>(to->i)))
       return ValueType::Tensor(static_cast<ElementType>(to->i));
     return {};

@@ -20,6 +20,8 @@ struct ExecutionStep {
   // Kernel steps.
   const Node* node = nullptr;
   const IExecutionProvider* provider = nullptr;
+  // The registration the kernel came from; its registry lives as long as the provider.
+  const KernelDef* kernel_def = nullptr;
   std::unique_ptr<OpKernel> kernel;
   std::vector<int> inputs;   // slot per node input, -1 when omitted
   std::vector<int> outputs;  // slot per node output, -1 when omitted

@@ -1,6 +1,7 @@
 #include "session/executor.h"
 
 #include "common/logging.h"
+#include "framework/compute_trace.h"
 #include "session/profiler.h"
 
 namespace prism {
@@ -76,6 +77,9 @@ class KernelContext final : public OpKernelContext {
     return ExecuteGraph(state_, *it->second, inputs, &frame_, run_options_, instrumentation_);
   }
 
+  // The value of output i the graph reads; nullptr when the graph omits that output.
+  const Value* RequestedOutput(size_t i) { return IsOutputRequested(i) ? &SlotFor(i) : nullptr; }
+
   // The outputs as written, for the profiler (omitted ones included: the kernel made them).
   std::vector<ProfileTypeShape> DescribeOutputs() {
     std::vector<ProfileTypeShape> described;
@@ -98,6 +102,17 @@ class KernelContext final : public OpKernelContext {
   RunInstrumentation* instrumentation_;
   std::vector<Value> scratch_outputs_;  // outputs the graph omits but kernels still write
 };
+
+// Tells the compute trace hook which registration computed, with the values it read and wrote.
+void ReportCompute(const ComputeTraceHooks& hooks, const ExecutionStep& step,
+                   KernelContext& context) {
+  std::vector<const Value*> inputs(context.InputCount());
+  for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = context.InputValue(i);
+  std::vector<const Value*> outputs(context.OutputCount());
+  for (size_t i = 0; i < outputs.size(); ++i) outputs[i] = context.RequestedOutput(i);
+  hooks.computed(
+      ComputeTraceEvent{*step.node, *step.kernel_def, step.provider->Type(), inputs, outputs});
+}
 
 // Records a kernel step's run as a "Node" event, as onnxruntime names and describes it.
 void RecordKernelEvent(Profiler& profiler, const ExecutionStep& step, const GraphPlan& plan,
@@ -167,10 +182,11 @@ Value CopyValue(const DataTransferManager& transfers, const Value& source,
   return source;  // an empty optional has nothing to move
 }
 
-std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
-                                const std::vector<Value>& inputs, const ExecutionFrame* parent,
-                                const RunOptions& run_options,
-                                RunInstrumentation* instrumentation) {
+namespace {
+
+std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
+                            const std::vector<Value>& inputs, const ExecutionFrame* parent,
+                            const RunOptions& run_options, RunInstrumentation* instrumentation) {
   Profiler* profiler = instrumentation != nullptr ? instrumentation->profiler : nullptr;
   ExecutionFrame frame(plan, parent);
   std::vector<Value>& slots = frame.Slots();
@@ -227,6 +243,8 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
                       kRuntimeException, step.node->Describe(), " (", step.provider->Type(),
                       ") did not produce output ", o, " '", step.node->Outputs()[o]->name, "'");
       }
+      const ComputeTraceHooks* hooks = CurrentComputeTraceHooks();
+      if (hooks != nullptr && hooks->computed != nullptr) ReportCompute(*hooks, step, context);
     }
     for (int slot : step.release_after) slots[slot] = Value();
   }
@@ -235,6 +253,27 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
   outputs.reserve(plan.output_slots.size());
   for (int slot : plan.output_slots) outputs.push_back(slots[slot]);
   return outputs;
+}
+
+}  // namespace
+
+std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
+                                const std::vector<Value>& inputs, const ExecutionFrame* parent,
+                                const RunOptions& run_options,
+                                RunInstrumentation* instrumentation) {
+  // A main graph's run tells the trace hooks whether it completed (subgraphs are part of it).
+  const ComputeTraceHooks* hooks = parent == nullptr ? CurrentComputeTraceHooks() : nullptr;
+  if (hooks == nullptr || hooks->run_ended == nullptr)
+    return RunSteps(state, plan, inputs, parent, run_options, instrumentation);
+  try {
+    std::vector<Value> outputs =
+        RunSteps(state, plan, inputs, parent, run_options, instrumentation);
+    hooks->run_ended(true);
+    return outputs;
+  } catch (...) {
+    hooks->run_ended(false);
+    throw;
+  }
 }
 
 Value CopyValueToCpu(const DataTransferManager& transfers, const Value& value) {

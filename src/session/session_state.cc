@@ -154,6 +154,7 @@ class SessionState::Planner {
       ExecutionStep step;
       step.node = &node;
       step.provider = provider;
+      step.kernel_def = &info->def;
       step.temp_allocator = provider->GetAllocator(MemType::kDefault);
       for (size_t i = 0; i < node.InputCount(); ++i) {
         if (!node.HasInput(i)) {

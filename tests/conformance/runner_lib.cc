@@ -19,6 +19,7 @@
 
 #include "common/json_writer.h"
 #include "common/status.h"
+#include "compute_evidence.h"
 #include "graph/tensor_proto.h"
 #include "session/inference_session.h"
 
@@ -367,7 +368,7 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
              std::to_string(expected.size());
     std::string mismatches;
     for (size_t k = 0; k < expected.size(); ++k) {
-      const std::string why = testing::CompareValues(expected[k], actual[k], config.tolerance);
+      const std::string why = testing::CompareWithOracle(expected[k], actual[k], config.tolerance);
       if (!why.empty()) {
         mismatches += (mismatches.empty() ? "" : "; ") + set_name + ": output " +
                       std::to_string(k) + " '" + output_names[k] + "': " + why;
@@ -387,6 +388,7 @@ TestResult RunTest(const TestCase& test, const RunConfig& config) {
   for (const auto& p : config.providers) result.providers.push_back(p.name);
   if (result.providers.empty()) result.providers.push_back("CPUExecutionProvider");
   const auto start = std::chrono::steady_clock::now();
+  testing::BeginEvidenceUnit();
   try {
     result.message = RunDataSets(test, config, result.providers);
   } catch (const std::exception& e) {
@@ -396,6 +398,7 @@ TestResult RunTest(const TestCase& test, const RunConfig& config) {
     result.message = "unknown exception";
   }
   result.status = result.message.empty() ? TestStatus::kPassed : TestStatus::kFailed;
+  testing::EndEvidenceUnit(result.Key(), result.status == TestStatus::kPassed);
   result.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -9,34 +9,52 @@ name. Missing combinations are reported and fail the check (exit 1), except thos
 KNOWN_GAPS allowlist below: each has a written reason, and is reported (and listed in
 docs/operators.md) as a known gap instead of failing.
 
-It then finds, mechanically, the tests that exercise each (op, version range, constraint, type):
-  * unit tests: by default by running prism_unit_tests with libprism_kernel_trace.so preloaded,
-    which records the kernel (and the type each constraint took) that every node of every test
-    resolved to; only passing tests count. Without --unit-tests it greps tests/unit/**.cc
-    instead (OpTester("Op", version), Input<T>/MakeTensor<T>, ElementType::kX; approximate).
-  * conformance tests: the ONNX node tests (<shared>/onnx-tests/node) that the conformance CTest
-    entry runs (models using only the ops of tests/conformance/core_ops.txt, minus
-    tests/conformance/expected_failures.txt), whose models use the op at that opset with that
-    type (read with onnx, types from shape inference).
-A combination with no exercising test is a gap; gaps fail the check only with --strict.
+It then finds, mechanically, the tests that exercise each combination. A combination is
+*exercised* when a CPU kernel computed with it at an opset of its schema version range, in a run
+that completed, whose outputs the test then matched against an oracle (ONNX test data,
+onnxruntime, or expected values worked out by hand), in a test that passed. Building a session
+(kernel lookup and creation), a run that failed or was expected to fail, outputs never compared
+or compared with a mismatch, and an If branch not taken are no evidence. The evidence comes from
+the test binaries themselves, run with PRISM_COMPUTE_EVIDENCE=1 (tests/common/compute_evidence.h:
+the executor's compute trace hooks, confirmed by OpTester::Run, CompareWithOracle and the
+conformance runner's comparisons):
+  * unit tests: prism_unit_tests; a gtest test is the unit of evidence.
+  * conformance tests: prism_onnx_test over the suites of the conformance CTest entries
+    (<shared>/onnx-tests/{node,simple,pytorch-operator}) with their options (models using only
+    the ops of tests/conformance/core_ops.txt, the expected failures of
+    tests/conformance/expected_failures.txt); a test folder is the unit.
+
+The combinations required, per op and schema version range:
+  * ops in CROSS_PRODUCT_OPS (Cast and CastLike: (T1, T2); Pow: (T, T1); BatchNormalization,
+    LayerNormalization, Gather): every tuple of types of the listed constraints, i.e. the whole
+    cross product that onnx.defs allows, since each tuple takes a path of its own through the
+    kernel (a Cast pair is a conversion of its own). A tuple is exercised only by a computation
+    with exactly those types.
+  * every other constraint: every (constraint, type); it is exercised by any computation in
+    which that constraint took that type, whatever the other constraints took (a computation
+    binds all of an op's constraints at once, so each constraint's types are covered within
+    real combinations, but not every cross combination is required). The other core ops have at
+    most one constraint with more than one type, so for them this is the cross product too.
+A registered combination with no exercising test is a gap; gaps fail the check only with
+--strict.
 
     .venv/bin/python tests/coverage/check_type_coverage.py --dump build/prism_registry_dump \\
-        --unit-tests build/prism_unit_tests --trace-lib build/libprism_kernel_trace.so \\
+        --unit-tests build/prism_unit_tests --conformance-runner build/prism_onnx_test \\
         [--write-docs docs/operators.md] [--strict]
 """
 import argparse
 import collections
-import glob
+import itertools
 import json
 import os
 import re
 import selectors
 import subprocess
 import sys
+import tempfile
 
 import onnx
 import onnx.defs
-import onnx.shape_inference
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -45,8 +63,19 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "AveragePool GlobalAveragePool BatchNormalization LayerNormalization ReduceMean "
             "Reshape Flatten Transpose Concat Identity Constant Shape Gather Unsqueeze Squeeze "
             "Cast Clip If").split()
+# Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
+# version uses the first group whose constraints it all has.
+CROSS_PRODUCT_OPS = {
+    "Cast": [("T1", "T2")],
+    "CastLike": [("T1", "T2")],
+    "Pow": [("T", "T1")],
+    "BatchNormalization": [("T", "T1", "T2"), ("T", "U")],
+    "LayerNormalization": [("T", "U")],
+    "Gather": [("T", "Tind")],
+}
+CPU_PROVIDER = "CPUExecutionProvider"
 REGENERATE = ("`.venv/bin/python tests/coverage/check_type_coverage.py --dump build/prism_registry_dump "
-              "--unit-tests build/prism_unit_tests --trace-lib build/libprism_kernel_trace.so "
+              "--unit-tests build/prism_unit_tests --conformance-runner build/prism_onnx_test "
               "--write-docs docs/operators.md`")
 
 # (op, type) -> why Prism does not register it. These are deliberate, documented exceptions to
@@ -160,11 +189,35 @@ def check_registrations(spec, kernels):
 
 
 # ----------------------------------------------------------------------------------------------
-# Unit tests, traced: which kernel (and types) each test's nodes resolved to
+# Evidence: the computations that test binaries confirm (tests/common/compute_evidence.h)
 # ----------------------------------------------------------------------------------------------
+EVIDENCE_PREFIX = "@@PRISM_COMPUTED\t"
 RUN_RE = re.compile(r"^\[ RUN      \] (\S+)")
 OK_RE = re.compile(r"^\[       OK \] (\S+)")
 FAILED_RE = re.compile(r"^\[  FAILED  \] (\S+) \(")
+# One confirmed computation: the unit (test) it came from, the EP, the registration that computed
+# (since, end; end None when open-ended), the node's opset and the type each constraint took.
+Compute = collections.namedtuple("Compute", "unit provider domain op opset since end binding")
+
+
+def parse_compute(line):
+    """The Compute of an evidence line, or None for any other line."""
+    if not line.startswith(EVIDENCE_PREFIX):
+        return None
+    parts = line[len(EVIDENCE_PREFIX):].split("\t")
+    if len(parts) != 8:
+        raise SystemExit("malformed evidence line: %r" % line)
+    unit, provider, domain, op, opset, since, end, binding = parts
+    types = tuple(tuple(item.split("=", 1)) for item in binding.split(";") if item)
+    return Compute(unit, provider, domain, op, int(opset), int(since),
+                   None if int(end) < 0 else int(end), types)
+
+
+def evidence_env():
+    env = dict(os.environ)
+    env["PRISM_COMPUTE_EVIDENCE"] = "1"
+    env.pop("GTEST_FILTER", None)
+    return env
 
 
 def _run_lines(cmd, env, idle_timeout):
@@ -172,60 +225,47 @@ def _run_lines(cmd, env, idle_timeout):
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ)
-    buffer = b""
+    pending = b""
     try:
         while True:
             if not selector.select(timeout=idle_timeout):
                 proc.kill()
-                yield "@@PRISM_TRACE_IDLE_TIMEOUT"
+                yield "@@PRISM_EVIDENCE_IDLE_TIMEOUT"
                 break
             chunk = os.read(proc.stdout.fileno(), 1 << 16)
             if not chunk:
                 break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
             for line in lines:
                 yield line.decode("utf-8", "replace")
-        if buffer:
-            yield buffer.decode("utf-8", "replace")
+        if pending:
+            yield pending.decode("utf-8", "replace")
     finally:
         proc.stdout.close()
         proc.wait()
         selector.close()
 
 
-def traced_unit_evidence(unit_tests, trace_lib, idle_timeout=120):
-    """{(op, opset, constraint, type): {test}} from passing tests, plus the failed tests.
+def gtest_evidence(binary, idle_timeout=120):
+    """(computes, failed tests) of a gtest binary: the confirmed computations of passing tests.
 
-    Runs the whole binary with the shim preloaded. A test that crashes the binary or hangs (no
-    output for idle_timeout seconds) counts as failed, and the binary is run again without the
-    tests seen so far, so one broken test does not hide the others' evidence."""
-    env = dict(os.environ)
-    env["LD_PRELOAD"] = os.path.abspath(trace_lib) + (
-        (":" + env["LD_PRELOAD"]) if env.get("LD_PRELOAD") else "")
-    env.pop("GTEST_FILTER", None)
-    records = collections.defaultdict(set)  # test -> {(op, opset, constraint, type)}
-    passed, failed, seen = set(), set(), []
-    traced = 0
+    A test that crashes the binary or hangs (no output for idle_timeout seconds) counts as
+    failed, and the binary is run again without the tests seen so far, so one broken test does
+    not hide the others' evidence."""
+    env = evidence_env()
+    computes, passed, failed, seen = [], set(), set(), []
     tail = collections.deque(maxlen=40)
     while True:
-        cmd = [unit_tests, "--gtest_color=no", "--gtest_brief=0"]
+        cmd = [binary, "--gtest_color=no", "--gtest_brief=0"]
         if seen:
             cmd.append("--gtest_filter=-" + ":".join(seen))
         current = None
         for line in _run_lines(cmd, env, idle_timeout):
             tail.append(line)
-            if line.startswith("@@PRISM_KERNEL_TRACE_ERROR"):
-                raise SystemExit("kernel trace shim failed: " + line)
-            if line.startswith("@@PRISM_KERNEL\t"):
-                traced += 1
-                parts = line.split("\t")
-                if current is None or len(parts) < 8 or parts[1] != "cpu" or parts[3] not in ("", "ai.onnx"):
-                    continue
-                op, opset = parts[2], int(parts[4])
-                for binding in filter(None, parts[7].split(";")):
-                    name, _, type_str = binding.partition("=")
-                    records[current].add((op, opset, name, type_str))
+            compute = parse_compute(line)
+            if compute is not None:
+                computes.append(compute)
                 continue
             m = RUN_RE.match(line)
             if m:
@@ -245,218 +285,81 @@ def traced_unit_evidence(unit_tests, trace_lib, idle_timeout=120):
             break
         print("note: unit test %s crashed or hung; running the remaining tests" % current)
         failed.add(current)
-    if traced == 0:
-        raise SystemExit("no kernel lookups were traced from %s: is %s preloadable, and does "
-                         "libprism_core.so still export KernelRegistry::Find?\n%s"
-                         % (unit_tests, trace_lib, "\n".join(tail)))
+    if not computes:
+        raise SystemExit("%s confirmed no kernel computation with PRISM_COMPUTE_EVIDENCE=1: are "
+                         "the compute trace hooks still installed (tests/common/"
+                         "compute_evidence.cc)?\n%s" % (binary, "\n".join(tail)))
+    # The binary prints evidence only for passing tests; the gtest verdict is checked again here.
+    return [c for c in computes if c.unit in passed and c.unit not in failed], sorted(failed)
+
+
+def conformance_evidence(runner, shared, suites, ops_file, expected_failures):
+    """(computes, summary) of the conformance runner over suites, run as the conformance CTest
+    entries run them. It prints evidence only for tests that passed; its report's verdicts are
+    checked again here (a child that printed and then timed out counts as failed)."""
+    with tempfile.TemporaryDirectory(prefix="prism-coverage-") as report_dir:
+        cmd = [runner, "--shared", shared, "--report-dir", report_dir]
+        for suite in suites:
+            cmd += ["--suite", suite]
+        if ops_file:
+            cmd += ["--ops-file", ops_file]
+        if expected_failures:
+            cmd += ["--expected-failures", expected_failures]
+        run = subprocess.run(cmd, env=evidence_env(), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace")
+        summary_path = os.path.join(report_dir, "summary.json")
+        if not os.path.exists(summary_path):
+            raise SystemExit("the conformance runner wrote no report (exit %d):\n%s"
+                             % (run.returncode, run.stdout[-4000:]))
+        with open(summary_path) as f:
+            report = json.load(f)
+    passed = {"%s/%s" % (t["suite"], t["name"]) for t in report["tests"] if t["status"] == "passed"}
+    computes = [c for c in map(parse_compute, run.stdout.splitlines())
+                if c is not None and c.unit in passed]
+    if run.returncode != 0:
+        print("note: the conformance runner exited with %d (conformance_node_core reports why); "
+              "its passing tests still count" % run.returncode)
+    summary = "%d passed, %d failed, %d skipped, %d expected failures" % (
+        report["passed"], report["failed"], report["skipped"], report["expected_failures"])
+    return computes, summary
+
+
+def cross_product_group(op, schema):
+    """The constraints whose cross product the schema version of op requires, or None."""
+    names = {name for name, _ in schema.constraints}
+    return next((g for g in CROSS_PRODUCT_OPS.get(op, []) if set(g) <= names), None)
+
+
+def index_evidence(spec, computes):
+    """{(op, schema since, constraint label, type label): {unit}} of CPU computations.
+
+    The labels are those of the rows: a constraint and a type, or for CROSS_PRODUCT_OPS also
+    "T1,T2" and "tensor(a),tensor(b)"."""
     evidence = collections.defaultdict(set)
-    for test, items in records.items():
-        if test in passed:
-            for item in items:
-                evidence[item].add(test)
-    return evidence, sorted(failed)
-
-
-# ----------------------------------------------------------------------------------------------
-# Unit tests, grepped (fallback without a test binary; approximate)
-# ----------------------------------------------------------------------------------------------
-CPP_TYPES = {
-    "float": "float", "double": "double", "Float16": "float16", "BFloat16": "bfloat16",
-    "int8_t": "int8", "int16_t": "int16", "int32_t": "int32", "int64_t": "int64",
-    "uint8_t": "uint8", "uint16_t": "uint16", "uint32_t": "uint32", "uint64_t": "uint64",
-    "bool": "bool", "std::string": "string", "string": "string",
-}
-TEST_RE = re.compile(r"^\s*(?:TYPED_)?TEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
-OPTESTER_RE = re.compile(r'OpTester\s+\w+\s*\(\s*"(\w+)"\s*,\s*([^,)]+)')
-TEMPLATE_ARG_RE = re.compile(r"\b(?:Input|Output|MakeTensor|Vals|Values|Run\w*|Check\w*|Test\w*)"
-                             r"\s*<\s*([\w:]+)\s*>")
-ENUM_RE = re.compile(r"\b(?:ElementType|E)::k(\w+)")
-LOOP_INTS_RE = re.compile(r"for\s*\(\s*(?:const\s+)?(?:int|auto|int64_t)\s*&?\s*\w+\s*:\s*\{([\d,\s]+)\}")
-TYPES_LIST_RE = re.compile(r"using\s+(\w+)\s*=\s*::testing::Types\s*<([^;]*)>\s*;")
-TYPED_SUITE_RE = re.compile(r"TYPED_TEST_SUITE\(\s*(\w+)\s*,\s*(\w+)")
-
-
-def enum_to_type(name):
-    lowered = name.lower()
-    return {"float": "float", "uint8": "uint8", "int8": "int8", "uint16": "uint16",
-            "int16": "int16", "int32": "int32", "int64": "int64", "string": "string",
-            "bool": "bool", "float16": "float16", "double": "double", "uint32": "uint32",
-            "uint64": "uint64", "bfloat16": "bfloat16"}.get(lowered, lowered)
-
-
-def static_unit_evidence(spec, unit_dir):
-    """Greps test blocks: the ops of OpTester("Op", version) (or op-name literals passed to
-    helpers), versions from the literal or a `for (int v : {...})` loop, and every element type
-    the block names (template arguments, ElementType::kX, TypeParam via TYPED_TEST_SUITE).
-    A test counts for every constraint of the op that allows one of its types."""
-    evidence = collections.defaultdict(set)
-    files = sorted(glob.glob(os.path.join(unit_dir, "**", "*.cc"), recursive=True))
-    for path in files:
-        with open(path, errors="replace") as f:
-            text = f.read()
-        type_lists = {m.group(1): [CPP_TYPES.get(t.strip(), t.strip())
-                                   for t in m.group(2).split(",")]
-                      for m in TYPES_LIST_RE.finditer(text)}
-        suite_types = {m.group(1): type_lists.get(m.group(2), [])
-                       for m in TYPED_SUITE_RE.finditer(text)}
-        starts = [m for m in TEST_RE.finditer(text)]
-        preamble = text[:starts[0].start()] if starts else text
-        for i, m in enumerate(starts):
-            block = text[m.start():starts[i + 1].start() if i + 1 < len(starts) else len(text)]
-            test = "%s.%s" % (m.group(1), m.group(2))
-            uses = []  # (op, [versions])
-            loop_ints = [int(x) for g in LOOP_INTS_RE.findall(block) for x in g.split(",") if x.strip()]
-            for op, version in OPTESTER_RE.findall(block):
-                version = version.strip()
-                uses.append((op, [int(version)] if version.isdigit() else loop_ints))
-            if not uses:
-                for op in CORE_OPS:
-                    if '"%s"' % op in block:
-                        uses.append((op, loop_ints or [int(x) for x in re.findall(r"\b(\d{1,2})\b", block)]))
-            types = set()
-            for t in TEMPLATE_ARG_RE.findall(block):
-                if t in ("T", "TypeParam"):
-                    types.update(suite_types.get(m.group(1), []))
-                else:
-                    types.add(CPP_TYPES.get(t, t))
-            types.update(enum_to_type(e) for e in ENUM_RE.findall(block))
-            if m.group(0).lstrip().startswith("TYPED_TEST"):
-                types.update(suite_types.get(m.group(1), []))
-            # Helpers defined before the tests may hold the OpTester; their types still count.
-            if not types:
-                types.update(CPP_TYPES.get(t, t) for t in TEMPLATE_ARG_RE.findall(preamble))
-            for op, versions in uses:
-                if op not in spec:
-                    continue
-                for v in versions:
-                    s = schema_for(spec[op], v)
-                    if s is None:
-                        continue
-                    for name, allowed in s.constraints:
-                        for t in types:
-                            if "tensor(%s)" % t in allowed:
-                                evidence[(op, v, name, "tensor(%s)" % t)].add(test)
+    for c in computes:
+        if c.provider != CPU_PROVIDER or c.domain not in ("", "ai.onnx") or c.op not in spec:
+            continue
+        if not (c.since <= c.opset and (c.end is None or c.opset <= c.end)):
+            raise SystemExit("inconsistent evidence: %s opset %d computed by a registration for "
+                             "opsets %d-%s (%s)" % (c.op, c.opset, c.since, c.end, c.unit))
+        schema = schema_for(spec[c.op], c.opset)
+        if schema is None:
+            continue
+        binding = dict(c.binding)
+        for name, type_str in binding.items():
+            evidence[(c.op, schema.since, name, type_str)].add(c.unit)
+        group = cross_product_group(c.op, schema)
+        if group and all(name in binding for name in group):
+            evidence[(c.op, schema.since, ",".join(group),
+                      ",".join(binding[name] for name in group))].add(c.unit)
     return evidence
-
-
-# ----------------------------------------------------------------------------------------------
-# Conformance (node) tests
-# ----------------------------------------------------------------------------------------------
-def type_string(type_proto):
-    which = type_proto.WhichOneof("value")
-    if which == "tensor_type":
-        return "tensor(%s)" % onnx.TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()
-    if which == "sequence_type":
-        return "seq(%s)" % type_string(type_proto.sequence_type.elem_type)
-    if which == "optional_type":
-        return "optional(%s)" % type_string(type_proto.optional_type.elem_type)
-    return None
-
-
-def read_list(path, keep_comment=False):
-    entries = set()
-    if path and os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    entries.update(line.split() if not keep_comment else [line.split()[0]])
-    return entries
-
-
-def graph_nodes(graph):
-    for node in graph.node:
-        yield node, graph
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                yield from graph_nodes(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for g in attr.graphs:
-                    yield from graph_nodes(g)
-
-
-def graph_types(graph, types):
-    for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
-        t = type_string(vi.type)
-        if t and "undefined" not in t:
-            types[vi.name] = t
-    for init in graph.initializer:
-        types[init.name] = "tensor(%s)" % onnx.TensorProto.DataType.Name(init.data_type).lower()
-    for node in graph.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                graph_types(attr.g, types)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for g in attr.graphs:
-                    graph_types(g, types)
-
-
-def bound_types(node, onnx_schema, types):
-    """{constraint: type} from the node's present inputs/outputs (formal params by position)."""
-    result = {}
-    for actual, formals in ((node.input, onnx_schema.inputs), (node.output, onnx_schema.outputs)):
-        for i, name in enumerate(actual):
-            if not name or not formals:
-                continue
-            formal = formals[min(i, len(formals) - 1)]
-            if i >= len(formals) and formal.option != onnx.defs.OpSchema.FormalParameterOption.Variadic:
-                continue
-            t = types.get(name)
-            if t and formal.type_str not in result and not formal.type_str.startswith(
-                    ("tensor(", "seq(", "optional(")):
-                result[formal.type_str] = t
-    return result
-
-
-def conformance_evidence(spec, node_dir, allowed_ops, expected_failures):
-    evidence = collections.defaultdict(set)
-    skipped = collections.Counter()
-    if not node_dir or not os.path.isdir(node_dir):
-        return evidence, skipped
-    for test in sorted(os.listdir(node_dir)):
-        path = os.path.join(node_dir, test, "model.onnx")
-        if not os.path.exists(path):
-            continue
-        model = onnx.load(path, load_external_data=False)
-        nodes = list(graph_nodes(model.graph))
-        ops = {(n.domain if n.domain != "ai.onnx" else "", n.op_type) for n, _ in nodes}
-        for f in model.functions:
-            ops.update((n.domain, n.op_type) for n in f.node)
-        if not any(d == "" and op in spec for d, op in ops):
-            continue
-        if allowed_ops is not None and any(d != "" or op not in allowed_ops for d, op in ops):
-            skipped["uses ops outside the conformance op set"] += 1
-            continue
-        if "node/" + test in expected_failures:
-            skipped["expected failure"] += 1
-            continue
-        opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
-        if opset is None:
-            continue
-        types = {}
-        graph_types(model.graph, types)
-        core_nodes = [n for n, _ in nodes if n.domain in ("", "ai.onnx") and n.op_type in spec]
-        if any(name and name not in types for n in core_nodes for name in list(n.input) + list(n.output)):
-            try:  # intermediate values: their types come from shape inference
-                model = onnx.shape_inference.infer_shapes(model)
-                graph_types(model.graph, types)
-            except Exception:  # a failed inference leaves the declared types
-                pass
-        for node, _ in graph_nodes(model.graph):
-            if node.domain not in ("", "ai.onnx") or node.op_type not in spec:
-                continue
-            try:
-                onnx_schema = onnx.defs.get_schema(node.op_type, opset, "")
-            except Exception:
-                continue
-            for name, t in bound_types(node, onnx_schema, types).items():
-                evidence[(node.op_type, opset, name, t)].add(test)
-    return evidence, skipped
 
 
 # ----------------------------------------------------------------------------------------------
 # Table and report
 # ----------------------------------------------------------------------------------------------
+# constraint and type are labels: "T" and "tensor(float)", or for CROSS_PRODUCT_OPS "T1,T2" and
+# "tensor(int8),tensor(float)".
 Row = collections.namedtuple(
     "Row", "op range since end constraint type registered unit conformance known_gap")
 
@@ -473,23 +376,37 @@ def split_known_gaps(missing):
 def build_rows(spec, missing, known, unit_ev, conf_ev):
     rows = []
 
-    def collect(ev, op, s, name, t):
-        tests = set()
-        for v in range(s.since, s.end + 1):
-            tests |= ev.get((op, v, name, t), set())
-        return sorted(tests)
+    def status(op, s, parts):
+        """(registered, known-gap reason) of the (constraint, type) parts of one row."""
+        keys = [(op, s.since, name, t) for name, t in parts]
+        reasons = [KNOWN_GAPS[(op, key[3])] for key in keys if key in known]
+        registered = all(key not in missing and key not in known for key in keys)
+        return registered, (reasons[0] if reasons else None)
+
+    def add(op, s, last, label, type_label, parts):
+        registered, reason = status(op, s, parts)
+        key = (op, s.since, label, type_label)
+        rows.append(Row(op, range_text(s, last), s.since, s.end, label, type_label, registered,
+                        sorted(unit_ev.get(key, ())), sorted(conf_ev.get(key, ())), reason))
 
     for op, schemas in spec.items():
         for s in schemas:
+            allowed = dict(s.constraints)
+            group = cross_product_group(op, s) or ()
+            if group:
+                for types in itertools.product(*(allowed[name] for name in group)):
+                    add(op, s, schemas[-1], ",".join(group), ",".join(types),
+                        list(zip(group, types)))
             for name, types in s.constraints:
+                if name in group:
+                    continue
                 for t in types:
-                    key = (op, s.since, name, t)
-                    rows.append(Row(op, range_text(s, schemas[-1]), s.since, s.end, name, t,
-                                    key not in missing and key not in known,
-                                    collect(unit_ev, op, s, name, t),
-                                    collect(conf_ev, op, s, name, t),
-                                    KNOWN_GAPS.get((op, t)) if key in known else None))
+                    add(op, s, schemas[-1], name, t, [(name, t)])
     return rows
+
+
+def is_gap(row):
+    return row.registered and not row.unit and not row.conformance
 
 
 def short_list(items, limit=3):
@@ -499,7 +416,40 @@ def short_list(items, limit=3):
     return shown + (" (+%d)" % (len(items) - limit) if len(items) > limit else "")
 
 
-def write_docs(path, rows, unit_mode, conf_note):
+def short_type(type_str):
+    """tensor(float) -> float; other kinds stay spelled out."""
+    return type_str[len("tensor("):-1] if type_str.startswith("tensor(") else type_str
+
+
+def split_label(label):
+    """("T, T1", "T2") of "T,T1,T2": all but the last part, and the last."""
+    parts = label.split(",")
+    return ", ".join(parts[:-1]), parts[-1]
+
+
+def combination_table(op_rows):
+    """Markdown lines for a cross-product op: per range and types of all constraints but the last,
+    how many types of the last one are exercised, and which are not."""
+    leading, last = split_label(op_rows[0].constraint)
+    lines = ["| versions | %s | registered | exercised | gaps (%s not exercised) | tests |"
+             % (leading, last), "|---|---|---|---:|---|---|"]
+    groups = collections.OrderedDict()  # (range, leading types) -> rows
+    for r in op_rows:
+        leading_types = ", ".join(short_type(t) for t in r.type.split(",")[:-1])
+        groups.setdefault((r.range, leading_types), []).append(r)
+    for (rng, leading_types), group in groups.items():
+        tests = sorted({t for r in group for t in r.unit + r.conformance})
+        unregistered = [r for r in group if not r.registered]
+        gaps = [short_type(r.type.split(",")[-1]) for r in group if is_gap(r)]
+        lines.append("| %s | %s | %s | %d of %d | %s | %s |" % (
+            rng, leading_types,
+            "yes" if not unregistered else "**NO** (%d)" % len(unregistered),
+            sum(bool(r.unit or r.conformance) for r in group), len(group),
+            "**gap**: " + ", ".join(gaps) if gaps else "", short_list(tests, 2)))
+    return lines
+
+
+def write_docs(path, rows, unit_note, conf_note):
     known = [r for r in rows if r.known_gap]
     by_op = collections.OrderedDict()
     for r in rows:
@@ -517,7 +467,17 @@ def write_docs(path, rows, unit_mode, conf_note):
         "each type constraint of the ONNX spec allows (onnx %s), it says whether a CPU kernel "
         "is registered and which tests exercise that combination." % (MAX_OPSET, onnx.__version__),
         "",
-        "- **Unit tests**: %s" % unit_mode,
+        "- **Exercised** means: a CPU kernel computed with that combination at an opset of that "
+        "range, in a run that completed, and the test then matched the outputs against an oracle "
+        "(ONNX test data, onnxruntime, or expected values worked out by hand) and passed. "
+        "Building a session, a run that failed or was expected to fail, outputs never compared, "
+        "and an `If` branch not taken do not count.",
+        "- **Combinations**: for %s every tuple of types of the constraints named in their "
+        "tables (the whole cross product onnx.defs allows), exercised only by a computation with "
+        "exactly those types; for "
+        "every other op every (constraint, type), exercised by any computation in which that "
+        "constraint took that type." % ", ".join(sorted(CROSS_PRODUCT_OPS)),
+        "- **Unit tests**: %s" % unit_note,
         "- **Conformance tests**: %s" % conf_note,
         "- A registered combination without any test is a *gap*: `check_type_coverage.py "
         "--strict` fails on gaps. A combination the spec allows but no kernel registers "
@@ -550,49 +510,70 @@ def write_docs(path, rows, unit_mode, conf_note):
         lines.append("| [%s](#%s) | %s | %d | %d | %d | %d | %d |" % (
             op, op.lower(), ", ".join(ranges), len(op_rows), sum(r.registered for r in op_rows),
             sum(bool(r.unit) for r in op_rows), sum(bool(r.conformance) for r in op_rows),
-            sum(r.registered and not r.unit and not r.conformance for r in op_rows)))
-    total = len(rows)
+            sum(is_gap(r) for r in op_rows)))
     lines.append("| **all** | | %d | %d | %d | %d | %d |" % (
-        total, sum(r.registered for r in rows), sum(bool(r.unit) for r in rows),
-        sum(bool(r.conformance) for r in rows),
-        sum(r.registered and not r.unit and not r.conformance for r in rows)))
+        len(rows), sum(r.registered for r in rows), sum(bool(r.unit) for r in rows),
+        sum(bool(r.conformance) for r in rows), sum(is_gap(r) for r in rows)))
     for op, op_rows in by_op.items():
-        lines += ["", "## %s" % op, "",
-                  "| versions | constraint | type | registered | unit tests | conformance tests |",
+        lines += ["", "## %s" % op, ""]
+        tuple_rows = [r for r in op_rows if "," in r.constraint]
+        if tuple_rows:
+            lines += combination_table(tuple_rows)
+            op_rows = [r for r in op_rows if "," not in r.constraint]
+            if not op_rows:
+                continue
+            lines.append("")
+        lines += ["| versions | constraint | type | registered | unit tests | conformance tests |",
                   "|---|---|---|---|---|---|"]
         for r in op_rows:
-            gap = r.registered and not r.unit and not r.conformance
             lines.append("| %s | %s | %s | %s | %s | %s |" % (
                 r.range, r.constraint, r.type.replace("|", "\\|"),
                 "yes" if r.registered else ("**known gap**" if r.known_gap else "**NO**"),
-                short_list(r.unit) or ("**gap**" if gap else ""),
+                short_list(r.unit) or ("**gap**" if is_gap(r) else ""),
                 short_list(r.conformance)))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def print_gaps(gaps):
+    print("\n%d combinations have no exercising test (gaps)%s" % (len(gaps), ":" if gaps else ""))
+    grouped = collections.OrderedDict()  # (op, range, what) -> [types]
+    for r in gaps:
+        if "," in r.constraint:  # a tuple: grouped by the types of all but the last constraint
+            names, types = r.constraint.split(","), r.type.split(",")
+            what = "%s=%s, %s" % (",".join(names[:-1]), ",".join(map(short_type, types[:-1])),
+                                  names[-1])
+            grouped.setdefault((r.op, r.range, what), []).append(short_type(types[-1]))
+        else:
+            grouped.setdefault((r.op, r.range, r.constraint), []).append(r.type)
+    for (op, rng, what), types in grouped.items():
+        print("  GAP %-18s opset %-6s %s: %s" % (op, rng, what, ", ".join(types)))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dump", required=True,
                     help="prism_registry_dump executable, or a JSON file it wrote")
-    ap.add_argument("--unit-tests", help="prism_unit_tests executable (traced; needs --trace-lib)")
-    ap.add_argument("--trace-lib", help="libprism_kernel_trace.so (LD_PRELOAD shim)")
+    ap.add_argument("--unit-tests", required=True,
+                    help="prism_unit_tests executable (run with PRISM_COMPUTE_EVIDENCE=1)")
     ap.add_argument("--unit-idle-timeout", type=float, default=120,
-                    help="seconds without output after which a traced unit test counts as hung")
-    ap.add_argument("--unit-dir", default=os.path.join(REPO, "tests", "unit"),
-                    help="unit test sources, grepped when --unit-tests is not given")
+                    help="seconds without output after which a unit test counts as hung")
+    ap.add_argument("--conformance-runner",
+                    help="prism_onnx_test executable (without it: no conformance evidence)")
     ap.add_argument("--shared", default=os.environ.get("PRISM_SHARED_DIR") or
                     os.path.normpath(os.path.join(REPO, "..", "shared")),
-                    help="shared data root holding onnx-tests/node")
+                    help="shared data root holding onnx-tests/<suite>")
+    ap.add_argument("--conformance-suites", default="node,simple,pytorch-operator",
+                    help="comma-separated suites of the conformance CTest entries")
     ap.add_argument("--conformance-ops", default=os.path.join(REPO, "tests", "conformance", "core_ops.txt"),
-                    help="ops file of the conformance CTest entry ('' : every node test counts)")
+                    help="ops file of the conformance CTest entries ('': every test runs)")
     ap.add_argument("--expected-failures",
                     default=os.path.join(REPO, "tests", "conformance", "expected_failures.txt"))
     ap.add_argument("--ops", help="comma-separated subset of the core ops")
     ap.add_argument("--write-docs", help="write the table as markdown (docs/operators.md)")
     ap.add_argument("--json", help="write the rows as JSON")
     ap.add_argument("--strict", action="store_true", help="fail on gaps (combinations no test exercises)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="list every gap and note")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every note")
     args = ap.parse_args(argv)
 
     ops = CORE_OPS if not args.ops else [o.strip() for o in args.ops.split(",") if o.strip()]
@@ -609,36 +590,40 @@ def main(argv=None):
             notes.append("KNOWN_GAPS entry (%s, %s) is stale: nothing of it is missing any more; "
                          "remove it" % (op, t))
 
-    if args.unit_tests:
-        if not args.trace_lib:
-            ap.error("--unit-tests needs --trace-lib")
-        unit_ev, failed_tests = traced_unit_evidence(args.unit_tests, args.trace_lib,
-                                                         args.unit_idle_timeout)
-        unit_mode = ("traced: the passing gtest tests of `prism_unit_tests` whose nodes resolved "
-                     "to a kernel of that version with that type (libprism_kernel_trace.so).")
-        if failed_tests:
-            print("note: %d failing unit tests do not count as evidence: %s"
-                  % (len(failed_tests), ", ".join(failed_tests[:10])))
+    unit_computes, failed_tests = gtest_evidence(args.unit_tests, args.unit_idle_timeout)
+    unit_ev = index_evidence(spec, unit_computes)
+    unit_note = ("the passing gtest tests of `prism_unit_tests` that confirmed the computation "
+                 "(run with `PRISM_COMPUTE_EVIDENCE=1`).")
+    if failed_tests:
+        print("note: %d failing unit tests do not count as evidence: %s"
+              % (len(failed_tests), ", ".join(failed_tests[:10])))
+    suites = [x.strip() for x in args.conformance_suites.split(",") if x.strip()]
+    present = [x for x in suites if os.path.isdir(os.path.join(args.shared, "onnx-tests", x))]
+    for suite in sorted(set(suites) - set(present)):
+        print("warning: %s not found: no conformance evidence from it"
+              % os.path.join(args.shared, "onnx-tests", suite))
+    conf_computes, conf_summary = [], ""
+    if not args.conformance_runner:
+        conf_note = "not run (no `--conformance-runner`)."
+    elif not present:
+        conf_note = "not run (no suite under `onnx-tests`)."
     else:
-        unit_ev = static_unit_evidence(spec, args.unit_dir)
-        unit_mode = ("grepped from tests/unit/**.cc (OpTester(\"Op\", version), element types "
-                     "named in the test; approximate).")
-    node_dir = os.path.join(args.shared, "onnx-tests", "node")
-    allowed = read_list(args.conformance_ops) if args.conformance_ops else None
-    xfail = read_list(args.expected_failures, keep_comment=True)
-    conf_ev, conf_skipped = conformance_evidence(spec, node_dir, allowed, xfail)
-    if not os.path.isdir(node_dir):
-        print("warning: %s not found: no conformance evidence" % node_dir)
-    conf_note = ("ONNX node tests (`onnx-tests/node`) run by the conformance CTest entry "
-                 "(only core ops, expected failures excluded) whose model uses the op at an opset "
-                 "of that range with that type bound to the constraint.")
+        conf_computes, conf_summary = conformance_evidence(
+            args.conformance_runner, args.shared, present, args.conformance_ops,
+            args.expected_failures)
+        conf_note = ("the ONNX backend tests (`onnx-tests/{%s}`) that `prism_onnx_test` passes "
+                     "with the options of the conformance CTest entries (only core ops, expected "
+                     "failures excluded), whose run confirmed the computation."
+                     % ",".join(present))
 
+    conf_ev = index_evidence(spec, conf_computes)
     rows = build_rows(spec, missing, known, unit_ev, conf_ev)
     # Unregistered combinations are reported as missing registrations, not again as gaps.
-    gaps = [r for r in rows if r.registered and not r.unit and not r.conformance]
+    gaps = [r for r in rows if is_gap(r)]
 
-    print("type coverage of %d ops (%d combinations of op version range, constraint and type)"
-          % (len(spec), len(rows)))
+    print("type coverage of %d ops (%d combinations of op version range, constraint and type; "
+          "cross products for %s)" % (len(spec), len(rows),
+                                      ", ".join(sorted(set(CROSS_PRODUCT_OPS) & set(spec)))))
     if missing:
         print("\nMISSING REGISTRATIONS (%d combinations the spec allows, no kernel registers):"
               % len(missing))
@@ -662,17 +647,14 @@ def main(argv=None):
             print("  " + n)
     elif notes:
         print("\n%d notes about registrations beyond the spec (-v lists them)" % len(notes))
-    print("\n%d combinations have no exercising test (gaps)%s" % (len(gaps), ":" if gaps else ""))
-    grouped = collections.OrderedDict()  # (op, range, constraint) -> [types]
-    for r in gaps:
-        grouped.setdefault((r.op, r.range, r.constraint), []).append(r.type)
-    for (op, rng, name), types in grouped.items():
-        print("  GAP %-18s opset %-6s %s: %s" % (op, rng, name, ", ".join(types)))
-    for reason, count in sorted(conf_skipped.items()):
-        print("conformance tests not counted (%s): %d" % (reason, count))
+    print_gaps(gaps)
+    print("evidence: %d confirmed computations from %d unit tests, %d from %d conformance "
+          "tests%s" % (len(unit_computes), len({c.unit for c in unit_computes}),
+                       len(conf_computes), len({c.unit for c in conf_computes}),
+                       " (runner: %s)" % conf_summary if conf_summary else ""))
 
     if args.write_docs:
-        write_docs(args.write_docs, rows, unit_mode, conf_note)
+        write_docs(args.write_docs, rows, unit_note, conf_note)
         print("wrote %s" % args.write_docs)
     if args.json:
         with open(args.json, "w") as f:

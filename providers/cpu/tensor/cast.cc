@@ -539,14 +539,28 @@ Parsed ParseForTarget(const std::string& text, int64_t index, ElementType target
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 
+// The 'to' attribute: a TensorProto data type number, or in Cast-1 to Cast-5 (where the spec
+// makes it a string) a data type name such as "FLOAT".
+ElementType TargetType(const OpKernelInfo& info) {
+  const Node& node = info.GetNode();
+  const Attribute* attr = node.FindAttribute("to");
+  if (attr != nullptr && attr->type == AttributeType::kString && node.OpsetVersion() < 6) {
+    const ElementType named = ElementTypeFromDataTypeName(attr->s);
+    PRISM_ENFORCE(named != ElementType::kUndefined, kInvalidArgument, node.Describe(),
+                  ": 'to' is \"", attr->s, "\", which names no TensorProto data type");
+    return named;
+  }
+  const int64_t to = info.Int("to");
+  PRISM_ENFORCE(to >= 0 && to <= INT32_MAX && IsKnownElementType(static_cast<int32_t>(to)),
+                kInvalidArgument, node.Describe(), ": 'to' is ", to,
+                ", which is not a supported TensorProto data type");
+  return static_cast<ElementType>(to);
+}
+
 class Cast final : public OpKernel {
  public:
   explicit Cast(const OpKernelInfo& info) : OpKernel(info) {
-    const int64_t to = info.Int("to");
-    PRISM_ENFORCE(to >= 0 && to <= INT32_MAX && IsKnownElementType(static_cast<int32_t>(to)),
-                  kInvalidArgument, info.GetNode().Describe(), ": 'to' is ", to,
-                  ", which is not a supported TensorProto data type");
-    to_ = static_cast<ElementType>(to);
+    to_ = TargetType(info);
     // T2 gains float6 only in opset 28; the output type is not matched at kernel lookup.
     const bool float6 = to_ == E::kFloat6E2M3 || to_ == E::kFloat6E3M2;
     PRISM_ENFORCE(!float6 || info.GetNode().OpsetVersion() >= 28, kInvalidArgument,

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "../tensor/coded_tensor.h"
+#include "compute_evidence.h"
 #include "graph/tensor_proto.h"
 #include "op_tester.h"
 #include "providers/cpu/tensor/spec_type_sets.h"
@@ -73,7 +74,7 @@ Value BoolScalar(bool value) {
 }
 
 void ExpectTensor(const Tensor& expected, const Value& actual) {
-  const std::string mismatch = CompareValues(Value(expected), actual, {});
+  const std::string mismatch = CompareWithOracle(Value(expected), actual, {});
   EXPECT_TRUE(mismatch.empty()) << mismatch;
 }
 
@@ -162,7 +163,7 @@ void CheckSelect(int opset, Kind kind, ElementType type) {
   for (bool cond : {true, false}) {
     std::vector<Value> result = RunModel(model, {"cond", "a", "b"}, {BoolScalar(cond), a, b});
     ASSERT_EQ(result.size(), 1u);
-    const std::string mismatch = CompareValues(cond ? a : b, result[0], {});
+    const std::string mismatch = CompareWithOracle(cond ? a : b, result[0], {});
     EXPECT_TRUE(mismatch.empty()) << "cond " << cond << ": " << mismatch;
   }
 }

@@ -3,8 +3,10 @@
 // onnx.defs lists them), on small data whose expected values are known exactly, and checks the
 // values. Data-movement ops move "coded" elements (element i encodes a small integer, see
 // coded_tensor.h); numeric ops use small integers that every type represents exactly.
-// tests/coverage/check_type_coverage.py --strict requires a passing test for every
-// registered (op, version range, constraint, type); most of them are exercised here.
+// tests/coverage/check_type_coverage.py --strict requires every registered (op, version range,
+// constraint, type), and every (T1, T2) pair of Cast and (T, T1) pair of Pow, to be computed in a
+// passing test whose outputs match an oracle (here: values worked out by hand, checked with
+// OpTester::Run or CompareWithOracle); most of them are exercised here.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "../tensor/coded_tensor.h"
+#include "compute_evidence.h"
 #include "framework/kernel_registry.h"
 #include "framework/packed_int.h"
 #include "op_tester.h"
@@ -336,7 +339,7 @@ onnx::ModelProto EmptyModel(int opset) {
 }
 
 void ExpectSame(const Value& expected, const Value& actual) {
-  const std::string mismatch = CompareValues(expected, actual, {});
+  const std::string mismatch = CompareWithOracle(expected, actual, {});
   EXPECT_TRUE(mismatch.empty()) << mismatch;
 }
 
@@ -419,29 +422,63 @@ TEST(OpTypeMatrixTest, IfEveryRangeKindAndType) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cast: per range, every registered source type to float, and int32 to every registered target
-// type, on the values both types represent.
+// Cast: every (T1, T2) pair registered in every range (check_type_coverage.py requires each pair),
+// on the values both types represent. One model per range and source type holds a Cast node per
+// target type, so each pair is computed and its output compared.
 
-void CheckCast(int opset, ElementType from, ElementType to) {
-  SCOPED_TRACE(::testing::Message() << ElementTypeName(from) << " -> " << ElementTypeName(to));
-  std::vector<int> values;
-  const std::vector<int> to_values = Representable(to);
-  for (int v : Representable(from))
-    if (std::find(to_values.begin(), to_values.end(), v) != to_values.end()) values.push_back(v);
-  const int64_t n = static_cast<int64_t>(values.size());
-  OpTester test("Cast", opset);
-  test.InputTensor("input", Numeric(from, {n}, values));
-  test.Attr("to", static_cast<int64_t>(to));
-  test.OutputTensor("output", Numeric(to, {n}, values));
-  test.Run();
+// Cast-1 to Cast-5 name the target type with a string attribute, later opsets with an int.
+void SetCastTarget(onnx::NodeProto* node, int opset, ElementType to) {
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name("to");
+  if (opset < 6) {
+    attr->set_type(onnx::AttributeProto::STRING);
+    attr->set_s(onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(to)));
+  } else {
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(static_cast<int64_t>(to));
+  }
 }
 
-TEST(OpTypeMatrixTest, CastEverySourceTypeOfEveryRange) {
-  ForEachRegistered("Cast", "T1", [](int opset, E from) { CheckCast(opset, from, E::kFloat); });
+void CheckCastFrom(int opset, ElementType from, const std::vector<ElementType>& targets) {
+  SCOPED_TRACE(::testing::Message() << "opset " << opset << " from " << ElementTypeName(from));
+  onnx::ModelProto model = EmptyModel(opset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  std::vector<std::string> names;
+  std::vector<Value> feeds;
+  std::vector<Value> expected;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const ElementType to = targets[i];
+    std::vector<int> values;
+    const std::vector<int> to_values = Representable(to);
+    for (int v : Representable(from))
+      if (std::find(to_values.begin(), to_values.end(), v) != to_values.end()) values.push_back(v);
+    const int64_t n = static_cast<int64_t>(values.size());
+    const std::string x = "x" + std::to_string(i);
+    const std::string y = "y" + std::to_string(i);
+    AddTyped(graph->mutable_input(), x, Kind::kTensor, from);
+    onnx::NodeProto* node = graph->add_node();
+    node->set_op_type("Cast");
+    node->set_name("cast_" + std::to_string(i));
+    node->add_input(x);
+    node->add_output(y);
+    SetCastTarget(node, opset, to);
+    AddTyped(graph->mutable_output(), y, Kind::kTensor, to);
+    names.push_back(x);
+    feeds.emplace_back(Numeric(from, {n}, values));
+    expected.emplace_back(Numeric(to, {n}, values));
+  }
+  std::vector<Value> results = RunModel(model, names, feeds);
+  ASSERT_EQ(results.size(), targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "to " << ElementTypeName(targets[i]));
+    ExpectSame(expected[i], results[i]);
+  }
 }
 
-TEST(OpTypeMatrixTest, CastEveryTargetTypeOfEveryRange) {
-  ForEachRegistered("Cast", "T2", [](int opset, E to) { CheckCast(opset, E::kInt32, to); });
+TEST(OpTypeMatrixTest, CastEveryPairOfEveryRange) {
+  ForEachRegistered("Cast", "T1", [](int opset, E from) {
+    CheckCastFrom(opset, from, RegisteredTypes("Cast", opset, "T2"));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -487,6 +524,48 @@ TEST(OpTypeMatrixTest, MaxPoolEveryRangeAndType) {
     test.OutputTensor("y", Numeric(type, {1, 1, 1, 1}, {3}));
     test.Run();
   });
+}
+
+// Pow: every (T, T1) pair of every range (check_type_coverage.py requires each pair); before
+// opset 12 the exponent has the base's type. 3^2, 2^3, 1^0, 0^1 = 9, 8, 1, 0, exact in every type.
+TEST(OpTypeMatrixTest, PowEveryPairOfEveryRange) {
+  for (int opset : {1, 7, 12, 13, 15}) {
+    for (E base : RegisteredTypes("Pow", opset, "T")) {
+      const std::vector<E> exponents =
+          opset < 12 ? std::vector<E>{base} : RegisteredTypes("Pow", opset, "T1");
+      for (E exponent : exponents) {
+        SCOPED_TRACE(::testing::Message() << "opset " << opset << " T=" << ElementTypeName(base)
+                                          << " T1=" << ElementTypeName(exponent));
+        OpTester test("Pow", opset);
+        test.InputTensor("x", Numeric(base, {4}, {3, 2, 1, 0}));
+        test.InputTensor("y", Numeric(exponent, {4}, {2, 3, 0, 1}));
+        test.OutputTensor("z", Numeric(base, {4}, {9, 8, 1, 0}));
+        test.Run();
+      }
+    }
+  }
+}
+
+// LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
+// it normalizes to [-1, 1]; Scale 2 and B 1 make Y = [-1, 3]. Mean and InvStdDev (type U) are 2
+// and 1.
+TEST(OpTypeMatrixTest, LayerNormalizationEveryTypePair) {
+  for (E t : RegisteredTypes("LayerNormalization", 17, "T")) {
+    for (E u : RegisteredTypes("LayerNormalization", 17, "U")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "T=" << ElementTypeName(t) << " U=" << ElementTypeName(u));
+      OpTester test("LayerNormalization", 17);
+      test.InputTensor("X", Numeric(t, {1, 2}, {1, 3}));
+      test.InputTensor("Scale", Numeric(t, {2}, {2, 2}));
+      test.InputTensor("B", Numeric(t, {2}, {1, 1}));
+      test.Attr("epsilon", 0.0f);
+      test.Attr("stash_type", static_cast<int64_t>(u));
+      test.OutputTensor("Y", Numeric(t, {1, 2}, {-1, 3}));
+      test.OutputTensor("Mean", Numeric(u, {1, 1}, {2}));
+      test.OutputTensor("InvStdDev", Numeric(u, {1, 1}, {1}));
+      test.Run();
+    }
+  }
 }
 
 // y = scale * (x - mean) / sqrt(var + epsilon) + bias with epsilon 0: 2 * x + 1 exactly.

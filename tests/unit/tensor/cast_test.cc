@@ -189,6 +189,22 @@ TEST(CastTest, Opset1And6ClassicTypes) {
   }
 }
 
+// Cast-1 to Cast-5 name the target type with a string attribute (a TensorProto.DataType name).
+TEST(CastTest, Opset1To5TakeTheTargetTypeAsADataTypeName) {
+  for (int opset : {1, 5}) {
+    OpTester test("Cast", opset);
+    test.Input<int32_t>("x", {3}, {1, -2, 300})
+        .Output<double>("y", {3}, {1.0, -2.0, 300.0})
+        .Attr("to", std::string("DOUBLE"));
+    test.Run();
+  }
+  OpTester unknown("Cast", 1);
+  unknown.Input<int32_t>("x", {1}, {1})
+      .Output<float>("y", {1}, {1.f})
+      .Attr("to", std::string("REAL"));
+  unknown.ExpectFailure("'to' is \"REAL\", which names no TensorProto data type");
+}
+
 TEST(CastTest, Opset9FloatToString) {
   OpTester test("Cast", 9);
   test.Input<float>("x", {8}, {0.47892547f, 1e-7f, 1e6f, 100.0f, -0.0f, kNaNF, kInfF, -kInfF})
