@@ -343,7 +343,10 @@ int Main(int argc, char** argv) {
   std::cout << "Partition:\n";
   for (const auto& [provider, count] : report.NodesPerProvider())
     std::cout << "  " << provider << ": " << count << " nodes\n";
-  std::printf("  copy nodes: %zu\n", report.copies.size());
+  size_t placed_once = 0;
+  for (const auto& copy : report.copies) placed_once += copy.per_run ? 0 : 1;
+  std::printf("  copy nodes: %zu (constants placed once at session creation: %zu)\n",
+              report.copies.size(), placed_once);
   std::printf(
       "  copies per run: %.1f, bytes copied per run: %.0f\n",
       static_cast<double>(timings.copies_after.copies - timings.copies_before.copies) / runs,
