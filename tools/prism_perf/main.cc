@@ -206,6 +206,9 @@ void WriteJson(const PerfOptions& options, const InferenceSession& session,
   for (const auto& [provider, count] : report.NodesPerProvider()) json.Key(provider).Int(count);
   json.EndObject();
   json.Key("copy_nodes").Int(static_cast<int64_t>(report.copies.size()));
+  int64_t constants_placed_once = 0;
+  for (const auto& copy : report.copies) constants_placed_once += copy.per_run ? 0 : 1;
+  json.Key("constants_placed_once").Int(constants_placed_once);
   json.Key("copies_per_run")
       .Number(static_cast<double>(timings.copies_after.copies - timings.copies_before.copies) /
               runs);
