@@ -400,7 +400,7 @@ TEST(ArithmeticHalfTest, Float16RoundsResultToNearest) {
   test.Input<Float16>("A", {2}, Vals<Float16>({2048, 2048}));
   test.Input<Float16>("B", {2}, Vals<Float16>({1, 3}));
   test.Output<Float16>("C", {2}, Vals<Float16>({2048, 2052}));
-  test.SetTolerance(0, 0);
+  test.SetTolerance(0, 0, "the rounding to nearest even is exact");
   test.Run();
 }
 

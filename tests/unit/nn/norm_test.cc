@@ -94,7 +94,6 @@ TEST(BatchNormalizationTest, Opset1Float16IsTest) {
   test.Attr("is_test", int64_t{1});
   test.Output<Float16>("y", {1, 2, 3},
                        H({-3.29882812, -1.75, -1.75, -0.770507812, -7.9140625, -7.9140625}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -164,7 +163,6 @@ TEST(BatchNormalizationTest, Opset6Float16) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({8.421875, 13.5234375, 5.08203125, 5.390625, -1.78515625, 12.390625,
                           6.015625, 3.10351562}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -197,7 +195,6 @@ TEST(BatchNormalizationTest, Opset7Float16) {
   test.Output<Float16>("y", {2, 3, 2},
                        H({3.02734375, 0.458496094, 12.1875, 1.79882812, -7.140625, 11.9140625,
                           -1.08300781, 6.109375, 2.66601562, 6.12890625, -9.7421875, 6.71484375}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -275,7 +272,6 @@ TEST(BatchNormalizationTest, Opset9Float16) {
   test.Output<Float16>("y", {1, 2, 2, 2},
                        H({0.246704102, 0.995117188, 3.24023438, -0.501464844, 5.8828125, 11.59375,
                           1.21191406, 6.40234375}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -339,7 +335,6 @@ TEST(BatchNormalizationTest, Opset14Float16WithFloatStats) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({10.8671875, 17.21875, -2.58007812, -3.4453125, -2.63085938, 2.13085938,
                           2.18359375, -1.71386719}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -356,7 +351,6 @@ TEST(BatchNormalizationTest, Opset14BFloat16TrainingFloatStats) {
                            1.2578125, -0.271484375}));
   test.Output<float>("running_mean", {2}, {3.34375f, 0.456249982f});
   test.Output<float>("running_var", {2}, {1.16367185f, 0.563671947f});
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -386,7 +380,6 @@ TEST(BatchNormalizationTest, Opset15Float16ScaleFloatStatsDouble) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({-2.0, 0.165039062, -0.0960693359, 2.98632812, -1.56738281, -0.989746094,
                           3.22460938, 1.56445312}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -406,7 +399,6 @@ TEST(BatchNormalizationTest, Opset15DoubleScaleBFloat16StatsFloat16Training) {
        -0.67020209007863141, 3.8051367382984367, -5.160035905412756, 1.1306264729934776});
   test.Output<Float16>("running_mean", {3}, H({1.78125, -0.431152344, -2.75585938}));
   test.Output<Float16>("running_var", {3}, H({3.47265625, 1.86035156, 0.685546875}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -419,7 +411,6 @@ TEST(BatchNormalizationTest, Opset15BFloat16) {
   test.Input<BFloat16>("var", {2}, B({0.5, 1.25}));
   test.Output<BFloat16>("y", {2, 2, 2},
                         B({9.375, -1.2265625, 8.75, 1.5, 1.421875, 36.0, -2.96875, 3.734375}));
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -486,7 +477,6 @@ TEST(LayerNormalizationTest, Float16AxisNegative2) {
          -0.60546875, -4.953125, 0.208984375, -1.11230469, -1.69335938}));
   test.Output<float>("Mean", {2, 1, 1}, {-0.291666657f, 0.583333313f});
   test.Output<float>("InvStdDev", {2, 1, 1}, {0.44869566f, 0.4226816f});
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -500,7 +490,6 @@ TEST(LayerNormalizationTest, BFloat16StatsBFloat16) {
                         B({-7.1875, -5.0, -4.5, 3.328125, -7.0625, -1.953125, -3.34375, 2.9375}));
   test.Output<BFloat16>("Mean", {2, 1}, B({0.4375, 0.25}));
   test.Output<BFloat16>("InvStdDev", {2, 1}, B({0.765625, 0.38671875}));
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -565,7 +554,6 @@ TEST(LayerNormalizationTest, Float16OnlyY) {
   test.Output<Float16>(
       "Y", {2, 3},
       H({0.484863281, -1.21972656, 2.06445312, 0.567871094, -0.486572266, 1.94628906}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 

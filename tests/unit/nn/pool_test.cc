@@ -409,7 +409,6 @@ TEST(AveragePoolTest, Opset1Float16) {
   test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({1.75, 0.9375, -2.5625, -0.3125}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -465,7 +464,6 @@ TEST(AveragePoolTest, Opset7Float16CountIncludePad) {
   test.Attr("count_include_pad", int64_t{1});
   test.Output<Float16>("y", {1, 1, 3, 3},
                        H({1.3125, 1.5, 0.8125, 3.125, 2.9375, 1.625, 1.75, 1.6875, 1.625}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -507,7 +505,6 @@ TEST(AveragePoolTest, Opset10Float16Ceil) {
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Attr("ceil_mode", int64_t{1});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({-0.5625, -2.875, -0.5, 3.25}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -549,7 +546,6 @@ TEST(AveragePoolTest, Opset11Float16Pads) {
   test.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({-1.875, 1.04199219, -0.5, 0.694335938}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -597,7 +593,6 @@ TEST(AveragePoolTest, Opset19Float16Dilations) {
   test.Output<Float16>("y", {1, 1, 4, 4},
                        H({-2.25, 4.0, 0.625, 3.75, -2.25, -1.125, -1.0, -0.875, -2.125, 2.875,
                           0.875, 1.75, -1.75, -1.875, -1.875, -2.5}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -612,7 +607,6 @@ TEST(AveragePoolTest, Opset22BFloat16Pads) {
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<BFloat16>("y", {1, 2, 2, 2},
                         B({-0.3125, -2.625, -1.1640625, -0.75, 1.0, 0.54296875, 0.25, 0.25}));
-  test.SetTolerance(0.02, 0.02);
   test.Run();
 }
 
@@ -645,7 +639,6 @@ TEST(AveragePoolTest, Opset22Float16) {
       H({-3.75, 1.75, 0.75, -2.75, -1.5, 1.25, -1.25, -1.25, -2.5, 1.25, 3.75, -2.5}));
   test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 3}, H({-0.5625, 0.625, -1.125, -0.375, 1.25, -0.3125}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -676,7 +669,6 @@ TEST(GlobalAveragePoolTest, Opset1Float16) {
                       H({-4.5, -3.75, -1.25, -0.75, -2.75, 1.25, -0.25, -3.75, 3.0, -3.75, -1.5,
                          -3.5, 4.25, -2.25, 3.5, 4.5, -3.0, -4.75}));
   test.Output<Float16>("y", {1, 2, 1, 1}, H({-1.41699219, -0.722167969}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -684,7 +676,6 @@ TEST(GlobalAveragePoolTest, Opset22BFloat16) {
   OpTester test("GlobalAveragePool", 22);
   test.Input<BFloat16>("x", {1, 2, 4}, B({-5.0, -3.25, -1.0, -3.5, 4.5, -0.5, 3.25, -5.0}));
   test.Output<BFloat16>("y", {1, 2, 1}, B({-3.1875, 0.5625}));
-  test.SetTolerance(0.02, 0.02);
   test.Run();
 }
 
@@ -709,7 +700,6 @@ TEST(GlobalAveragePoolTest, Opset22Float16) {
   OpTester test("GlobalAveragePool", 22);
   test.Input<Float16>("x", {1, 1, 2, 3}, H({-1.5, 2.5, 4.25, -3.0, -4.0, 4.5}));
   test.Output<Float16>("y", {1, 1, 1, 1}, H({0.458251953}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
