@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "math_test_util.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -180,6 +181,35 @@ TYPED_TEST(ErfIntTypedTest, RejectedFromOpset13) {
   test.Input<T>("X", {1}, {1});
   test.Output<T>("Y", {1}, {0});
   test.ExpectFailure("no kernel for");
+}
+
+// Double kernels compute in double: on inputs 1 + k * 2^-30 (all 1 in float) each result must
+// match a long double evaluation to 1e-12, which a kernel computing in float misses by ~1e-9.
+template <typename Fn>
+void CheckUnaryInDouble(const char* op, Fn fn, bool negative_inputs = true) {
+  SCOPED_TRACE(op);
+  std::vector<double> x;
+  for (double scale : {1.0, -1.0, 2.0, -0.5, 0.75, 3.0})
+    x.push_back(NearOne(static_cast<int>(8 * scale) + 1) *
+                (negative_inputs ? scale : scale * scale));
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> out;
+    for (double v : x) out.push_back(fn(static_cast<C>(v)));
+    return out;
+  });
+  OpTester test(op, 13);
+  test.Input<double>("X", {6}, x);
+  test.Output<double>("Y", {6}, expected);
+  test.Run();
+}
+
+TEST(UnaryDoublePrecisionTest, ExactToDoublePrecision) {
+  CheckUnaryInDouble(
+      "Sqrt", [](auto v) { return std::sqrt(v); }, /*negative_inputs=*/false);
+  CheckUnaryInDouble("Exp", [](auto v) { return std::exp(v); });
+  CheckUnaryInDouble("Erf", [](auto v) { return std::erf(v); });
+  CheckUnaryInDouble("Tanh", [](auto v) { return std::tanh(v); });
+  CheckUnaryInDouble("Sigmoid", [](auto v) { return 1 / (1 + std::exp(-v)); });
 }
 
 }  // namespace
