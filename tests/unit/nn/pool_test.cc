@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -818,6 +819,46 @@ TEST(PoolErrorTest, AveragePoolRejectsInt8) {
   test.Attr("kernel_shape", std::vector<int64_t>{2});
   test.Output<int8_t>("y", {1, 1, 1}, {1});
   test.ExpectFailure("AveragePool");
+}
+
+// Double AveragePool and GlobalAveragePool sum in double: windows of 1 + k * 2^-30 (all 1 in
+// float) must average to long double precision, with count_include_pad dividing by 9 at the
+// padded corners.
+TEST(AveragePoolDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kH = 4, kW = 4;
+  std::vector<double> x;
+  for (int i = 0; i < kH * kW; ++i) x.push_back(NearOne(9 * i - 70) * (i % 3 ? 1 : 0.5));
+  // 3x3 windows, stride 2, one pad on every side, padded cells counted: a 2x2 output.
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> y;
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        C sum = 0;
+        for (int h = 2 * oh - 1; h < 2 * oh + 2; ++h)
+          for (int w = 2 * ow - 1; w < 2 * ow + 2; ++w)
+            if (h >= 0 && h < kH && w >= 0 && w < kW) sum += static_cast<C>(x[h * kW + w]);
+        y.push_back(sum / 9);
+      }
+    return y;
+  });
+  OpTester test("AveragePool", 19);
+  test.Input<double>("x", {1, 1, kH, kW}, x);
+  test.Attr("kernel_shape", std::vector<int64_t>{3, 3});
+  test.Attr("strides", std::vector<int64_t>{2, 2});
+  test.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  test.Attr("count_include_pad", int64_t{1});
+  test.Output<double>("y", {1, 1, 2, 2}, expected);
+  test.Run();
+
+  const std::vector<double> global = DoubleExpected([&]<typename C>() {
+    C sum = 0;
+    for (double v : x) sum += static_cast<C>(v);
+    return std::vector<C>{sum / (kH * kW)};
+  });
+  OpTester global_test("GlobalAveragePool", 1);
+  global_test.Input<double>("x", {1, 1, kH, kW}, x);
+  global_test.Output<double>("y", {1, 1, 1, 1}, global);
+  global_test.Run();
 }
 
 }  // namespace
