@@ -243,6 +243,12 @@ std::string CompareValues(const Value& expected, const Value& actual, Tolerance 
   if (expected.IsTensor())
     return CompareTensors(expected.GetTensor(), actual.GetTensor(), tolerance);
   if (expected.IsSequence()) {
+    // The declared element type counts even when there is no element to carry it.
+    const ElementType expected_type = expected.GetSequence().elem_type;
+    const ElementType actual_type = actual.GetSequence().elem_type;
+    if (expected_type != actual_type)
+      return std::string("sequence element type: expected ") + ElementTypeName(expected_type) +
+             ", got " + ElementTypeName(actual_type);
     const auto& e = expected.GetSequence().tensors;
     const auto& a = actual.GetSequence().tensors;
     if (e.size() != a.size())

@@ -1,6 +1,6 @@
 // Self-tests of the comparison every kernel test relies on (tests/common/tensor_compare.h):
 // planted precision faults must be reported by the per-type default tolerance (and were not by
-// the old single atol 1e-5 / rtol 1e-3), and ULP distances.
+// the old single atol 1e-5 / rtol 1e-3), ULP distances, and sequence element types.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -147,6 +147,20 @@ TEST(TensorCompareSelfTest, OnnxSpecDataTolerance) {
   EXPECT_NE(
       CompareTensors(MakeTensor<double>({1}, {1.0}), MakeTensor<double>({1}, {NearOne(1)}), spec),
       "");
+}
+
+// Planted fault: sequences whose element types differ used to compare equal when empty (only
+// the elements were compared).
+TEST(TensorCompareSelfTest, SequenceElementTypeIsCompared) {
+  const Value floats(TensorSequence{ElementType::kFloat, {}});
+  const Value int64s(TensorSequence{ElementType::kInt64, {}});
+  EXPECT_EQ(CompareValues(floats, floats, Tolerance{}), "");
+  EXPECT_EQ(CompareValues(floats, int64s, Tolerance{}),
+            "sequence element type: expected float, got int64");
+  const Value one_float(TensorSequence{ElementType::kFloat, {MakeTensor<float>({1}, {1.f})}});
+  const Value one_int(TensorSequence{ElementType::kInt64, {MakeTensor<int64_t>({1}, {1})}});
+  EXPECT_EQ(CompareValues(one_float, one_int, Tolerance{}),
+            "sequence element type: expected float, got int64");
 }
 
 }  // namespace
