@@ -43,16 +43,6 @@ double ElementAsDouble(const Tensor& tensor, int64_t i) {
   }
 }
 
-// The table of tensor_compare.h.
-Tolerance::Tolerance()
-    : float_{1e-7, 1e-5, 0}, double_{1e-15, 1e-12, 0}, float16_{0, 0, 2}, bfloat16_{0, 0, 2} {}
-
-Tolerance::Tolerance(double atol, double rtol)
-    : float_{atol, rtol, 0},
-      double_{atol, rtol, 0},
-      float16_{atol, rtol, 0},
-      bfloat16_{atol, rtol, 0} {}
-
 Tolerance Tolerance::OnnxSpecData() {
   Tolerance tolerance;
   tolerance.float_ = Bounds{1e-7, 1e-3, 0};

@@ -28,9 +28,13 @@ struct Bounds {
 // Every other element type is compared bit-exactly whatever the tolerance.
 class Tolerance {
  public:
-  Tolerance();
+  constexpr Tolerance() = default;
   // The same |a - e| <= atol + rtol * |e| for every floating type (Tolerance{0, 0}: exact).
-  Tolerance(double atol, double rtol);
+  constexpr Tolerance(double atol, double rtol)
+      : float_{atol, rtol, 0},
+        double_{atol, rtol, 0},
+        float16_{atol, rtol, 0},
+        bfloat16_{atol, rtol, 0} {}
   // For the ONNX node-suite data, which numpy computed: ONNX's own checker
   // (onnx.backend.test.runner: rtol 1e-3, atol 1e-7, bfloat16 rtol 2^-6) for float, float16 and
   // bfloat16; double stays at the tight default, since numpy computed it in double.
@@ -41,10 +45,11 @@ class Tolerance {
   std::string Describe(ElementType type) const;     // "atol 1e-07 rtol 1e-05", "2 ulp"
 
  private:
-  Bounds float_;
-  Bounds double_;
-  Bounds float16_;
-  Bounds bfloat16_;
+  // The table above.
+  Bounds float_{1e-7, 1e-5, 0};
+  Bounds double_{1e-15, 1e-12, 0};
+  Bounds float16_{0, 0, 2};
+  Bounds bfloat16_{0, 0, 2};
 };
 
 // "" when equal, else a description of the first mismatches.
