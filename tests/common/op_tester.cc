@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -114,8 +115,15 @@ OpTester& OpTester::AttrTensor(const std::string& name, const Tensor& value) {
   return *this;
 }
 
-OpTester& OpTester::SetTolerance(double atol, double rtol) {
-  tolerance_ = Tolerance{atol, rtol};
+OpTester& OpTester::SetTolerance(double atol, double rtol, std::string reason) {
+  return SetTolerance(Tolerance{atol, rtol}, std::move(reason));
+}
+
+OpTester& OpTester::SetTolerance(Tolerance tolerance, std::string reason) {
+  PRISM_ENFORCE(!reason.empty(), kInvalidArgument,
+                "OpTester::SetTolerance: say why this test needs a non-default tolerance");
+  tolerance_ = tolerance;
+  tolerance_reason_ = std::move(reason);
   return *this;
 }
 
@@ -197,7 +205,10 @@ void OpTester::Run() {
     ASSERT_LT(r, results.size());
     const std::string mismatch = CompareWithOracle(Value(output.tensor), results[r], tolerance_);
     EXPECT_TRUE(mismatch.empty()) << op_type_ << " opset " << opset_ << " output '" << output.name
-                                  << "': " << mismatch;
+                                  << "': " << mismatch
+                                  << (tolerance_reason_.empty()
+                                          ? ""
+                                          : " [tolerance set because: " + tolerance_reason_ + "]");
     ++r;
   }
 }

@@ -61,14 +61,18 @@ class OpTester {
   OpTester& Attr(const std::string& name, const std::vector<std::string>& values);
   OpTester& AttrTensor(const std::string& name, const Tensor& value);
 
-  OpTester& SetTolerance(double atol, double rtol);
+  // Replaces the per-element-type default tolerance (tensor_compare.h) for this test's floating
+  // outputs. `reason` says why the test needs another one; a mismatch prints it.
+  OpTester& SetTolerance(double atol, double rtol, std::string reason);
+  OpTester& SetTolerance(Tolerance tolerance, std::string reason);
   OpTester& Providers(std::vector<ProviderSpec> providers);
 
   // Runs and checks every output (gtest failures on mismatch).
   void Run();
   // Expects loading or running to fail with a message containing substring.
   void ExpectFailure(const std::string& substring);
-  // Runs and returns the outputs without checking them.
+  // Runs and returns the outputs without checking them: the declared Outputs only name the graph
+  // outputs and their element types, the caller compares the values.
   std::vector<Value> RunAndGet();
 
  private:
@@ -86,6 +90,7 @@ class OpTester {
   std::vector<NamedTensor> outputs_;
   std::vector<std::pair<std::string, std::vector<uint8_t>>> attributes_;  // serialized protos
   Tolerance tolerance_;
+  std::string tolerance_reason_;  // empty: the default tolerance
   std::vector<ProviderSpec> providers_;
 };
 

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <iomanip>
+#include <limits>
 #include <sstream>
+#include <utility>
 
 namespace prism::testing {
 
@@ -40,6 +43,59 @@ double ElementAsDouble(const Tensor& tensor, int64_t i) {
   }
 }
 
+Tolerance Tolerance::OnnxSpecData() {
+  Tolerance tolerance;
+  tolerance.float_ = Bounds{1e-7, 1e-3, 0};
+  tolerance.float16_ = Bounds{1e-7, 1e-3, 0};
+  tolerance.bfloat16_ = Bounds{1e-7, 1.0 / 64, 0};  // two bfloat16 ULPs, as ONNX allows
+  return tolerance;
+}
+
+Bounds Tolerance::For(ElementType type) const {
+  switch (type) {
+    case ElementType::kFloat:
+      return float_;
+    case ElementType::kDouble:
+      return double_;
+    case ElementType::kFloat16:
+      return float16_;
+    case ElementType::kBFloat16:
+      return bfloat16_;
+    default:
+      return Bounds{};
+  }
+}
+
+Tolerance& Tolerance::Set(ElementType type, Bounds bounds) {
+  switch (type) {
+    case ElementType::kFloat:
+      float_ = bounds;
+      break;
+    case ElementType::kDouble:
+      double_ = bounds;
+      break;
+    case ElementType::kFloat16:
+      float16_ = bounds;
+      break;
+    case ElementType::kBFloat16:
+      bfloat16_ = bounds;
+      break;
+    default:
+      PRISM_THROW(kInvalidArgument, "Tolerance::Set: ", ElementTypeName(type),
+                  " is compared exactly, it has no tolerance");
+  }
+  return *this;
+}
+
+std::string Tolerance::Describe(ElementType type) const {
+  const Bounds bounds = For(type);
+  std::ostringstream out;
+  const bool relative = bounds.atol != 0 || bounds.rtol != 0 || bounds.ulp == 0;
+  if (relative) out << "atol " << bounds.atol << " rtol " << bounds.rtol;
+  if (bounds.ulp > 0) out << (relative ? " or " : "") << bounds.ulp << " ulp";
+  return out.str();
+}
+
 namespace {
 
 bool IsToleranceType(ElementType type) {
@@ -47,13 +103,62 @@ bool IsToleranceType(ElementType type) {
          type == ElementType::kFloat16 || type == ElementType::kBFloat16;
 }
 
-bool Close(double expected, double actual, Tolerance tolerance) {
+// The bits of element i, and the sign bit of its type.
+std::pair<uint64_t, uint64_t> ElementBitsAndSign(const Tensor& tensor, int64_t i) {
+  const void* data = tensor.RawData();
+  switch (tensor.Type()) {
+    case ElementType::kFloat:
+      return {static_cast<const uint32_t*>(data)[i], uint64_t{1} << 31};
+    case ElementType::kDouble:
+      return {static_cast<const uint64_t*>(data)[i], uint64_t{1} << 63};
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
+      return {static_cast<const uint16_t*>(data)[i], uint64_t{1} << 15};
+    default:
+      PRISM_THROW(kInvalidArgument, "UlpDistance: ", ElementTypeName(tensor.Type()),
+                  " is not a floating type");
+  }
+}
+
+// Sign-magnitude bits to an unsigned number that grows with the value (-0 and +0 map to one).
+uint64_t Ordered(uint64_t bits, uint64_t sign) {
+  const uint64_t middle = uint64_t{1} << 63;
+  const uint64_t magnitude = bits & (sign - 1);
+  return (bits & sign) ? middle - magnitude : middle + magnitude;
+}
+
+bool Close(double expected, double actual, Bounds bounds, uint64_t ulp_distance) {
   if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
   if (std::isinf(expected) || std::isinf(actual)) return expected == actual;
-  return std::fabs(actual - expected) <= tolerance.atol + tolerance.rtol * std::fabs(expected);
+  if (bounds.ulp > 0 && ulp_distance <= static_cast<uint64_t>(bounds.ulp)) return true;
+  return std::fabs(actual - expected) <= bounds.atol + bounds.rtol * std::fabs(expected);
+}
+
+// Enough digits to tell neighbouring values of the type apart.
+int PrintDigits(ElementType type) {
+  switch (type) {
+    case ElementType::kDouble:
+      return std::numeric_limits<double>::max_digits10;
+    case ElementType::kFloat:
+      return std::numeric_limits<float>::max_digits10;
+    default:
+      return 6;
+  }
 }
 
 }  // namespace
+
+uint64_t UlpDistance(const Tensor& a, const Tensor& b, int64_t i) {
+  PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, "UlpDistance: ", ElementTypeName(a.Type()),
+                " vs ", ElementTypeName(b.Type()));
+  if (std::isnan(ElementAsDouble(a, i)) || std::isnan(ElementAsDouble(b, i)))
+    return std::numeric_limits<uint64_t>::max();
+  const auto [a_bits, sign] = ElementBitsAndSign(a, i);
+  const uint64_t b_bits = ElementBitsAndSign(b, i).first;
+  const uint64_t x = Ordered(a_bits, sign);
+  const uint64_t y = Ordered(b_bits, sign);
+  return x > y ? x - y : y - x;
+}
 
 std::string CompareTensors(const Tensor& expected, const Tensor& actual, Tolerance tolerance) {
   std::ostringstream out;
@@ -69,7 +174,6 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
   }
   const int64_t count = expected.NumElements();
   int mismatches = 0;
-  int64_t first = -1;
   if (expected.Type() == ElementType::kString) {
     const auto* e = expected.Data<std::string>();
     const auto* a = actual.Data<std::string>();
@@ -80,12 +184,17 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
       }
     }
   } else if (IsToleranceType(expected.Type())) {
+    const Bounds bounds = tolerance.For(expected.Type());
+    out << std::setprecision(PrintDigits(expected.Type()));
     for (int64_t i = 0; i < count; ++i) {
       const double e = ElementAsDouble(expected, i);
       const double a = ElementAsDouble(actual, i);
-      if (!Close(e, a, tolerance)) {
-        if (first < 0) first = i;
-        if (mismatches++ < 5) out << " [" << i << "] expected " << e << " got " << a;
+      const uint64_t ulp = bounds.ulp > 0 ? UlpDistance(expected, actual, i) : 0;
+      if (!Close(e, a, bounds, ulp)) {
+        if (mismatches++ < 5) {
+          out << " [" << i << "] expected " << e << " got " << a;
+          if (bounds.ulp > 0) out << " (" << ulp << " ulp)";
+        }
       }
     }
   } else {
@@ -110,7 +219,11 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual, Toleran
   }
   if (mismatches == 0) return "";
   std::ostringstream summary;
-  summary << mismatches << " of " << count << " elements differ:" << out.str();
+  summary << mismatches << " of " << count << " elements differ";
+  if (IsToleranceType(expected.Type()))
+    summary << " (" << ElementTypeName(expected.Type()) << " tolerance "
+            << tolerance.Describe(expected.Type()) << ")";
+  summary << ":" << out.str();
   return summary.str();
 }
 
@@ -120,6 +233,12 @@ std::string CompareValues(const Value& expected, const Value& actual, Tolerance 
   if (expected.IsTensor())
     return CompareTensors(expected.GetTensor(), actual.GetTensor(), tolerance);
   if (expected.IsSequence()) {
+    // The declared element type counts even when there is no element to carry it.
+    const ElementType expected_type = expected.GetSequence().elem_type;
+    const ElementType actual_type = actual.GetSequence().elem_type;
+    if (expected_type != actual_type)
+      return std::string("sequence element type: expected ") + ElementTypeName(expected_type) +
+             ", got " + ElementTypeName(actual_type);
     const auto& e = expected.GetSequence().tensors;
     const auto& a = actual.GetSequence().tensors;
     if (e.size() != a.size())

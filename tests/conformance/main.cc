@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -40,7 +41,9 @@ void Usage(std::ostream& out) {
          "  --providers P1,P2        execution providers (default CPUExecutionProvider)\n"
          "  --expected-failures FILE lines `suite/test_name  # reason`\n"
          "  --report-dir DIR         per-test JSON reports (default: <build>/conformance-report)\n"
-         "  --rtol X --atol X        float tolerance |a-b| <= atol + rtol*|b| (1e-3, 1e-5)\n"
+         "  --rtol X --atol X        one tolerance |a-b| <= atol + rtol*|b| for every floating\n"
+         "                           type (default: ONNX's checker, rtol 1e-3 atol 1e-7, bfloat16\n"
+         "                           rtol 2^-6; double rtol 1e-12 atol 1e-15)\n"
          "  --min-run N              fail unless at least N tests ran (not skipped): a suite\n"
          "                           or selection that silently shrinks fails the run\n"
          "  --timeout S              per-test time limit in seconds (default 300; 0: none)\n"
@@ -80,8 +83,8 @@ struct Options {
   std::string providers;
   std::string expected_failures;
   std::string report_dir;
-  double rtol = 1e-3;
-  double atol = 1e-5;
+  std::optional<double> rtol;  // unset: the per-type Tolerance::OnnxSpecData()
+  std::optional<double> atol;
   double timeout_s = 300;
   int min_run = 0;
   bool isolate = true;
@@ -231,7 +234,9 @@ int Main(int argc, char** argv) {
                                   "' does not exist (use --shared DIR or PRISM_SHARED_DIR)");
     tests = CollectTests(options);
     config.providers = ParseProviders(options.providers);
-    config.tolerance = prism::testing::Tolerance{options.atol, options.rtol};
+    if (options.rtol || options.atol)
+      config.tolerance =
+          prism::testing::Tolerance{options.atol.value_or(1e-7), options.rtol.value_or(1e-3)};
     if (!options.ops_file.empty()) config.allowed_ops = LoadOpsFile(options.ops_file);
     if (!options.expected_failures.empty())
       expected = LoadExpectedFailuresFile(options.expected_failures);

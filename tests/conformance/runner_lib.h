@@ -85,7 +85,7 @@ struct TestResult {
 
 struct RunConfig {
   std::vector<ProviderSpec> providers;  // empty: CPUExecutionProvider
-  testing::Tolerance tolerance;
+  testing::Tolerance tolerance = testing::Tolerance::OnnxSpecData();
   std::optional<OpSet> allowed_ops;  // when set, tests using other ops are skipped
 };
 

@@ -133,10 +133,13 @@ TEST_F(ConformanceRunnerTest, WrongExpectedOutputFails) {
 TEST_F(ConformanceRunnerTest, ToleranceIsApplied) {
   const std::vector<float> close = {1.0005f};
   const TestCase test = WriteIdentityTest("test_identity_close", {1.f}, &close);
-  EXPECT_EQ(RunTest(test, RunConfig{}).status, TestStatus::kPassed);  // 1e-5 + 1e-3 * 1.0005
+  EXPECT_EQ(RunTest(test, RunConfig{}).status, TestStatus::kPassed);  // 1e-7 + 1e-3 * 1.0005
   RunConfig strict;
   strict.tolerance = testing::Tolerance{1e-6, 1e-6};
   EXPECT_EQ(RunTest(test, strict).status, TestStatus::kFailed);
+  // Spec data is compared per type: ONNX's own tolerance for float, double stays tight.
+  EXPECT_EQ(RunConfig{}.tolerance.Describe(ElementType::kFloat), "atol 1e-07 rtol 0.001");
+  EXPECT_EQ(RunConfig{}.tolerance.Describe(ElementType::kDouble), "atol 1e-15 rtol 1e-12");
 }
 
 TEST_F(ConformanceRunnerTest, WrongElementTypeFails) {

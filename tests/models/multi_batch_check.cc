@@ -50,6 +50,7 @@ Difference Measure(const Tensor& expected, const Tensor& actual, Tolerance toler
   if (expected.Type() != actual.Type() || expected.Shape() != actual.Shape()) return diff;
   if (expected.Type() == ElementType::kString) return diff;
   diff.count = expected.NumElements();
+  const Bounds bounds = tolerance.For(expected.Type());
   for (int64_t i = 0; i < diff.count; ++i) {
     const double e = ElementAsDouble(expected, i);
     const double a = ElementAsDouble(actual, i);
@@ -58,7 +59,7 @@ Difference Measure(const Tensor& expected, const Tensor& actual, Tolerance toler
     diff.max_abs = std::max(diff.max_abs, abs_diff);
     if (e != 0) diff.max_rel = std::max(diff.max_rel, abs_diff / std::fabs(e));
     diff.worst_ratio =
-        std::max(diff.worst_ratio, abs_diff / (tolerance.atol + tolerance.rtol * std::fabs(e)));
+        std::max(diff.worst_ratio, abs_diff / (bounds.atol + bounds.rtol * std::fabs(e)));
   }
   return diff;
 }

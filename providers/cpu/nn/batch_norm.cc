@@ -8,8 +8,8 @@
 // saved_mean (batch mean) and saved_var (batch inverse standard deviation, as onnxruntime).
 #include <cmath>
 
-#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/common/compute_type.h"
+#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
@@ -70,18 +70,21 @@ struct BatchStatsImpl {
 
 template <typename T>
 struct NormalizeImpl {
-  // y = x * multiplier[g] + offset[g]
-  void operator()(const Tensor& x, Tensor& y, const Layout& layout,
-                  const std::vector<double>& multiplier, const std::vector<double>& offset) const {
+  // y = (x - mean[g]) * multiplier[g] + bias[g]. Subtracting the mean first keeps a double
+  // result exact when x is close to the mean; folding it into one offset (x * m + (bias - mean *
+  // m)) cancels two rounded products and loses up to all the digits of x - mean.
+  void operator()(const Tensor& x, Tensor& y, const Layout& layout, const std::vector<double>& mean,
+                  const std::vector<double>& multiplier, const std::vector<double>& bias) const {
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
     for (int64_t n = 0; n < layout.batch; ++n)
       for (int64_t g = 0; g < layout.groups; ++g) {
         const int64_t base = (n * layout.groups + g) * layout.inner;
+        const double m = mean[g];
         const double a = multiplier[g];
-        const double b = offset[g];
+        const double b = bias[g];
         for (int64_t i = 0; i < layout.inner; ++i)
-          out[base + i] = FromCompute<T>(ToDouble(in[base + i]) * a + b);
+          out[base + i] = FromCompute<T>((ToDouble(in[base + i]) - m) * a + b);
       }
   }
 };
@@ -143,15 +146,12 @@ class BatchNormalization final : public OpKernel {
       DispatchByType<BatchStatsImpl, FloatTypes>(x.Type(), node.OpType(), x, layout, mean, var);
     }
     std::vector<double> multiplier(static_cast<size_t>(layout.groups));
-    std::vector<double> offset(static_cast<size_t>(layout.groups));
     const double epsilon = static_cast<double>(epsilon_);
-    for (size_t g = 0; g < multiplier.size(); ++g) {
+    for (size_t g = 0; g < multiplier.size(); ++g)
       multiplier[g] = scale[g] / std::sqrt(var[g] + epsilon);
-      offset[g] = bias[g] - mean[g] * multiplier[g];
-    }
     Tensor& y = context.Output(0, shape, x.Type());
-    DispatchByType<NormalizeImpl, FloatTypes>(x.Type(), node.OpType(), x, y, layout, multiplier,
-                                              offset);
+    DispatchByType<NormalizeImpl, FloatTypes>(x.Type(), node.OpType(), x, y, layout, mean,
+                                              multiplier, bias);
     if (!training_) return;
 
     const double momentum = static_cast<double>(momentum_);

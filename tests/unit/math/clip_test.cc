@@ -141,7 +141,7 @@ TEST(ClipTest, MissingMinDefaultsToLowestForInfinity) {
   test.MissingInput();
   test.Input<float>("max", {}, {5});
   test.Output<float>("Y", {2}, {std::numeric_limits<float>::lowest(), 1});
-  test.SetTolerance(0, 0);
+  test.SetTolerance(0, 0, "lowest() must come back bit-exact");
   test.Run();
 }
 

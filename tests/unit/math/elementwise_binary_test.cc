@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "math_test_util.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -400,7 +401,7 @@ TEST(ArithmeticHalfTest, Float16RoundsResultToNearest) {
   test.Input<Float16>("A", {2}, Vals<Float16>({2048, 2048}));
   test.Input<Float16>("B", {2}, Vals<Float16>({1, 3}));
   test.Output<Float16>("C", {2}, Vals<Float16>({2048, 2052}));
-  test.SetTolerance(0, 0);
+  test.SetTolerance(0, 0, "the rounding to nearest even is exact");
   test.Run();
 }
 
@@ -418,6 +419,32 @@ TEST(ArithmeticErrorTest, MixedElementTypesAreRejected) {
   test.Input<double>("B", {1}, {2});
   test.Output<float>("C", {1}, {3});
   test.ExpectFailure("inputs A and B must have one element type, got float and double");
+}
+
+// Double arithmetic stays in double: A holds 1 + k * 2^-30 (all 1 in float), so Sub gives the
+// small differences exactly and Add/Mul/Div keep them; a kernel computing in float would return
+// 0 or the rounded sums instead, off by far more than the 1e-12 double tolerance.
+TEST(ArithmeticDoublePrecisionTest, ExactToDoublePrecision) {
+  const std::vector<double> a = {NearOne(1), NearOne(-3), NearOne(7), NearOne(12)};
+  const std::vector<double> b = {1.0, NearOne(5), 3.0, NearOne(-9)};
+  const auto check = [&](const char* op, auto fn) {
+    SCOPED_TRACE(op);
+    const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+      std::vector<C> out;
+      for (size_t i = 0; i < a.size(); ++i)
+        out.push_back(fn(static_cast<C>(a[i]), static_cast<C>(b[i])));
+      return out;
+    });
+    OpTester test(op, 14);
+    test.Input<double>("A", {4}, a);
+    test.Input<double>("B", {4}, b);
+    test.Output<double>("C", {4}, expected);
+    test.Run();
+  };
+  check("Add", [](auto x, auto y) { return x + y; });
+  check("Sub", [](auto x, auto y) { return x - y; });
+  check("Mul", [](auto x, auto y) { return x * y; });
+  check("Div", [](auto x, auto y) { return x / y; });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -377,6 +378,38 @@ TEST(GemmTest, ThreeDimensionalAFails) {
   test.Input<float>("B", {2, 2}, {1, 0, 0, 1});
   test.Output<float>("Y", {2, 2}, {0, 0, 0, 0});
   test.ExpectFailure("needs 2-D A and B");
+}
+
+// Double Gemm computes alpha * A' * B' + beta * C in double (alpha and beta are float
+// attributes, used at their float value): entries 1 + k * 2^-30 are all 1 in float.
+TEST(GemmDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kM = 2, kK = 3, kN = 3;
+  const float alpha = 0.3f;  // not a short binary fraction: the kernel must use float(0.3)
+  const float beta = -1.25f;
+  std::vector<double> a;  // stored K x M (transA)
+  for (int i = 0; i < kK * kM; ++i) a.push_back(NearOne(2 * i - 5) * (i % 2 ? -1 : 1.5));
+  std::vector<double> b;  // stored N x K (transB)
+  for (int i = 0; i < kN * kK; ++i) b.push_back(NearOne(7 - 3 * i) * (i % 3 ? 0.5 : 1));
+  const std::vector<double> c = {NearOne(4), NearOne(-6), NearOne(11)};  // one row, broadcast
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> y;
+    for (int m = 0; m < kM; ++m)
+      for (int n = 0; n < kN; ++n) {
+        C sum = 0;
+        for (int k = 0; k < kK; ++k)
+          sum += static_cast<C>(a[k * kM + m]) * static_cast<C>(b[n * kK + k]);
+        y.push_back(static_cast<C>(alpha) * sum + static_cast<C>(beta) * static_cast<C>(c[n]));
+      }
+    return y;
+  });
+  OpTester test("Gemm", 13);
+  test.Input<double>("A", {kK, kM}, a);
+  test.Input<double>("B", {kN, kK}, b);
+  test.Input<double>("C", {kN}, c);
+  test.Attr("transA", int64_t{1}).Attr("transB", int64_t{1});
+  test.Attr("alpha", alpha).Attr("beta", beta);
+  test.Output<double>("Y", {kM, kN}, expected);
+  test.Run();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -301,6 +302,33 @@ TEST(MatMulTest, ScalarInputFails) {
   test.Input<float>("B", {1}, {3});
   test.Output<float>("Y", {}, {6});
   test.ExpectFailure("rank >= 1");
+}
+
+// Double MatMul accumulates in double: entries 1 + k * 2^-30 (all 1 in float) with a broadcast
+// batch; each dot product must match long double to 1e-12.
+TEST(MatMulDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kBatch = 2, kM = 2, kK = 3, kN = 2;
+  std::vector<double> a;
+  for (int i = 0; i < kBatch * kM * kK; ++i) a.push_back(NearOne(3 * i - 7) * (i % 2 ? -1.5 : 1));
+  std::vector<double> b;  // one matrix, broadcast over A's batch
+  for (int i = 0; i < kK * kN; ++i) b.push_back(NearOne(5 - 2 * i) * (i % 3 ? 0.75 : 2));
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> y;
+    for (int batch = 0; batch < kBatch; ++batch)
+      for (int m = 0; m < kM; ++m)
+        for (int n = 0; n < kN; ++n) {
+          C sum = 0;
+          for (int k = 0; k < kK; ++k)
+            sum += static_cast<C>(a[(batch * kM + m) * kK + k]) * static_cast<C>(b[k * kN + n]);
+          y.push_back(sum);
+        }
+    return y;
+  });
+  OpTester test("MatMul", 13);
+  test.Input<double>("A", {kBatch, kM, kK}, a);
+  test.Input<double>("B", {kK, kN}, b);
+  test.Output<double>("Y", {kBatch, kM, kN}, expected);
+  test.Run();
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 // that are exact in float16/bfloat16; one case is hand-checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -76,7 +78,6 @@ TEST(SoftmaxTest, Opset1Float16Axis0) {
   test.Output<Float16>(
       "y", {2, 3},
       H({0.0884399414, 0.113525391, 0.0884399414, 0.00267028809, 0.653320312, 0.0536193848}));
-  test.SetTolerance(0.001, 0.01);
   test.Run();
 }
 
@@ -110,7 +111,6 @@ TEST(SoftmaxTest, Opset11Float16Axis1) {
   test.Output<Float16>("y", {2, 4},
                        H({0.803222656, 0.00891876221, 0.00891876221, 0.179199219, 0.0276794434,
                           0.0456237793, 0.916503906, 0.0101852417}));
-  test.SetTolerance(0.001, 0.01);
   test.Run();
 }
 
@@ -160,7 +160,6 @@ TEST(SoftmaxTest, Opset13Float16NegativeAxis) {
       "y", {2, 3, 2},
       H({0.622558594, 0.320800781, 0.182373047, 0.0600891113, 0.11920166, 0.817382812, 0.377441406,
          0.679199219, 0.817382812, 0.939941406, 0.880859375, 0.182373047}));
-  test.SetTolerance(0.001, 0.01);
   test.Run();
 }
 
@@ -170,7 +169,6 @@ TEST(SoftmaxTest, Opset13BFloat16) {
   test.Output<BFloat16>("y", {2, 4},
                         B({0.85546875, 0.00952148438, 0.0201416016, 0.115722656, 0.421875,
                            0.0163574219, 0.0209960938, 0.54296875}));
-  test.SetTolerance(0.01, 0.02);
   test.Run();
 }
 
@@ -220,6 +218,61 @@ TEST(SoftmaxErrorTest, ScalarInput) {
   test.Input<float>("x", {}, {1});
   test.Output<float>("y", {}, {1});
   test.ExpectFailure("input must have rank >= 1");
+}
+
+// Softmax of x seen as [outer, extent, inner] along `extent`, computed in C.
+template <typename C>
+std::vector<C> SoftmaxReference(const std::vector<C>& x, int outer, int extent, int inner) {
+  std::vector<C> y(x.size());
+  for (int o = 0; o < outer; ++o)
+    for (int i = 0; i < inner; ++i) {
+      const auto at = [&](int e) { return static_cast<size_t>((o * extent + e) * inner + i); };
+      C max_value = x[at(0)];
+      for (int e = 1; e < extent; ++e) max_value = std::max(max_value, x[at(e)]);
+      C sum = 0;
+      for (int e = 0; e < extent; ++e) sum += std::exp(x[at(e)] - max_value);
+      for (int e = 0; e < extent; ++e) y[at(e)] = std::exp(x[at(e)] - max_value) / sum;
+    }
+  return y;
+}
+
+// Double Softmax computes in double: rows of 1 + k * 2^-30 (all 1 in float, where every output
+// would be exactly 1/extent) must match long double to 1e-12.
+TEST(SoftmaxDoublePrecisionTest, ExactToDoublePrecision) {
+  std::vector<double> x;
+  for (int i = 0; i < 12; ++i) x.push_back(NearOne(5 * i - 23) + (i >= 6 ? 2 : 0));
+  const std::vector<double> expected = DoubleExpected(
+      [&]<typename C>() { return SoftmaxReference(std::vector<C>(x.begin(), x.end()), 2, 3, 2); });
+  OpTester test("Softmax", 13);
+  test.Input<double>("x", {2, 3, 2}, x);
+  test.Attr("axis", int64_t{1});
+  test.Output<double>("y", {2, 3, 2}, expected);
+  test.Run();
+}
+
+// float16/bfloat16 Softmax computes in float and rounds once: within 2 ULP of the float
+// reference on the same half inputs, along the last axis and along a strided middle axis.
+template <typename T>
+class SoftmaxHalfPrecisionTest : public ::testing::Test {};
+using HalfTypes = ::testing::Types<Float16, BFloat16>;
+TYPED_TEST_SUITE(SoftmaxHalfPrecisionTest, HalfTypes);
+
+TYPED_TEST(SoftmaxHalfPrecisionTest, WithinTwoUlpOfFloatReference) {
+  using T = TypeParam;
+  const std::vector<T> x = SpreadValues<T>(48, -6.f, 5.f);
+  {
+    OpTester test("Softmax", 13);
+    test.Input<T>("x", {3, 16}, x);
+    test.Output<T>("y", {3, 16}, RoundTo<T>(SoftmaxReference(Widen(x), 3, 16, 1)));
+    test.Run();
+  }
+  {
+    OpTester test("Softmax", 13);
+    test.Input<T>("x", {2, 8, 3}, x);
+    test.Attr("axis", int64_t{1});
+    test.Output<T>("y", {2, 8, 3}, RoundTo<T>(SoftmaxReference(Widen(x), 2, 8, 3)));
+    test.Run();
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -618,6 +619,44 @@ TEST(ConvTest, UnknownAutoPadFails) {
   test.Attr("auto_pad", std::string("SAME"));
   test.Output<float>("Y", {1, 1, 2, 2}, {0, 0, 0, 0});
   test.ExpectFailure("auto_pad 'SAME'");
+}
+
+// Double Conv accumulates in double: 1 + k * 2^-30 inputs and weights (all 1 in float), two
+// groups, a bias and padding; each output must match long double to 1e-12.
+TEST(ConvDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kChannels = 2, kH = 3, kW = 3, kOut = 4;  // group 2: 2 outputs per group
+  std::vector<double> x, w, bias;
+  for (int i = 0; i < kChannels * kH * kW; ++i) x.push_back(NearOne(5 * i - 40) * (i % 4 ? 1 : -2));
+  for (int i = 0; i < kOut * 2 * 2; ++i) w.push_back(NearOne(11 - 3 * i) * (i % 3 ? 0.5 : -1));
+  for (int o = 0; o < kOut; ++o) bias.push_back(NearOne(o * 13 - 20));
+  // 2x2 kernels, pads 1 at the start only: output 3x3.
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> y;
+    for (int o = 0; o < kOut; ++o) {
+      const int c = o / 2;
+      for (int oh = 0; oh < 3; ++oh)
+        for (int ow = 0; ow < 3; ++ow) {
+          C sum = static_cast<C>(bias[o]);
+          for (int kh = 0; kh < 2; ++kh)
+            for (int kw = 0; kw < 2; ++kw) {
+              const int h = oh - 1 + kh, col = ow - 1 + kw;
+              if (h < 0 || h >= kH || col < 0 || col >= kW) continue;
+              sum += static_cast<C>(x[(c * kH + h) * kW + col]) *
+                     static_cast<C>(w[(o * 2 + kh) * 2 + kw]);
+            }
+          y.push_back(sum);
+        }
+    }
+    return y;
+  });
+  OpTester test("Conv", 11);
+  test.Input<double>("X", {1, kChannels, kH, kW}, x);
+  test.Input<double>("W", {kOut, 1, 2, 2}, w);
+  test.Input<double>("B", {kOut}, bias);
+  test.Attr("group", int64_t{2});
+  test.Attr("pads", std::vector<int64_t>{1, 1, 0, 0});
+  test.Output<double>("Y", {1, kOut, 3, 3}, expected);
+  test.Run();
 }
 
 }  // namespace

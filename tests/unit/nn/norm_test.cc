@@ -3,7 +3,10 @@
 // that are exact in float16/bfloat16; one case per op is hand-checked.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -94,7 +97,6 @@ TEST(BatchNormalizationTest, Opset1Float16IsTest) {
   test.Attr("is_test", int64_t{1});
   test.Output<Float16>("y", {1, 2, 3},
                        H({-3.29882812, -1.75, -1.75, -0.770507812, -7.9140625, -7.9140625}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -164,7 +166,6 @@ TEST(BatchNormalizationTest, Opset6Float16) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({8.421875, 13.5234375, 5.08203125, 5.390625, -1.78515625, 12.390625,
                           6.015625, 3.10351562}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -197,7 +198,6 @@ TEST(BatchNormalizationTest, Opset7Float16) {
   test.Output<Float16>("y", {2, 3, 2},
                        H({3.02734375, 0.458496094, 12.1875, 1.79882812, -7.140625, 11.9140625,
                           -1.08300781, 6.109375, 2.66601562, 6.12890625, -9.7421875, 6.71484375}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -275,7 +275,6 @@ TEST(BatchNormalizationTest, Opset9Float16) {
   test.Output<Float16>("y", {1, 2, 2, 2},
                        H({0.246704102, 0.995117188, 3.24023438, -0.501464844, 5.8828125, 11.59375,
                           1.21191406, 6.40234375}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -339,7 +338,6 @@ TEST(BatchNormalizationTest, Opset14Float16WithFloatStats) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({10.8671875, 17.21875, -2.58007812, -3.4453125, -2.63085938, 2.13085938,
                           2.18359375, -1.71386719}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -356,7 +354,6 @@ TEST(BatchNormalizationTest, Opset14BFloat16TrainingFloatStats) {
                            1.2578125, -0.271484375}));
   test.Output<float>("running_mean", {2}, {3.34375f, 0.456249982f});
   test.Output<float>("running_var", {2}, {1.16367185f, 0.563671947f});
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -386,7 +383,6 @@ TEST(BatchNormalizationTest, Opset15Float16ScaleFloatStatsDouble) {
   test.Output<Float16>("y", {2, 2, 2},
                        H({-2.0, 0.165039062, -0.0960693359, 2.98632812, -1.56738281, -0.989746094,
                           3.22460938, 1.56445312}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -406,7 +402,6 @@ TEST(BatchNormalizationTest, Opset15DoubleScaleBFloat16StatsFloat16Training) {
        -0.67020209007863141, 3.8051367382984367, -5.160035905412756, 1.1306264729934776});
   test.Output<Float16>("running_mean", {3}, H({1.78125, -0.431152344, -2.75585938}));
   test.Output<Float16>("running_var", {3}, H({3.47265625, 1.86035156, 0.685546875}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -419,7 +414,6 @@ TEST(BatchNormalizationTest, Opset15BFloat16) {
   test.Input<BFloat16>("var", {2}, B({0.5, 1.25}));
   test.Output<BFloat16>("y", {2, 2, 2},
                         B({9.375, -1.2265625, 8.75, 1.5, 1.421875, 36.0, -2.96875, 3.734375}));
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -486,7 +480,6 @@ TEST(LayerNormalizationTest, Float16AxisNegative2) {
          -0.60546875, -4.953125, 0.208984375, -1.11230469, -1.69335938}));
   test.Output<float>("Mean", {2, 1, 1}, {-0.291666657f, 0.583333313f});
   test.Output<float>("InvStdDev", {2, 1, 1}, {0.44869566f, 0.4226816f});
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -500,7 +493,6 @@ TEST(LayerNormalizationTest, BFloat16StatsBFloat16) {
                         B({-7.1875, -5.0, -4.5, 3.328125, -7.0625, -1.953125, -3.34375, 2.9375}));
   test.Output<BFloat16>("Mean", {2, 1}, B({0.4375, 0.25}));
   test.Output<BFloat16>("InvStdDev", {2, 1}, B({0.765625, 0.38671875}));
-  test.SetTolerance(0.03, 0.03);
   test.Run();
 }
 
@@ -565,7 +557,6 @@ TEST(LayerNormalizationTest, Float16OnlyY) {
   test.Output<Float16>(
       "Y", {2, 3},
       H({0.484863281, -1.21972656, 2.06445312, 0.567871094, -0.486572266, 1.94628906}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -640,6 +631,200 @@ TEST(NormErrorTest, LayerNormBiasRankTooHigh) {
   test.Input<float>("B", {1, 4}, {0, 0, 0, 0});
   test.Output<float>("Y", {4}, {1, 2, 3, 4});
   test.ExpectFailure("B of shape [1,4] cannot be broadcast");
+}
+
+// LayerNormalization of x seen as [rows, cols] with per-column scale and bias, computed in C.
+template <typename C>
+std::vector<C> LayerNormReference(const std::vector<C>& x, int rows, int cols,
+                                  const std::vector<C>& scale, const std::vector<C>& bias,
+                                  C epsilon) {
+  std::vector<C> y(x.size());
+  for (int r = 0; r < rows; ++r) {
+    const C* row = x.data() + r * cols;
+    C sum = 0;
+    for (int c = 0; c < cols; ++c) sum += row[c];
+    const C mean = sum / cols;
+    C squares = 0;
+    for (int c = 0; c < cols; ++c) squares += (row[c] - mean) * (row[c] - mean);
+    const C inv_std_dev = 1 / std::sqrt(squares / cols + epsilon);
+    for (int c = 0; c < cols; ++c)
+      y[r * cols + c] = (row[c] - mean) * inv_std_dev * scale[c] + bias[c];
+  }
+  return y;
+}
+
+// BatchNormalization of x seen as [batch, channels, inner] with per-channel parameters.
+template <typename C>
+std::vector<C> BatchNormReference(const std::vector<C>& x, int batch, int channels, int inner,
+                                  const std::vector<C>& scale, const std::vector<C>& bias,
+                                  const std::vector<C>& mean, const std::vector<C>& var,
+                                  C epsilon) {
+  std::vector<C> y(x.size());
+  for (int n = 0; n < batch; ++n)
+    for (int c = 0; c < channels; ++c)
+      for (int i = 0; i < inner; ++i) {
+        const size_t at = static_cast<size_t>((n * channels + c) * inner + i);
+        y[at] = (x[at] - mean[c]) / std::sqrt(var[c] + epsilon) * scale[c] + bias[c];
+      }
+  return y;
+}
+
+template <typename C>
+std::vector<C> As(const std::vector<double>& values) {
+  return std::vector<C>(values.begin(), values.end());
+}
+
+// Double LayerNormalization computes in double (stage one too: at least stash_type's float, as
+// onnxruntime does): rows of 1 + k * 2^-30 (constant in float, where Y would be just B) must
+// match long double to 1e-12.
+TEST(LayerNormDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kRows = 2, kCols = 6;
+  const float epsilon = 1e-24f;  // far below the variance (~1e-18), used at its float value
+  std::vector<double> x, scale, bias;
+  for (int i = 0; i < kRows * kCols; ++i) x.push_back(NearOne(7 * i - 40) + (i / kCols) * 2);
+  for (int c = 0; c < kCols; ++c) {
+    scale.push_back(NearOne(c - 2) * (c % 2 ? -1.5 : 0.75));
+    bias.push_back(NearOne(3 * c) * (c - 2.5));
+  }
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    return LayerNormReference(As<C>(x), kRows, kCols, As<C>(scale), As<C>(bias),
+                              static_cast<C>(epsilon));
+  });
+  OpTester test("LayerNormalization", 17);
+  test.Input<double>("X", {kRows, kCols}, x);
+  test.Input<double>("Scale", {kCols}, scale);
+  test.Input<double>("B", {kCols}, bias);
+  test.Attr("epsilon", epsilon);
+  test.Output<double>("Y", {kRows, kCols}, expected);
+  test.Run();
+}
+
+// Double BatchNormalization in inference mode: x and mean are 1 + k * 2^-30 (x - mean is a few
+// 2^-30) and the variance is tiny, so y = (x - mean) * scale / sqrt(var + epsilon) + B needs
+// every digit of x - mean.
+TEST(BatchNormDoublePrecisionTest, InferenceExactToDoublePrecision) {
+  constexpr int kBatch = 2, kChannels = 2, kInner = 3;
+  const float epsilon = 1e-20f;
+  std::vector<double> x;
+  for (int i = 0; i < kBatch * kChannels * kInner; ++i) x.push_back(NearOne(5 * i - 27));
+  const std::vector<double> scale = {1.5, NearOne(-3) * -0.75};
+  const std::vector<double> bias = {NearOne(9) * 0.25, -2};
+  const std::vector<double> mean = {NearOne(1), NearOne(-2)};
+  const std::vector<double> var = {3 * 0x1p-60, 7 * 0x1p-58};
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    return BatchNormReference(As<C>(x), kBatch, kChannels, kInner, As<C>(scale), As<C>(bias),
+                              As<C>(mean), As<C>(var), static_cast<C>(epsilon));
+  });
+  OpTester test("BatchNormalization", 15);
+  test.Input<double>("x", {kBatch, kChannels, kInner}, x);
+  test.Input<double>("scale", {kChannels}, scale);
+  test.Input<double>("B", {kChannels}, bias);
+  test.Input<double>("mean", {kChannels}, mean);
+  test.Input<double>("var", {kChannels}, var);
+  test.Attr("epsilon", epsilon);
+  test.Output<double>("y", {kBatch, kChannels, kInner}, expected);
+  test.Run();
+}
+
+// Training mode: the batch statistics and the running statistics stay in double too.
+TEST(BatchNormDoublePrecisionTest, TrainingExactToDoublePrecision) {
+  constexpr int kBatch = 4, kChannels = 2, kInner = 2;
+  const float epsilon = 1e-20f;
+  const float momentum = 0.9f;
+  std::vector<double> x;
+  for (int i = 0; i < kBatch * kChannels * kInner; ++i) x.push_back(NearOne(3 * i - 20) * 2);
+  const std::vector<double> scale = {NearOne(4), -0.5};
+  const std::vector<double> bias = {0.125, NearOne(-6)};
+  const std::vector<double> input_mean = {NearOne(2), NearOne(-8)};
+  const std::vector<double> input_var = {NearOne(5) * 0.25, 3};
+  // y, then running_mean, then running_var.
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    const std::vector<C> xc = As<C>(x);
+    const int count = kBatch * kInner;
+    std::vector<C> mean(kChannels, 0), var(kChannels, 0);
+    for (int n = 0; n < kBatch; ++n)
+      for (int c = 0; c < kChannels; ++c)
+        for (int i = 0; i < kInner; ++i) mean[c] += xc[(n * kChannels + c) * kInner + i];
+    for (C& m : mean) m /= count;
+    for (int n = 0; n < kBatch; ++n)
+      for (int c = 0; c < kChannels; ++c)
+        for (int i = 0; i < kInner; ++i) {
+          const C d = xc[(n * kChannels + c) * kInner + i] - mean[c];
+          var[c] += d * d;
+        }
+    for (C& v : var) v /= count;
+    std::vector<C> out = BatchNormReference(xc, kBatch, kChannels, kInner, As<C>(scale),
+                                            As<C>(bias), mean, var, static_cast<C>(epsilon));
+    const C m = static_cast<C>(momentum);
+    for (int c = 0; c < kChannels; ++c)
+      out.push_back(static_cast<C>(input_mean[c]) * m + mean[c] * (1 - m));
+    for (int c = 0; c < kChannels; ++c)
+      out.push_back(static_cast<C>(input_var[c]) * m + var[c] * (1 - m));
+    return out;
+  });
+  const auto part = [&](size_t begin, size_t size) {
+    return std::vector<double>(expected.begin() + begin, expected.begin() + begin + size);
+  };
+  OpTester test("BatchNormalization", 15);
+  test.Input<double>("x", {kBatch, kChannels, kInner}, x);
+  test.Input<double>("scale", {kChannels}, scale);
+  test.Input<double>("B", {kChannels}, bias);
+  test.Input<double>("mean", {kChannels}, input_mean);
+  test.Input<double>("var", {kChannels}, input_var);
+  test.Attr("epsilon", epsilon);
+  test.Attr("momentum", momentum);
+  test.Attr("training_mode", int64_t{1});
+  test.Output<double>("y", {kBatch, kChannels, kInner}, part(0, x.size()));
+  test.Output<double>("running_mean", {kChannels}, part(x.size(), kChannels));
+  test.Output<double>("running_var", {kChannels}, part(x.size() + kChannels, kChannels));
+  test.Run();
+}
+
+// float16/bfloat16 normalization computes in (at least) float and rounds once: within 2 ULP of
+// the float reference on the same half inputs.
+template <typename T>
+class NormHalfPrecisionTest : public ::testing::Test {};
+using HalfTypes = ::testing::Types<Float16, BFloat16>;
+TYPED_TEST_SUITE(NormHalfPrecisionTest, HalfTypes);
+
+TYPED_TEST(NormHalfPrecisionTest, LayerNormWithinTwoUlpOfFloatReference) {
+  using T = TypeParam;
+  constexpr int kRows = 3, kCols = 16;
+  const std::vector<T> x = SpreadValues<T>(kRows * kCols, -4.f, 6.f);
+  const std::vector<T> scale = SpreadValues<T>(kCols, -2.f, 3.f);
+  const std::vector<T> bias = SpreadValues<T>(kCols, -1.5f, 1.f);
+  const float epsilon = 1e-5f;
+  OpTester test("LayerNormalization", 17);
+  test.Input<T>("X", {kRows, kCols}, x);
+  test.Input<T>("Scale", {kCols}, scale);
+  test.Input<T>("B", {kCols}, bias);
+  test.Attr("epsilon", epsilon);
+  test.Output<T>(
+      "Y", {kRows, kCols},
+      RoundTo<T>(LayerNormReference(Widen(x), kRows, kCols, Widen(scale), Widen(bias), epsilon)));
+  test.Run();
+}
+
+TYPED_TEST(NormHalfPrecisionTest, BatchNormWithinTwoUlpOfFloatReference) {
+  using T = TypeParam;
+  constexpr int kBatch = 2, kChannels = 4, kInner = 6;
+  const std::vector<T> x = SpreadValues<T>(kBatch * kChannels * kInner, -5.f, 5.f);
+  const std::vector<T> scale = SpreadValues<T>(kChannels, -3.f, 2.f);
+  const std::vector<T> bias = SpreadValues<T>(kChannels, -1.f, 1.f);
+  const std::vector<T> mean = SpreadValues<T>(kChannels, -0.5f, 0.75f);
+  const std::vector<T> var = SpreadValues<T>(kChannels, 0.2f, 3.f);
+  const float epsilon = 1e-5f;
+  OpTester test("BatchNormalization", 15);
+  test.Input<T>("x", {kBatch, kChannels, kInner}, x);
+  test.Input<T>("scale", {kChannels}, scale);
+  test.Input<T>("B", {kChannels}, bias);
+  test.Input<T>("mean", {kChannels}, mean);
+  test.Input<T>("var", {kChannels}, var);
+  test.Attr("epsilon", epsilon);
+  test.Output<T>("y", {kBatch, kChannels, kInner},
+                 RoundTo<T>(BatchNormReference(Widen(x), kBatch, kChannels, kInner, Widen(scale),
+                                               Widen(bias), Widen(mean), Widen(var), epsilon)));
+  test.Run();
 }
 
 }  // namespace

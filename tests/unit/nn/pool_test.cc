@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -409,7 +410,6 @@ TEST(AveragePoolTest, Opset1Float16) {
   test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({1.75, 0.9375, -2.5625, -0.3125}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -465,7 +465,6 @@ TEST(AveragePoolTest, Opset7Float16CountIncludePad) {
   test.Attr("count_include_pad", int64_t{1});
   test.Output<Float16>("y", {1, 1, 3, 3},
                        H({1.3125, 1.5, 0.8125, 3.125, 2.9375, 1.625, 1.75, 1.6875, 1.625}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -507,7 +506,6 @@ TEST(AveragePoolTest, Opset10Float16Ceil) {
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Attr("ceil_mode", int64_t{1});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({-0.5625, -2.875, -0.5, 3.25}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -549,7 +547,6 @@ TEST(AveragePoolTest, Opset11Float16Pads) {
   test.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 2}, H({-1.875, 1.04199219, -0.5, 0.694335938}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -597,7 +594,6 @@ TEST(AveragePoolTest, Opset19Float16Dilations) {
   test.Output<Float16>("y", {1, 1, 4, 4},
                        H({-2.25, 4.0, 0.625, 3.75, -2.25, -1.125, -1.0, -0.875, -2.125, 2.875,
                           0.875, 1.75, -1.75, -1.875, -1.875, -2.5}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -612,7 +608,6 @@ TEST(AveragePoolTest, Opset22BFloat16Pads) {
   test.Attr("strides", std::vector<int64_t>{2, 2});
   test.Output<BFloat16>("y", {1, 2, 2, 2},
                         B({-0.3125, -2.625, -1.1640625, -0.75, 1.0, 0.54296875, 0.25, 0.25}));
-  test.SetTolerance(0.02, 0.02);
   test.Run();
 }
 
@@ -645,7 +640,6 @@ TEST(AveragePoolTest, Opset22Float16) {
       H({-3.75, 1.75, 0.75, -2.75, -1.5, 1.25, -1.25, -1.25, -2.5, 1.25, 3.75, -2.5}));
   test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
   test.Output<Float16>("y", {1, 1, 2, 3}, H({-0.5625, 0.625, -1.125, -0.375, 1.25, -0.3125}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -676,7 +670,6 @@ TEST(GlobalAveragePoolTest, Opset1Float16) {
                       H({-4.5, -3.75, -1.25, -0.75, -2.75, 1.25, -0.25, -3.75, 3.0, -3.75, -1.5,
                          -3.5, 4.25, -2.25, 3.5, 4.5, -3.0, -4.75}));
   test.Output<Float16>("y", {1, 2, 1, 1}, H({-1.41699219, -0.722167969}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -684,7 +677,6 @@ TEST(GlobalAveragePoolTest, Opset22BFloat16) {
   OpTester test("GlobalAveragePool", 22);
   test.Input<BFloat16>("x", {1, 2, 4}, B({-5.0, -3.25, -1.0, -3.5, 4.5, -0.5, 3.25, -5.0}));
   test.Output<BFloat16>("y", {1, 2, 1}, B({-3.1875, 0.5625}));
-  test.SetTolerance(0.02, 0.02);
   test.Run();
 }
 
@@ -709,7 +701,6 @@ TEST(GlobalAveragePoolTest, Opset22Float16) {
   OpTester test("GlobalAveragePool", 22);
   test.Input<Float16>("x", {1, 1, 2, 3}, H({-1.5, 2.5, 4.25, -3.0, -4.0, 4.5}));
   test.Output<Float16>("y", {1, 1, 1, 1}, H({0.458251953}));
-  test.SetTolerance(0.01, 0.01);
   test.Run();
 }
 
@@ -828,6 +819,46 @@ TEST(PoolErrorTest, AveragePoolRejectsInt8) {
   test.Attr("kernel_shape", std::vector<int64_t>{2});
   test.Output<int8_t>("y", {1, 1, 1}, {1});
   test.ExpectFailure("AveragePool");
+}
+
+// Double AveragePool and GlobalAveragePool sum in double: windows of 1 + k * 2^-30 (all 1 in
+// float) must average to long double precision, with count_include_pad dividing by 9 at the
+// padded corners.
+TEST(AveragePoolDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kH = 4, kW = 4;
+  std::vector<double> x;
+  for (int i = 0; i < kH * kW; ++i) x.push_back(NearOne(9 * i - 70) * (i % 3 ? 1 : 0.5));
+  // 3x3 windows, stride 2, one pad on every side, padded cells counted: a 2x2 output.
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> y;
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        C sum = 0;
+        for (int h = 2 * oh - 1; h < 2 * oh + 2; ++h)
+          for (int w = 2 * ow - 1; w < 2 * ow + 2; ++w)
+            if (h >= 0 && h < kH && w >= 0 && w < kW) sum += static_cast<C>(x[h * kW + w]);
+        y.push_back(sum / 9);
+      }
+    return y;
+  });
+  OpTester test("AveragePool", 19);
+  test.Input<double>("x", {1, 1, kH, kW}, x);
+  test.Attr("kernel_shape", std::vector<int64_t>{3, 3});
+  test.Attr("strides", std::vector<int64_t>{2, 2});
+  test.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  test.Attr("count_include_pad", int64_t{1});
+  test.Output<double>("y", {1, 1, 2, 2}, expected);
+  test.Run();
+
+  const std::vector<double> global = DoubleExpected([&]<typename C>() {
+    C sum = 0;
+    for (double v : x) sum += static_cast<C>(v);
+    return std::vector<C>{sum / (kH * kW)};
+  });
+  OpTester global_test("GlobalAveragePool", 1);
+  global_test.Input<double>("x", {1, 1, kH, kW}, x);
+  global_test.Output<double>("y", {1, 1, 1, 1}, global);
+  global_test.Run();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "op_tester.h"
+#include "precision_reference.h"
 
 namespace prism::testing {
 namespace {
@@ -184,6 +185,40 @@ TEST(ReduceMeanTest, DuplicateAxisFails) {
   test.Input<float>("data", {2, 2}, {1, 2, 3, 4}).Input<int64_t>("axes", {2}, {1, -1});
   test.Output<float>("reduced", {2, 1}, {1, 2});
   test.ExpectFailure("more than once");
+}
+
+// Double ReduceMean accumulates in double: 1 + k * 2^-30 (all 1 in float) over a middle and a
+// last axis must match long double to 1e-12.
+TEST(ReduceMeanDoublePrecisionTest, ExactToDoublePrecision) {
+  constexpr int kA = 2, kB = 3, kC = 4;
+  std::vector<double> x;
+  for (int i = 0; i < kA * kB * kC; ++i) x.push_back(NearOne(7 * i - 80) * (i % 5 ? 1 : -3));
+  const std::vector<double> expected = DoubleExpected([&]<typename C>() {
+    std::vector<C> mean(kA * kC, 0);
+    for (int a = 0; a < kA; ++a)
+      for (int b = 0; b < kB; ++b)
+        for (int c = 0; c < kC; ++c) mean[a * kC + c] += static_cast<C>(x[(a * kB + b) * kC + c]);
+    for (C& m : mean) m /= kB;
+    return mean;
+  });
+  OpTester test("ReduceMean", 18);
+  test.Input<double>("data", {kA, kB, kC}, x).Input<int64_t>("axes", {1}, {1});
+  test.Output<double>("reduced", {kA, 1, kC}, expected);
+  test.Run();
+
+  const std::vector<double> row_means = DoubleExpected([&]<typename C>() {
+    std::vector<C> mean(kA * kB, 0);
+    for (int r = 0; r < kA * kB; ++r) {
+      for (int c = 0; c < kC; ++c) mean[r] += static_cast<C>(x[r * kC + c]);
+      mean[r] /= kC;
+    }
+    return mean;
+  });
+  OpTester last("ReduceMean", 13);
+  last.Input<double>("data", {kA, kB, kC}, x);
+  last.Attr("axes", std::vector<int64_t>{-1}).Attr("keepdims", int64_t{0});
+  last.Output<double>("reduced", {kA, kB}, row_means);
+  last.Run();
 }
 
 }  // namespace

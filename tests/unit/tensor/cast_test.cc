@@ -405,7 +405,7 @@ TEST(CastTest, Int64AndDoubleConvertDirectly) {
   OpTester to_double("Cast", 13);
   to_double.Input<int64_t>("x", {3}, {9007199254740993LL, INT64_MAX, -9007199254740995LL})
       .Output<double>("y", {3}, {9007199254740992.0, 9223372036854775808.0, -9007199254740996.0})
-      .SetTolerance(0, 0)
+      .SetTolerance(0, 0, "conversions round exactly")
       .Attr("to", static_cast<int64_t>(E::kDouble));
   to_double.Run();
   OpTester to_int("Cast", 13);
@@ -417,7 +417,7 @@ TEST(CastTest, Int64AndDoubleConvertDirectly) {
   OpTester u64("Cast", 13);
   u64.Input<uint64_t>("x", {2}, {UINT64_MAX, 9007199254740993ull})
       .Output<float>("y", {2}, {18446744073709551616.0f, 9007199254740992.0f})
-      .SetTolerance(0, 0)
+      .SetTolerance(0, 0, "conversions round exactly")
       .Attr("to", static_cast<int64_t>(E::kFloat));
   u64.Run();
 }
@@ -510,13 +510,13 @@ TEST(CastTest, StringsToFloats) {
       .Output<float>("y", {16},
                      {kNaNF, kNaNF, kInfF, kInfF, -kInfF, kInfF, -kInfF, kInfF, kInfF, 1e-5f, 1e8f,
                       3.5f, 2.0f, kInfF, -kInfF, -0.0f})
-      .SetTolerance(0, 0)
+      .SetTolerance(0, 0, "conversions round exactly")
       .Attr("to", static_cast<int64_t>(E::kFloat));
   test.Run();
   OpTester doubles("Cast", 13);
   doubles.Input<std::string>("x", {2}, {"0.1", "-1.7976931348623157e308"})
       .Output<double>("y", {2}, {0.1, -1.7976931348623157e308})
-      .SetTolerance(0, 0)
+      .SetTolerance(0, 0, "conversions round exactly")
       .Attr("to", static_cast<int64_t>(E::kDouble));
   doubles.Run();
   OpTester float8("Cast", 19);
@@ -567,7 +567,7 @@ TEST(CastTest, FloatStringRoundTripIsExact) {
   OpTester back("Cast", 13);
   back.InputTensor("x", strings[0].GetTensor())
       .Output<float>("y", {8}, values)
-      .SetTolerance(0, 0)
+      .SetTolerance(0, 0, "conversions round exactly")
       .Attr("to", static_cast<int64_t>(E::kFloat));
   back.Run();
   to_string.Run();

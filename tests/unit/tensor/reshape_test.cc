@@ -103,14 +103,21 @@ TEST(ReshapeTest, ConstantShapeInitializer) {
   test.Run();
 }
 
+// RunAndGet does not check the declared Output, so the shape and the values are compared here
+// as well as the buffer: a view with the input's shape, or over the wrong bytes, must fail.
 TEST(ReshapeTest, OutputSharesInputBuffer) {
   OpTester test("Reshape", 14);
-  const Tensor data = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
-  test.InputTensor("data", data).Input<int64_t>("shape", {1}, {4});
-  test.Output<float>("reshaped", {4}, {1, 2, 3, 4});
+  const Tensor data = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor expected = MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+  test.InputTensor("data", data).Input<int64_t>("shape", {2}, {3, -1});
+  test.OutputTensor("reshaped", expected);
   std::vector<Value> results = test.RunAndGet();
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].GetTensor().RawData(), data.RawData());
+  ASSERT_TRUE(results[0].IsTensor());
+  const Tensor& reshaped = results[0].GetTensor();
+  EXPECT_EQ(reshaped.RawData(), data.RawData());
+  EXPECT_EQ(reshaped.Shape(), TensorShape({3, 2}));
+  EXPECT_EQ(CompareTensors(expected, reshaped, Tolerance{0, 0}), "");
 }
 
 TEST(ReshapeTest, TwoInferredDimsFail) {
