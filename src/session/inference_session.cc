@@ -146,14 +146,9 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
     PRISM_ENFORCE(!fed[it->second], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
     const NodeArg& input = *graph.Inputs()[it->second];
     CheckFeed(input, feeds[f]);
-    Value feed = feeds[f];
-    // Feeds bound in device memory move to the CPU, where graph inputs are planned to live.
-    if (feed.IsTensor() && !feed.GetTensor().Location().IsCpuAccessible()) {
-      feed = CopyValueToCpu(state->DataTransfers(), feed);
-      instrumentation.copies++;
-      instrumentation.bytes_copied += ValueBytes(feed);
-    }
-    inputs[it->second] = std::move(feed);
+    // A feed in device memory goes in as given: the executor uses it in place where it is
+    // consumed in that memory, and copies it only for consumers elsewhere.
+    inputs[it->second] = feeds[f];
     fed[it->second] = true;
   }
   for (const NodeArg* required : graph.RequiredInputs()) {
