@@ -184,10 +184,7 @@ Value CopyValue(const DataTransferManager& transfers, const Value& source,
   return source;  // an empty optional has nothing to move
 }
 
-namespace {
-
-// Whether a value's tensors are in memory already (any CPU-accessible memory counts as CPU).
-bool InMemory(const Value& value, const MemoryInfo& memory) {
+bool ValueInMemory(const Value& value, const MemoryInfo& memory) {
   auto fits = [&](const Tensor& tensor) {
     return memory.IsCpuAccessible() ? tensor.Location().IsCpuAccessible()
                                     : tensor.Location().SameSpace(memory);
@@ -196,8 +193,10 @@ bool InMemory(const Value& value, const MemoryInfo& memory) {
   if (value.IsSequence())
     return std::all_of(value.GetSequence().tensors.begin(), value.GetSequence().tensors.end(),
                        fits);
-  return true;  // an empty optional is anywhere
+  return true;
 }
+
+namespace {
 
 std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
                             const std::vector<Value>& inputs, const ExecutionFrame* parent,
@@ -216,7 +215,7 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].HasValue()) continue;  // an overridable initializer stays in place
     const int slot = plan.input_slots[i];
-    if (InMemory(inputs[i], plan.slot_memory[slot])) {
+    if (ValueInMemory(inputs[i], plan.slot_memory[slot])) {
       slots[slot] = inputs[i];
       continue;
     }
@@ -241,7 +240,7 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
       for (const auto& [slot, feed] : feeds_elsewhere)
         if (slot == step.copy_source) source = feed;
       const auto start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
-      if (InMemory(*source, plan.slot_memory[step.copy_target])) {
+      if (ValueInMemory(*source, plan.slot_memory[step.copy_target])) {
         slots[step.copy_target] = *source;  // fed where it is consumed: used in place
       } else {
         slots[step.copy_target] = CopyValue(state.DataTransfers(), *source, step.copy_allocator);

@@ -115,6 +115,67 @@ TEST(DeviceIoTest, FeedInTheConsumersMemoryIsUsedInPlace) {
       << session->Report().ToText();
 }
 
+std::vector<Value> RunTo(const InferenceSession& session, const Value& x, const Value& y,
+                         OutputDestination destination) {
+  return session.Run(RunOptions{}, {"X", "Y"}, {x, y}, {"Z"}, {destination});
+}
+
+TEST(DeviceIoTest, OutputsGoStraightToTheirDestination) {
+  auto session = MakeSession(AddReluModel(false), {TestEp("Add,Relu")});
+  auto cpu = MakeSession(AddReluModel(false), {});
+  const Value x(Ramp(-2.f, 0.07f));
+  const Value y(Ramp(1.f, -0.03f));
+  const Value expected = RunXY(*cpu, x, y, false)[0];
+  const Value x_device = session->CopyToMemory(x, TestDeviceMemory());
+  const Value y_device = session->CopyToMemory(y, TestDeviceMemory());
+
+  // Bound to the memory it is produced in: no copy.
+  OutputDestination to_device;
+  to_device.memory = TestDeviceMemory();
+  std::vector<Value> out;
+  Delta delta = Measure(*session, [&] { out = RunTo(*session, x_device, y_device, to_device); });
+  EXPECT_EQ(delta.copies, 0);
+  EXPECT_EQ(out[0].GetTensor().Location().name, "TestDevice");
+  EXPECT_EQ(CompareValues(expected, session->CopyToMemory(out[0], CpuMemoryInfo()), {0, 0}), "");
+
+  // A preallocated device tensor receives the result with one device-to-device copy.
+  Value device_buffer = session->CopyToMemory(Value(Ramp(0.f, 0.f)), TestDeviceMemory());
+  OutputDestination into_device;
+  into_device.preallocated = &device_buffer;
+  delta = Measure(*session, [&] { out = RunTo(*session, x_device, y_device, into_device); });
+  EXPECT_EQ(delta.copies, 1);
+  EXPECT_EQ(delta.bytes, kBytes);
+  EXPECT_EQ(out[0].GetTensor().RawData(), device_buffer.GetTensor().RawData());
+  EXPECT_EQ(CompareValues(expected, session->CopyToMemory(device_buffer, CpuMemoryInfo()), {0, 0}),
+            "");
+
+  // A preallocated CPU tensor: one device-to-CPU copy, straight into it.
+  Value cpu_buffer(Ramp(0.f, 0.f));
+  OutputDestination into_cpu;
+  into_cpu.preallocated = &cpu_buffer;
+  delta = Measure(*session, [&] { out = RunTo(*session, x_device, y_device, into_cpu); });
+  EXPECT_EQ(delta.copies, 1);
+  EXPECT_EQ(delta.bytes, kBytes);
+  EXPECT_EQ(CompareValues(expected, cpu_buffer, {0, 0}), "");
+
+  // A mismatch names the output, the bound tensor and the result.
+  Value wrong_shape =
+      session->CopyToMemory(Value(MakeTensor<float>({2}, {0.f, 0.f})), TestDeviceMemory());
+  OutputDestination into_wrong;
+  into_wrong.preallocated = &wrong_shape;
+  try {
+    RunTo(*session, x_device, y_device, into_wrong);
+    ADD_FAILURE() << "a preallocated output of the wrong shape was accepted";
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.Code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("output 'Z' is bound to a preallocated tensor(float)[2] "
+                                         "but the model produced tensor(float)[64] (shapes "
+                                         "differ)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DeviceIoTest, DeviceFeedAlsoReadOnTheCpuIsCopiedOnlyForTheCpu) {
   auto session = MakeSession(AddReluModel(true), {TestEp("Add,Relu")});
   auto cpu = MakeSession(AddReluModel(true), {});
