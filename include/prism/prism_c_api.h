@@ -370,7 +370,8 @@ typedef struct PrismApi {
   /* value [in, borrowed]: the binding keeps its own reference. Inputs may live in any memory
      an EP of the session can copy from. */
   PrismStatus* (*BindInput)(PrismIoBinding* binding, const char* name, const PrismValue* value);
-  /* Binds an output to a preallocated value: results are written into it (shape must match). */
+  /* Binds an output to a preallocated value in CPU memory or an EP's memory: each run copies the
+     result into it (element type and shape must match). */
   PrismStatus* (*BindOutput)(PrismIoBinding* binding, const char* name, const PrismValue* value);
   /* Binds an output to a memory space: the run allocates it there. */
   PrismStatus* (*BindOutputToDevice)(PrismIoBinding* binding, const char* name,

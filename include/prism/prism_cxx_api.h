@@ -747,7 +747,7 @@ class IoBinding : public detail::Owner<PrismIoBinding> {
   void BindInput(const std::string& name, const Value& value) {
     detail::ThrowOnError(detail::Api().BindInput(get(), name.c_str(), value.get()));
   }
-  // Results are copied into value, whose type and shape must match.
+  // Results are copied into value (CPU or device memory), whose type and shape must match.
   void BindOutput(const std::string& name, const Value& value) {
     detail::ThrowOnError(detail::Api().BindOutput(get(), name.c_str(), value.get()));
   }

@@ -1,7 +1,6 @@
 // IO binding: inputs bound from any memory, outputs bound to preallocated values or to a memory
 // space, and copies of device values back to the CPU.
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 
 #include "capi/api_functions.h"
@@ -11,29 +10,6 @@
 namespace prism::capi {
 
 namespace {
-
-// Copies a run result into the caller's preallocated CPU tensor, which must match it exactly.
-void CopyIntoPreallocated(const InferenceSession& session, const std::string& name,
-                          const Value& result, Tensor& target) {
-  PRISM_ENFORCE(result.IsTensor(), kInvalidArgument, "output '", name, "' is ", result.Describe(),
-                " but was bound to a preallocated ", target.Describe());
-  const Tensor& produced = result.GetTensor();
-  PRISM_ENFORCE(produced.Type() == target.Type(), kInvalidArgument, "output '", name,
-                "' is bound to a preallocated ", target.Describe(), " but the model produced ",
-                produced.Describe(), " (element types differ)");
-  PRISM_ENFORCE(produced.Shape() == target.Shape(), kInvalidArgument, "output '", name,
-                "' is bound to a preallocated ", target.Describe(), " but the model produced ",
-                produced.Describe(), " (shapes differ)");
-  const Value on_cpu = session.CopyToMemory(result, CpuMemoryInfo());
-  const Tensor& source = on_cpu.GetTensor();
-  if (source.Type() == ElementType::kString) {
-    const auto* from = source.Data<std::string>();
-    auto* to = target.MutableData<std::string>();
-    std::copy(from, from + source.NumElements(), to);
-  } else if (source.SizeInBytes() > 0 && source.RawData() != target.RawData()) {
-    std::memcpy(target.MutableRawData(), source.RawData(), source.SizeInBytes());
-  }
-}
 
 template <typename Binding>
 Binding* FindByName(std::vector<Binding>& bindings, const std::string& name) {
@@ -85,11 +61,11 @@ PrismStatus* BindOutput(PrismIoBinding* binding, const char* name,
     PRISM_ENFORCE(value->value.IsTensor(), kInvalidArgument, "output '", name,
                   "' can only be bound to a preallocated tensor, got ", value->value.Describe());
     const Tensor& tensor = value->value.GetTensor();
-    // Writing into device memory needs the session's data transfers, which only copy into new
-    // buffers today.
-    PRISM_ENFORCE(tensor.Location().IsCpuAccessible(), kNotImplemented, "output '", name,
-                  "': binding a preallocated tensor in ", tensor.Location().ToString(),
-                  " memory is not supported yet; bind a CPU tensor, or use BindOutputToDevice");
+    // Each run copies the result into this buffer through the session's data transfers.
+    PRISM_ENFORCE(binding->session->AllocatorFor(tensor.Location()) != nullptr, kInvalidArgument,
+                  "output '", name, "' cannot be bound to a preallocated tensor in ",
+                  tensor.Location().ToString(),
+                  " memory: no execution provider of the session owns it");
     std::lock_guard lock(binding->mutex);
     binding->results.clear();
     PrismIoBinding::OutputBinding* output = FindByName(binding->outputs, name);
@@ -148,28 +124,20 @@ PrismStatus* RunWithBinding(PrismSession* session, const PrismRunOptions* run_op
     binding->results.clear();
     PRISM_ENFORCE(!binding->outputs.empty(), kInvalidArgument,
                   "no outputs are bound: bind at least one with BindOutput or BindOutputToDevice");
+    // The session moves each result once, straight from where the graph produced it to where
+    // it is bound (nothing when it was produced there).
     std::vector<std::string> output_names;
-    for (const auto& output : binding->outputs) output_names.push_back(output.name);
-    const RunOptions defaults;
-    const InferenceSession& inference = *session->session;
-    // Results stay where the graph produced them; each is then moved once to where it is bound.
-    std::vector<Value> produced =
-        inference.Run(run_options != nullptr ? run_options->options : defaults,
-                      binding->input_names, binding->inputs, output_names,
-                      /*keep_device_outputs=*/true);
-    std::vector<Value> results;
-    results.reserve(produced.size());
-    for (size_t i = 0; i < produced.size(); ++i) {
-      PrismIoBinding::OutputBinding& output = binding->outputs[i];
-      if (output.preallocated != nullptr) {
-        CopyIntoPreallocated(inference, output.name, produced[i],
-                             output.preallocated->value.MutableTensor());
-        results.push_back(output.preallocated->value);
-      } else {
-        results.push_back(inference.CopyToMemory(produced[i], output.device));
-      }
+    std::vector<OutputDestination> destinations;
+    for (auto& output : binding->outputs) {
+      output_names.push_back(output.name);
+      OutputDestination& destination = destinations.emplace_back();
+      destination.memory = output.device;
+      if (output.preallocated != nullptr) destination.preallocated = &output.preallocated->value;
     }
-    binding->results = std::move(results);
+    const RunOptions defaults;
+    binding->results =
+        session->session->Run(run_options != nullptr ? run_options->options : defaults,
+                              binding->input_names, binding->inputs, output_names, destinations);
   });
 }
 

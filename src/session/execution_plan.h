@@ -43,6 +43,10 @@ struct GraphPlan {
   std::vector<MemoryInfo> slot_memory;
   std::unordered_map<std::string, int> slot_of;  // value name -> slot holding it where produced
   std::vector<int> input_slots;                  // graph inputs (incl. overridable), in order
+  // Per graph input: whether a kernel, a subgraph or the graph's result reads its slot directly,
+  // in the slot's planned (CPU) memory. When none does, only copy steps read it, and a feed
+  // already in a copy's target memory is used there in place.
+  std::vector<bool> input_read_directly;
   std::vector<std::pair<int, const Tensor*>> constant_slots;  // initializers preloaded per run
   std::vector<std::pair<std::string, int>> outer_slots;       // read from the enclosing frame
   // Constant initializers copied once, at session creation, into the memory space of an EP that

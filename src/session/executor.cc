@@ -1,5 +1,7 @@
 #include "session/executor.h"
 
+#include <algorithm>
+
 #include "common/logging.h"
 #include "framework/compute_trace.h"
 #include "session/profiler.h"
@@ -182,6 +184,18 @@ Value CopyValue(const DataTransferManager& transfers, const Value& source,
   return source;  // an empty optional has nothing to move
 }
 
+bool ValueInMemory(const Value& value, const MemoryInfo& memory) {
+  auto fits = [&](const Tensor& tensor) {
+    return memory.IsCpuAccessible() ? tensor.Location().IsCpuAccessible()
+                                    : tensor.Location().SameSpace(memory);
+  };
+  if (value.IsTensor()) return fits(value.GetTensor());
+  if (value.IsSequence())
+    return std::all_of(value.GetSequence().tensors.begin(), value.GetSequence().tensors.end(),
+                       fits);
+  return true;
+}
+
 namespace {
 
 std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
@@ -193,22 +207,50 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   for (const auto& [slot, tensor] : plan.constant_slots) slots[slot] = Value(*tensor);
   PRISM_ENFORCE(inputs.size() <= plan.input_slots.size(), kInvalidArgument, "graph ", plan.path,
                 " takes ", plan.input_slots.size(), " inputs, got ", inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].HasValue()) slots[plan.input_slots[i]] = inputs[i];
+  // Inputs are planned in CPU memory. A feed elsewhere (a device buffer) is remembered as given,
+  // so that copy steps from its slot read it and skip copying into the memory it is already in;
+  // its slot gets a CPU copy only when something reads the slot directly. Per-run state only:
+  // the plan stays shared and immutable.
+  std::vector<std::pair<int, const Value*>> feeds_elsewhere;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].HasValue()) continue;  // an overridable initializer stays in place
+    const int slot = plan.input_slots[i];
+    if (ValueInMemory(inputs[i], plan.slot_memory[slot])) {
+      slots[slot] = inputs[i];
+      continue;
+    }
+    feeds_elsewhere.emplace_back(slot, &inputs[i]);
+    if (!plan.input_read_directly[i]) {
+      slots[slot] = inputs[i];
+      continue;
+    }
+    slots[slot] = CopyValue(state.DataTransfers(), inputs[i], GetCpuAllocator());
+    if (instrumentation != nullptr) {
+      instrumentation->copies.fetch_add(1, std::memory_order_relaxed);
+      instrumentation->bytes_copied.fetch_add(ValueBytes(slots[slot]), std::memory_order_relaxed);
+    }
+  }
   for (const auto& [name, slot] : plan.outer_slots) slots[slot] = parent->Lookup(name);
 
   for (const ExecutionStep& step : plan.steps) {
     if (run_options.terminate != nullptr && run_options.terminate->load())
       PRISM_THROW(kFail, "the run was terminated (RunOptions.terminate)");
     if (step.kind == ExecutionStep::Kind::kCopy) {
+      const Value* source = &slots[step.copy_source];
+      for (const auto& [slot, feed] : feeds_elsewhere)
+        if (slot == step.copy_source) source = feed;
       const auto start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
-      slots[step.copy_target] =
-          CopyValue(state.DataTransfers(), slots[step.copy_source], step.copy_allocator);
-      if (instrumentation != nullptr) {
-        const int64_t bytes = ValueBytes(slots[step.copy_target]);
-        instrumentation->copies.fetch_add(1, std::memory_order_relaxed);
-        instrumentation->bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
-        if (profiler) RecordCopyEvent(*profiler, plan, step, bytes, start, Profiler::Clock::now());
+      if (ValueInMemory(*source, plan.slot_memory[step.copy_target])) {
+        slots[step.copy_target] = *source;  // fed where it is consumed: used in place
+      } else {
+        slots[step.copy_target] = CopyValue(state.DataTransfers(), *source, step.copy_allocator);
+        if (instrumentation != nullptr) {
+          const int64_t bytes = ValueBytes(slots[step.copy_target]);
+          instrumentation->copies.fetch_add(1, std::memory_order_relaxed);
+          instrumentation->bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
+          if (profiler)
+            RecordCopyEvent(*profiler, plan, step, bytes, start, Profiler::Clock::now());
+        }
       }
     } else {
       KernelContext context(state, step, frame, run_options, instrumentation);

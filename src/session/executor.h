@@ -29,6 +29,10 @@ std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan
                                 const RunOptions& run_options,
                                 RunInstrumentation* instrumentation = nullptr);
 
+// Whether a value's tensors are all in memory (any CPU-accessible memory counts as CPU); an
+// empty optional is anywhere.
+bool ValueInMemory(const Value& value, const MemoryInfo& memory);
+
 // A copy of a tensor or sequence in allocator's memory.
 Value CopyValue(const DataTransferManager& transfers, const Value& source,
                 const AllocatorPtr& allocator);

@@ -55,14 +55,31 @@ void CheckFeed(const NodeArg& input, const Value& feed) {
   }
 }
 
-// Whether Run must copy a value to reach CPU memory (sequences always count when any tensor
-// of theirs lives in device memory).
-bool OffCpu(const Value& value) {
-  if (value.IsTensor()) return !value.GetTensor().Location().IsCpuAccessible();
-  if (value.IsSequence())
-    for (const Tensor& tensor : value.GetSequence().tensors)
-      if (!tensor.Location().IsCpuAccessible()) return true;
-  return false;
+// Copies a run's result into the caller's preallocated tensor, in whatever memory that is,
+// after checking it matches; false when the result already is that buffer (nothing copied).
+bool CopyIntoPreallocated(const SessionState& state, const std::string& name, const Value& produced,
+                          Value& preallocated) {
+  PRISM_ENFORCE(preallocated.IsTensor(), kInvalidArgument, "output '", name,
+                "' can only be bound to a preallocated tensor, got ", preallocated.Describe());
+  Tensor& target = preallocated.MutableTensor();
+  PRISM_ENFORCE(produced.IsTensor(), kInvalidArgument, "output '", name, "' is ",
+                produced.Describe(), " but was bound to a preallocated ", target.Describe());
+  const Tensor& result = produced.GetTensor();
+  PRISM_ENFORCE(result.Type() == target.Type(), kInvalidArgument, "output '", name,
+                "' is bound to a preallocated ", target.Describe(), " but the model produced ",
+                result.Describe(), " (element types differ)");
+  PRISM_ENFORCE(result.Shape() == target.Shape(), kInvalidArgument, "output '", name,
+                "' is bound to a preallocated ", target.Describe(), " but the model produced ",
+                result.Describe(), " (shapes differ)");
+  if (result.RawData() == target.RawData() && result.Location().SameSpace(target.Location()))
+    return false;
+  PRISM_ENFORCE(state.DataTransfers().Find(result.Location(), target.Location()) != nullptr,
+                kInvalidArgument, "output '", name, "' is produced in ",
+                result.Location().ToString(), " memory but bound to a preallocated tensor in ",
+                target.Location().ToString(),
+                " memory, and no execution provider of this session copies between them");
+  state.DataTransfers().CopyTensor(result, target);
+  return true;
 }
 
 }  // namespace
@@ -120,6 +137,27 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
                                          const std::vector<Value>& feeds,
                                          const std::vector<std::string>& output_names,
                                          bool keep_device_outputs) const {
+  OutputDestination fallback;
+  if (keep_device_outputs) fallback.memory.reset();
+  return RunTo(run_options, feed_names, feeds, output_names, {}, fallback);
+}
+
+std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
+                                         const std::vector<std::string>& feed_names,
+                                         const std::vector<Value>& feeds,
+                                         const std::vector<std::string>& output_names,
+                                         const std::vector<OutputDestination>& destinations) const {
+  PRISM_ENFORCE(destinations.size() == output_names.size(), kInvalidArgument, destinations.size(),
+                " output destinations for ", output_names.size(), " output names");
+  return RunTo(run_options, feed_names, feeds, output_names, destinations, OutputDestination{});
+}
+
+std::vector<Value> InferenceSession::RunTo(const RunOptions& run_options,
+                                           const std::vector<std::string>& feed_names,
+                                           const std::vector<Value>& feeds,
+                                           const std::vector<std::string>& output_names,
+                                           const std::vector<OutputDestination>& destinations,
+                                           const OutputDestination& fallback) const {
   RunInstrumentation instrumentation;
   instrumentation.profiler = profiler_ && profiler_->Enabled() ? profiler_.get() : nullptr;
   const auto run_start =
@@ -146,14 +184,9 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
     PRISM_ENFORCE(!fed[it->second], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
     const NodeArg& input = *graph.Inputs()[it->second];
     CheckFeed(input, feeds[f]);
-    Value feed = feeds[f];
-    // Feeds bound in device memory move to the CPU, where graph inputs are planned to live.
-    if (feed.IsTensor() && !feed.GetTensor().Location().IsCpuAccessible()) {
-      feed = CopyValueToCpu(state->DataTransfers(), feed);
-      instrumentation.copies++;
-      instrumentation.bytes_copied += ValueBytes(feed);
-    }
-    inputs[it->second] = std::move(feed);
+    // A feed in device memory goes in as given: the executor uses it in place where it is
+    // consumed in that memory, and copies it only for consumers elsewhere.
+    inputs[it->second] = feeds[f];
     fed[it->second] = true;
   }
   for (const NodeArg* required : graph.RequiredInputs()) {
@@ -180,16 +213,27 @@ std::vector<Value> InferenceSession::Run(const RunOptions& run_options,
       ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation);
   std::vector<Value> results;
   results.reserve(selected.size());
-  for (size_t index : selected) {
-    if (keep_device_outputs) {
-      results.push_back(all[index]);
-      continue;
-    }
-    if (OffCpu(all[index])) {
+  for (size_t s = 0; s < selected.size(); ++s) {
+    const Value& produced = all[selected[s]];
+    const OutputDestination& destination = destinations.empty() ? fallback : destinations[s];
+    const std::string& name = graph.Outputs()[selected[s]]->name;
+    if (destination.preallocated != nullptr) {
+      if (CopyIntoPreallocated(*state, name, produced, *destination.preallocated)) {
+        instrumentation.copies++;
+        instrumentation.bytes_copied += ValueBytes(produced);
+      }
+      results.push_back(*destination.preallocated);
+    } else if (!destination.memory || ValueInMemory(produced, *destination.memory)) {
+      results.push_back(produced);  // already where it is wanted: no copy
+    } else {
+      AllocatorPtr allocator = AllocatorFor(*destination.memory);
+      PRISM_ENFORCE(allocator != nullptr, kInvalidArgument, "output '", name, "' cannot go to ",
+                    destination.memory->ToString(),
+                    " memory: no execution provider of this session owns it");
       instrumentation.copies++;
-      instrumentation.bytes_copied += ValueBytes(all[index]);
+      instrumentation.bytes_copied += ValueBytes(produced);
+      results.push_back(CopyValue(state->DataTransfers(), produced, allocator));
     }
-    results.push_back(CopyValueToCpu(state->DataTransfers(), all[index]));
   }
   runs_.fetch_add(1, std::memory_order_relaxed);
   copies_.fetch_add(instrumentation.copies.load(), std::memory_order_relaxed);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -35,6 +36,17 @@ struct RunStatistics {
   int64_t bytes_copied = 0;
 };
 
+// Where Run leaves one output.
+struct OutputDestination {
+  // The memory the result is left in (moved there when produced elsewhere); unset: wherever the
+  // graph produced it.
+  std::optional<MemoryInfo> memory = CpuMemoryInfo();
+  // When set, a caller-owned tensor value in any memory an EP of the session can write: the
+  // result is copied into it (element type and shape must match) and it is returned; `memory`
+  // is then ignored.
+  Value* preallocated = nullptr;
+};
+
 class InferenceSession {
  public:
   // providers: in priority order; CPUExecutionProvider is appended when absent (it is always
@@ -55,6 +67,12 @@ class InferenceSession {
                          const std::vector<Value>& feeds,
                          const std::vector<std::string>& output_names,
                          bool keep_device_outputs = false) const;
+  // As above, with one destination per requested output (output_names must not be empty).
+  // Moves between memory spaces made for the destinations count in Statistics().
+  std::vector<Value> Run(const RunOptions& run_options, const std::vector<std::string>& feed_names,
+                         const std::vector<Value>& feeds,
+                         const std::vector<std::string>& output_names,
+                         const std::vector<OutputDestination>& destinations) const;
 
   std::vector<ValueInfo> Inputs() const;  // required inputs (initializers excluded)
   std::vector<ValueInfo> Outputs() const;
@@ -91,6 +109,13 @@ class InferenceSession {
 
  private:
   std::shared_ptr<const SessionState> State() const;
+  // destinations: one per selected output, or empty for `fallback` everywhere.
+  std::vector<Value> RunTo(const RunOptions& run_options,
+                           const std::vector<std::string>& feed_names,
+                           const std::vector<Value>& feeds,
+                           const std::vector<std::string>& output_names,
+                           const std::vector<OutputDestination>& destinations,
+                           const OutputDestination& fallback) const;
 
   SessionOptions options_;
   std::vector<ProviderSpec> requested_providers_;

@@ -30,6 +30,8 @@ struct CopyRecord {
   std::string reason;                  // why the consumer wants it there
   std::vector<std::string> consumers;  // every reader of the copy (the first is `consumer`)
   bool per_run = true;  // false: a constant placed once at session creation, never copied again
+  // A copy of a graph input: a run whose feed is already in to_memory uses the feed in place.
+  bool skipped_when_fed_there = false;
 };
 
 class PartitionReport {

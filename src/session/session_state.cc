@@ -131,13 +131,20 @@ class SessionState::Planner {
                     plan->slot_memory[source].ToString(), " to ", wanted.ToString(), " for ",
                     consumer, ", but no EP provides that data transfer");
       plan->steps.push_back(std::move(copy));
-      state_.report_.copies.push_back(CopyRecord{path,
-                                                 name,
-                                                 plan->slot_memory[source].ToString(),
-                                                 wanted.ToString(),
-                                                 consumer,
-                                                 reason,
-                                                 {consumer}});
+      // A run whose feed for this input is already in the wanted memory uses it in place.
+      const bool graph_input = std::find(plan->input_slots.begin(), plan->input_slots.end(),
+                                         source) != plan->input_slots.end();
+      CopyRecord record{path,
+                        name,
+                        plan->slot_memory[source].ToString(),
+                        wanted.ToString(),
+                        consumer,
+                        graph_input ? MakeString(reason, "; graph input, not copied when fed in ",
+                                                 wanted.ToString(), " memory")
+                                    : reason,
+                        {consumer}};
+      record.skipped_when_fed_there = graph_input;
+      state_.report_.copies.push_back(std::move(record));
       copies[key] = {target, state_.report_.copies.size() - 1};
       return target;
     };
@@ -227,6 +234,7 @@ class SessionState::Planner {
       plan->keep[slot] = true;
     }
     ComputeReleases(*plan);
+    ComputeDirectInputReads(*plan);
     return plan;
   }
 
@@ -338,6 +346,25 @@ class SessionState::Planner {
     for (size_t slot = 0; slot < last_use.size(); ++slot)
       if (last_use[slot] >= 0 && !plan.keep[slot])
         plan.steps[last_use[slot]].release_after.push_back(static_cast<int>(slot));
+  }
+
+  // Which graph inputs something other than a copy step reads in their planned memory: kernel
+  // inputs, subgraphs' outer-scope reads (implicit inputs) and, in subgraphs, the graph's
+  // results (main graph results are moved to the caller's memory by Run).
+  static void ComputeDirectInputReads(GraphPlan& plan) {
+    std::vector<bool> read(plan.slot_names.size(), false);
+    for (const ExecutionStep& step : plan.steps) {
+      if (step.kind == ExecutionStep::Kind::kCopy) continue;
+      for (int slot : step.inputs)
+        if (slot >= 0) read[slot] = true;
+      for (const NodeArg* arg : step.node->ImplicitInputs()) {
+        auto it = plan.slot_of.find(arg->name);
+        if (it != plan.slot_of.end()) read[it->second] = true;
+      }
+    }
+    if (plan.graph->Parent() != nullptr)
+      for (int slot : plan.output_slots) read[slot] = true;
+    for (int slot : plan.input_slots) plan.input_read_directly.push_back(read[slot]);
   }
 
   SessionState& state_;

@@ -273,11 +273,16 @@ TEST_F(CxxApiTest, IoBindingWithDeviceMemory) {
   session.Run(binding);
   ExpectMnistOutput(preallocated.GetTensorData<float>(), 10);
 
-  // A preallocated device output is not supported yet: a clear error at bind time.
+  // A preallocated device output receives the result where it is, in device memory.
   prism::Value device_output = prism::Value::CreateTensor<float>(allocator, {1, 10});
-  prism::Exception error = CatchPrism([&] { binding.BindOutput("output", device_output); });
-  EXPECT_EQ(error.Code(), PRISM_NOT_IMPLEMENTED);
-  EXPECT_NE(std::string(error.what()).find("BindOutputToDevice"), std::string::npos);
+  binding.ClearBoundOutputs();
+  binding.BindOutput("output", device_output);
+  session.Run(binding);
+  results = binding.GetOutputValues();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].GetTensorMemoryInfo().Name(), "TestDevice");
+  EXPECT_EQ(results[0].GetTensorRawData(), device_output.GetTensorRawData());
+  ExpectMnistOutput(session.CopyToCpu(device_output).GetTensorData<float>(), 10);
 
   // Memory no EP of the session owns.
   prism::SessionOptions cpu_only;
@@ -287,6 +292,12 @@ TEST_F(CxxApiTest, IoBindingWithDeviceMemory) {
   prism::IoBinding cpu_binding(cpu_session);
   EXPECT_EQ(CatchPrism([&] { cpu_binding.BindOutput("output", device); }).Code(),
             PRISM_INVALID_ARGUMENT);
+  const prism::Exception error =
+      CatchPrism([&] { cpu_binding.BindOutput("output", device_output); });
+  EXPECT_EQ(error.Code(), PRISM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(error.what()).find("no execution provider of the session owns it"),
+            std::string::npos)
+      << error.what();
   // A binding runs only with the session it was made for.
   EXPECT_EQ(CatchPrism([&] { cpu_session.Run(binding); }).Code(), PRISM_INVALID_ARGUMENT);
 }

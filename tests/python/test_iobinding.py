@@ -149,9 +149,38 @@ def test_bind_input_by_device_pointer(add_relu_path):
     sess.run_with_iobinding(second)
     wanted = expected(add_relu_path, dict(inputs, a=expected(add_relu_path, inputs)["s"]))["s"]
     assert_close(second.copy_outputs_to_cpu()[0], wanted)
-    # Writing into caller-owned device memory is not supported by the C API.
-    with pytest.raises(ort.NotImplemented):
-        second.bind_output("z", "TestDevice", 0, np.float32, [3, 4], s_device.data_ptr())
+
+
+def test_bind_output_to_caller_device_buffer(add_relu_path):
+    # A device buffer the caller holds (here one a first run left on the device) receives the
+    # result of each later run, in place.
+    sess = ort.InferenceSession(add_relu_path, providers=TEST_EP)
+    inputs = feeds()
+    first = sess.io_binding()
+    for name, value in inputs.items():
+        first.bind_cpu_input(name, value)
+    first.bind_output("s", "TestDevice", 0)
+    sess.run_with_iobinding(first)
+    buffer = first.get_outputs()[0]
+
+    other = feeds(seed=11)
+    second = sess.io_binding()
+    for name, value in other.items():
+        second.bind_cpu_input(name, value)
+    second.bind_output("z", "TestDevice", 0, np.float32, [3, 4], buffer.data_ptr())
+    sess.run_with_iobinding(second)
+    z = second.get_outputs()[0]
+    assert z.device_name() == "testdevice" and z.data_ptr() == buffer.data_ptr()
+    assert_close(buffer.numpy(), expected(add_relu_path, other)["z"])
+
+    # A buffer of another shape is refused by the run, naming the output and both tensors.
+    third = sess.io_binding()
+    for name, value in other.items():
+        third.bind_cpu_input(name, value)
+    third.bind_output("z", "TestDevice", 0, np.float32, [4, 3], buffer.data_ptr())
+    with pytest.raises(InvalidArgument, match=r"output 'z' is bound to a preallocated "
+                       r"tensor\(float\)\[4,3\] but the model produced tensor\(float\)\[3,4\]"):
+        sess.run_with_iobinding(third)
 
 
 def test_device_ortvalue_creation_is_reported():
