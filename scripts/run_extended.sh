@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long jobs that do not fit CI's time budget, one command (docs/testing.md lists each part
 # with its time; CI runs a short smoke of each):
-#   tsan     ThreadSanitizer build (build-tsan/), concurrency, executor and partition tests
+#   tsan     ThreadSanitizer build (build-tsan/), concurrency, executor, partition, device I/O
+#            and placement tests
 #   asan     AddressSanitizer+UBSan build (build-asan/), every unit test and the conformance suites
 #   models   every ../shared/bench model against onnxruntime (resnet50, bert_base included)
 #   bench    benchmarks/compare.py on the default models (timings, not pass/fail)
@@ -33,7 +34,7 @@ for part in "${parts[@]}"; do
   echo "== run_extended: $part"
   case "$part" in
     tsan)
-      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*'
+      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*:DeviceIo*:Placement*'
       ;;
     asan)
       dir="$root/build-asan"
