@@ -96,54 +96,38 @@ class SessionState::Planner {
       }
       // A copy, not a reference: AddSlot grows slot_names and would leave a reference dangling.
       const std::string name = plan->slot_names[source];
+      const MemoryInfo from = plan->slot_memory[source];
       const int target = plan->AddSlot(name + "@" + wanted.ToString(), wanted);
-      if (const Tensor* constant = constant_of.count(source) ? constant_of.at(source) : nullptr) {
+      const IDataTransfer* transfer = state_.data_transfers_.Find(from, wanted);
+      PRISM_ENFORCE(transfer != nullptr, kEpFail, "value '", name, "' must move from ",
+                    from.ToString(), " to ", wanted.ToString(), " for ", consumer,
+                    ", but no EP provides that data transfer");
+      CopyRecord record{path,     name,   from.ToString(), wanted.ToString(),
+                        consumer, reason, {consumer}};
+      if (auto constant = constant_of.find(source); constant != constant_of.end()) {
         // A constant moves once, now, into the memory of the EP that reads it.
-        const IDataTransfer* transfer =
-            state_.data_transfers_.Find(plan->slot_memory[source], wanted);
-        PRISM_ENFORCE(transfer != nullptr, kEpFail, "constant '", name, "' must move from ",
-                      plan->slot_memory[source].ToString(), " to ", wanted.ToString(), " for ",
-                      consumer, ", but no EP provides that data transfer");
-        auto placed =
-            std::make_unique<Tensor>(constant->Type(), constant->Shape(), AllocatorFor(wanted));
-        transfer->CopyTensor(*constant, *placed);
+        auto placed = std::make_unique<Tensor>(constant->second->Type(), constant->second->Shape(),
+                                               AllocatorFor(wanted));
+        transfer->CopyTensor(*constant->second, *placed);
         plan->constant_slots.emplace_back(target, placed.get());
         plan->placed_constants.push_back(std::move(placed));
-        CopyRecord record{path,
-                          name,
-                          plan->slot_memory[source].ToString(),
-                          wanted.ToString(),
-                          consumer,
-                          reason + "; constant, placed once at session creation",
-                          {consumer}};
+        record.reason += "; constant, placed once at session creation";
         record.per_run = false;
-        state_.report_.copies.push_back(std::move(record));
-        copies[key] = {target, state_.report_.copies.size() - 1};
-        return target;
+      } else {
+        ExecutionStep copy;
+        copy.kind = ExecutionStep::Kind::kCopy;
+        copy.copy_source = source;
+        copy.copy_target = target;
+        copy.copy_allocator = AllocatorFor(wanted);
+        plan->steps.push_back(std::move(copy));
+        // A run whose feed for this input is already in the wanted memory uses it in place.
+        record.skipped_when_fed_there =
+            std::find(plan->input_slots.begin(), plan->input_slots.end(), source) !=
+            plan->input_slots.end();
+        if (record.skipped_when_fed_there)
+          record.reason +=
+              MakeString("; graph input, not copied when fed in ", wanted.ToString(), " memory");
       }
-      ExecutionStep copy;
-      copy.kind = ExecutionStep::Kind::kCopy;
-      copy.copy_source = source;
-      copy.copy_target = target;
-      copy.copy_allocator = AllocatorFor(wanted);
-      PRISM_ENFORCE(state_.data_transfers_.Find(plan->slot_memory[source], wanted) != nullptr,
-                    kEpFail, "value '", name, "' must move from ",
-                    plan->slot_memory[source].ToString(), " to ", wanted.ToString(), " for ",
-                    consumer, ", but no EP provides that data transfer");
-      plan->steps.push_back(std::move(copy));
-      // A run whose feed for this input is already in the wanted memory uses it in place.
-      const bool graph_input = std::find(plan->input_slots.begin(), plan->input_slots.end(),
-                                         source) != plan->input_slots.end();
-      CopyRecord record{path,
-                        name,
-                        plan->slot_memory[source].ToString(),
-                        wanted.ToString(),
-                        consumer,
-                        graph_input ? MakeString(reason, "; graph input, not copied when fed in ",
-                                                 wanted.ToString(), " memory")
-                                    : reason,
-                        {consumer}};
-      record.skipped_when_fed_there = graph_input;
       state_.report_.copies.push_back(std::move(record));
       copies[key] = {target, state_.report_.copies.size() - 1};
       return target;
