@@ -1,5 +1,6 @@
-// The graph IR: nodes, values, initializers and subgraphs. Built once by the model loader and
-// read-only afterwards, so sessions can share it across threads.
+// The graph IR: nodes, values, initializers and subgraphs. The loader builds one per model and
+// never changes it afterwards, so sessions can share it across threads; each session rewrites its
+// own Clone() (optimizer passes, fusing claimed groups), whose initializer data stays shared.
 #pragma once
 
 #include <map>
@@ -21,8 +22,13 @@ class Graph {
   const Graph* Parent() const { return parent_; }
   int Depth() const { return parent_ ? parent_->Depth() + 1 : 0; }
 
+  // Node indices are stable: a removed node leaves an empty slot, so NodeCount() is the number
+  // of slots (the bound for index-keyed tables) and NumberOfNodes() the live nodes.
   size_t NodeCount() const { return nodes_.size(); }
-  const Node& GetNode(NodeIndex index) const { return *nodes_.at(index); }
+  size_t NumberOfNodes() const { return topological_order_.size(); }
+  const Node& GetNode(NodeIndex index) const;
+  const Node* FindNode(NodeIndex index) const;  // nullptr for a removed node
+  // Slots in index order; a removed node's slot is nullptr.
   const std::vector<std::unique_ptr<Node>>& Nodes() const { return nodes_; }
   // Every node, producers before consumers.
   const std::vector<NodeIndex>& TopologicalOrder() const { return topological_order_; }
@@ -41,9 +47,52 @@ class Graph {
   const std::vector<NodeIndex>& Consumers(const std::string& value) const;
   // Values this graph (or its own subgraphs) reads from enclosing graphs.
   const std::vector<std::string>& OuterScopeValues() const { return outer_scope_values_; }
+  NodeArg* MutableNodeArg(const std::string& name);  // local values only
+
+  // ---- Rewriting (a session's own copy only) ----
+  // A copy of the structure (nodes, values, subgraphs and fused bodies, recursively) of a main
+  // graph; initializer tensors share their buffers with this graph's.
+  std::unique_ptr<Graph> Clone() const;
+  // A value name not used in this graph or any enclosing one, built from base.
+  std::string UniqueValueName(const std::string& base) const;
+  std::string UniqueNodeName(const std::string& base) const;
+  // The local value of that name, created (type unknown, no shape) when absent.
+  NodeArg* GetOrCreateValue(const std::string& name);
+  // Appends a node; inputs/outputs may hold nullptr for omitted optional ones. Outputs must be
+  // local values no other node produces. Call Resolve() after a batch of edits.
+  Node& AddNode(const std::string& name, const std::string& op_type, const std::string& domain,
+                int opset_version, std::vector<NodeArg*> inputs, std::vector<NodeArg*> outputs,
+                std::map<std::string, Attribute> attributes = {});
+  // Drops the node; whatever read its outputs must be rewired before Resolve().
+  void RemoveNode(NodeIndex index);
+  void SetNodeInput(NodeIndex index, size_t input, NodeArg* value);
+  // Every read of `from` (node inputs, graph outputs, reads from inside subgraphs) now reads `to`.
+  void ReplaceAllUses(const NodeArg* from, NodeArg* to);
+  bool IsOutput(const NodeArg* arg) const;
+  void AddInitializer(const std::string& name, Tensor tensor);
+  void RemoveInitializer(const std::string& name);
+  // Makes a fused node: body holds the group's nodes, its inputs and outputs match the node's.
+  void SetFusedBody(NodeIndex index, std::shared_ptr<Graph> body);
+  // After edits: recomputes producers, consumers, implicit inputs, outer-scope reads and the
+  // topological order; drops values nothing uses. Throws kInvalidGraph naming the value or nodes
+  // when a read has no producer, a value has two producers, or the edits made a cycle.
+  void Resolve();
+
+  // An empty graph for a fused node's body (same model, no parent).
+  static std::unique_ptr<Graph> MakeEmpty(const Model& model, const std::string& name);
+  // Body construction: declares graph inputs and outputs (values must exist locally).
+  void SetInputs(std::vector<NodeArg*> inputs);
+  void SetOutputs(std::vector<NodeArg*> outputs);
 
  private:
   friend class GraphBuilder;
+  std::unique_ptr<Graph> CloneWithin(const Graph* new_parent,
+                                     std::unordered_map<const NodeArg*, NodeArg*>& mapping) const;
+  bool IsLocal(const NodeArg* arg) const;
+  void CollectOuterReads();
+  void SortTopologically(const std::string& where);
+  void ReplaceReads(const NodeArg* from, NodeArg* to);
+
   std::string name_;
   const Model* model_ = nullptr;
   const Graph* parent_ = nullptr;

@@ -1,7 +1,6 @@
 #include "graph/graph_builder.h"
 
 #include <algorithm>
-#include <deque>
 
 #include <onnx/onnx_pb.h>
 
@@ -174,7 +173,7 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     graph->outputs_.push_back(arg);
   }
 
-  TopologicalSort(*graph, path);
+  graph->SortTopologically(path);
   return graph;
 }
 
@@ -287,44 +286,6 @@ void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::Attrib
       PRISM_THROW(kInvalidGraph, what, " has no valid type (", proto.type(), ")");
   }
   node.attributes_.emplace(proto.name(), std::move(attribute));
-}
-
-void GraphBuilder::TopologicalSort(Graph& graph, const std::string& path) {
-  const size_t count = graph.nodes_.size();
-  std::vector<size_t> pending(count, 0);
-  std::vector<std::vector<NodeIndex>> dependents(count);
-  for (const auto& node : graph.nodes_) {
-    auto add_edge = [&](const NodeArg* arg) {
-      if (arg == nullptr) return;
-      auto it = graph.producers_.find(arg->name);
-      if (it == graph.producers_.end()) return;
-      // Only edges within this graph order it; outer values are ready before it runs.
-      if (graph.node_args_.count(arg->name) == 0 || graph.node_args_.at(arg->name).get() != arg)
-        return;
-      dependents[it->second].push_back(node->index_);
-      ++pending[node->index_];
-    };
-    for (const NodeArg* arg : node->inputs_) add_edge(arg);
-    for (const NodeArg* arg : node->implicit_inputs_) add_edge(arg);
-  }
-  std::deque<NodeIndex> ready;
-  for (size_t i = 0; i < count; ++i)
-    if (pending[i] == 0) ready.push_back(i);
-  graph.topological_order_.clear();
-  while (!ready.empty()) {
-    const NodeIndex index = ready.front();
-    ready.pop_front();
-    graph.topological_order_.push_back(index);
-    for (NodeIndex next : dependents[index])
-      if (--pending[next] == 0) ready.push_back(next);
-  }
-  if (graph.topological_order_.size() != count) {
-    std::string stuck;
-    for (size_t i = 0; i < count && stuck.size() < 200; ++i)
-      if (pending[i] > 0)
-        stuck += MakeString(stuck.empty() ? "" : ", ", "'", graph.nodes_[i]->name_, "'");
-    PRISM_THROW(kInvalidGraph, "graph ", path, " has a cycle through nodes ", stuck);
-  }
 }
 
 }  // namespace prism

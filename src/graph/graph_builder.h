@@ -35,7 +35,6 @@ class GraphBuilder {
   void AddNode(Graph& graph, const onnx::NodeProto& proto, size_t index, const std::string& path);
   void ConvertAttribute(Graph& graph, Node& node, const onnx::AttributeProto& proto,
                         const std::string& path);
-  void TopologicalSort(Graph& graph, const std::string& path);
 
   const Model& model_;
   const ExternalDataPolicy& policy_;

@@ -60,6 +60,10 @@ class Node {
   const Attribute* FindAttribute(const std::string& name) const;
   // Subgraphs (If branches, Loop/Scan bodies), in attribute-name order.
   std::vector<const Graph*> Subgraphs() const;
+  // A fused node's body: the nodes of the group an EP claimed (nullptr for ordinary nodes). Its
+  // inputs and outputs are this node's, in order. It is not a subgraph: nothing plans or runs
+  // it except the EP that compiled it.
+  const Graph* FusedBody() const { return fused_body_.get(); }
   // "Add node 'add_0'" style description for error messages.
   std::string Describe() const;
 
@@ -76,6 +80,7 @@ class Node {
   std::vector<NodeArg*> outputs_;
   std::vector<NodeArg*> implicit_inputs_;
   std::map<std::string, Attribute> attributes_;
+  std::shared_ptr<Graph> fused_body_;
 };
 
 }  // namespace prism
