@@ -33,7 +33,7 @@ AllocatorPtr IExecutionProvider::GetAllocator(MemType) const {
   return GetCpuAllocator();
 }
 
-std::unique_ptr<OpKernel> IExecutionProvider::Compile(const MetaDef& meta_def, const GraphViewer&,
+std::unique_ptr<OpKernel> IExecutionProvider::Compile(const MetaDef& meta_def, const Graph&,
                                                       const OpKernelInfo&) const {
   PRISM_THROW(kNotImplemented, type_, " claimed fused subgraph '", meta_def.name,
               "' but does not implement Compile");

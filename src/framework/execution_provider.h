@@ -11,6 +11,7 @@
 #include "framework/allocator.h"
 #include "framework/data_transfer.h"
 #include "framework/kernel_registry.h"
+#include "graph/attribute.h"
 
 namespace prism {
 
@@ -19,12 +20,23 @@ class Graph;
 
 using ProviderOptions = std::map<std::string, std::string>;
 
-// A group of nodes an EP compiles into one fused kernel.
+// A group of nodes an EP compiles into one fused kernel. The session replaces the group by one
+// node (op type `name`, in `domain`) whose body holds the group's nodes, then asks the EP to
+// Compile it.
 struct MetaDef {
-  std::string name;
-  std::string domain;
+  std::string name;    // unique per session: the fused node's op type and name
+  std::string domain;  // e.g. "com.prism.test"
+  int since_version = 1;
+  // Values the group reads from outside (graph inputs, other nodes' outputs, initializers) and
+  // the values it produces that something outside reads (or that are graph outputs), in the
+  // order of the fused node's inputs and outputs.
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  // Attributes the fused node carries (the EP's own settings for Compile).
+  std::map<std::string, Attribute> attributes;
+  // The inputs that are constant initializers (weights): OpKernelInfo::ConstantInput gives them
+  // at Compile, and the session places them once in the EP's memory.
+  std::vector<std::string> constant_initializers;
 };
 
 // One claim of GetCapability: a single node with a registered kernel (meta_def null), or
@@ -70,8 +82,11 @@ class IExecutionProvider {
   // Copies between this EP's memory and the host; nullptr for CPU-memory EPs.
   virtual std::shared_ptr<IDataTransfer> GetDataTransfer() const { return nullptr; }
   virtual ProviderOptions GetProviderOptions() const { return {}; }
-  // Compiles a fused capability into one kernel; EPs that never fuse keep the default (throws).
-  virtual std::unique_ptr<OpKernel> Compile(const MetaDef& meta_def, const GraphViewer& nodes,
+  // Compiles a fused node into one kernel: the kernel's construction creates whatever state the
+  // compiled group needs, its Compute runs the group, its destruction releases the state. The
+  // body is the fused node's FusedBody() (the group's nodes; its inputs and outputs are the
+  // node's). EPs that never fuse keep the default (throws).
+  virtual std::unique_ptr<OpKernel> Compile(const MetaDef& meta_def, const Graph& body,
                                             const OpKernelInfo& info) const;
 
  private:
@@ -96,7 +111,7 @@ constexpr const char* kCpuExecutionProvider = "CPUExecutionProvider";
 // The version of the C++ interface between the core and plugin EPs (IExecutionProvider,
 // IExecutionProviderFactory, kernels, tensors). Raise it on any change a plugin must be rebuilt
 // for; a plugin built for another version is refused at load, naming both.
-constexpr uint32_t kProviderInterfaceVersion = 1;
+constexpr uint32_t kProviderInterfaceVersion = 2;
 
 }  // namespace prism
 

@@ -48,6 +48,9 @@ class Graph {
   // Values this graph (or its own subgraphs) reads from enclosing graphs.
   const std::vector<std::string>& OuterScopeValues() const { return outer_scope_values_; }
   NodeArg* MutableNodeArg(const std::string& name);  // local values only
+  Node* MutableNode(NodeIndex index) {
+    return index < nodes_.size() ? nodes_[index].get() : nullptr;
+  }
 
   // ---- Rewriting (a session's own copy only) ----
   // A copy of the structure (nodes, values, subgraphs and fused bodies, recursively) of a main

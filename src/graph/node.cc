@@ -64,6 +64,13 @@ std::vector<const Graph*> Node::Subgraphs() const {
   return graphs;
 }
 
+std::vector<Graph*> Node::MutableSubgraphs() {
+  std::vector<Graph*> graphs;
+  for (auto& [name, attribute] : attributes_)
+    for (auto& g : attribute.graphs) graphs.push_back(g.get());
+  return graphs;
+}
+
 std::string Node::Describe() const {
   return MakeString(op_type_, " node '", name_, "'");
 }

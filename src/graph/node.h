@@ -60,6 +60,7 @@ class Node {
   const Attribute* FindAttribute(const std::string& name) const;
   // Subgraphs (If branches, Loop/Scan bodies), in attribute-name order.
   std::vector<const Graph*> Subgraphs() const;
+  std::vector<Graph*> MutableSubgraphs();  // for rewriting a session's own copy
   // A fused node's body: the nodes of the group an EP claimed (nullptr for ordinary nodes). Its
   // inputs and outputs are this node's, in order. It is not a subgraph: nothing plans or runs
   // it except the EP that compiled it.

@@ -55,6 +55,8 @@ struct GraphPlan {
   std::vector<int> output_slots;
   std::vector<ExecutionStep> steps;
   std::vector<bool> keep;  // slots never released (graph outputs)
+  // Defs of this graph's fused nodes' steps (their kernels come from Compile, not a registry).
+  std::vector<std::unique_ptr<KernelDef>> fused_kernel_defs;
   // Plans of the subgraphs of this graph's nodes.
   std::map<const Graph*, std::unique_ptr<GraphPlan>> subgraphs;
 

@@ -43,9 +43,18 @@ std::string PartitionReport::ToText() const {
   out << "Nodes:\n";
   for (const NodePlacement& node : nodes) {
     out << "  [" << node.graph << "] " << node.node_name << " (" << node.op_type << ", opset "
-        << node.opset << ") -> " << node.provider << "\n";
+        << node.opset << ") -> " << node.provider
+        << (node.fused_into.empty() ? "" : " (fused into " + node.fused_into + ")") << "\n";
     for (const auto& [provider, reason] : node.declined)
       out << "      declined by " << provider << ": " << reason << "\n";
+  }
+  if (!fused_groups.empty()) {
+    out << "Fused groups:\n";
+    for (const FusedGroupRecord& group : fused_groups) {
+      out << "  [" << group.graph << "] " << group.fused_node << " -> " << group.provider << ":";
+      for (const std::string& node : group.nodes) out << " " << node;
+      out << "\n";
+    }
   }
   if (!copies.empty()) {
     out << "Copies:\n";

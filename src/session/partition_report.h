@@ -19,6 +19,16 @@ struct NodePlacement {
   std::vector<std::pair<std::string, std::string>> declined;
   std::vector<std::string> inputs;  // value names, for drawing edges
   std::vector<std::string> outputs;
+  std::string fused_into;  // the fused node that now runs it, when its EP compiled a group
+};
+
+// A group of nodes an EP claimed and compiled as one fused node.
+struct FusedGroupRecord {
+  std::string graph;
+  std::string fused_node;  // name and op type of the fused node
+  std::string domain;
+  std::string provider;
+  std::vector<std::string> nodes;  // the group's nodes, in topological order
 };
 
 struct CopyRecord {
@@ -38,6 +48,7 @@ class PartitionReport {
  public:
   std::vector<NodePlacement> nodes;
   std::vector<CopyRecord> copies;
+  std::vector<FusedGroupRecord> fused_groups;
 
   // Nodes per EP, copies not counted.
   std::map<std::string, int> NodesPerProvider() const;

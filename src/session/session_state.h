@@ -20,23 +20,26 @@ class Profiler;
 
 class SessionState {
  public:
-  // Creates the EPs (skipping or failing on unavailable ones as the options say), partitions
-  // the model, inserts copies, creates kernels and plans every graph. A profiler, when given,
-  // gets "Session" events for these phases.
+  // Runs the session's phases on its own copy of the model's graph: create the EPs (skipping or
+  // failing on unavailable ones as the options say) → partition → fuse claimed groups → compile
+  // them → plan (placement, copies, kernels, releases). A profiler, when given, gets "Session"
+  // events for these phases.
   static std::shared_ptr<const SessionState> Build(const std::shared_ptr<const Model>& model,
                                                    const SessionOptions& options,
                                                    const std::vector<ProviderSpec>& providers,
                                                    Profiler* profiler = nullptr);
 
   const Model& GetModel() const { return *model_; }
+  // The session's own graph after every transform and fusion: what the plan runs.
+  const Graph& GetGraph() const { return *graph_; }
   const std::vector<std::unique_ptr<IExecutionProvider>>& Providers() const { return providers_; }
   const DataTransferManager& DataTransfers() const { return data_transfers_; }
   const PartitionReport& Report() const { return report_; }
   const GraphPlan& MainPlan() const { return *main_plan_; }
 
  private:
-  class Planner;
   std::shared_ptr<const Model> model_;
+  std::unique_ptr<Graph> graph_;
   std::vector<std::unique_ptr<IExecutionProvider>> providers_;
   DataTransferManager data_transfers_;
   PartitionReport report_;

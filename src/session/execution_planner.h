@@ -1,0 +1,52 @@
+// Phase "plan": turns each partitioned (and fused) graph into an executable plan: value slots and
+// their memory spaces, copies where a value crosses memory spaces (constants placed once, at
+// session creation), kernels (created here, or compiled earlier for fused nodes) and the slots
+// each step releases.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "framework/data_transfer.h"
+#include "session/execution_plan.h"
+#include "session/graph_partitioner.h"
+#include "session/partition_report.h"
+
+namespace prism {
+
+class Profiler;
+
+// Kernels the compile phase made for fused nodes; the planner moves each into its step.
+using CompiledKernels = std::unordered_map<const Node*, std::unique_ptr<OpKernel>>;
+
+struct PlannerInputs {
+  const std::vector<std::unique_ptr<IExecutionProvider>>& providers;
+  const DataTransferManager& data_transfers;
+  const Assignment& assignment;
+  CompiledKernels& compiled_kernels;
+};
+
+// The constant initializer `name` as seen from graph (enclosing graphs included), or nullptr when
+// the name is a non-constant value there.
+const Tensor* FindConstantInitializer(const Graph& graph, const std::string& name);
+
+class ExecutionPlanner {
+ public:
+  // Copies found are appended to report.copies. A profiler, when given, gets the kernel
+  // creation totals through KernelCreationMicroseconds()/KernelsCreated().
+  ExecutionPlanner(const PlannerInputs& inputs, PartitionReport& report, Profiler* profiler);
+  ~ExecutionPlanner();
+
+  // Plans the main graph and, recursively, its subgraphs.
+  std::unique_ptr<GraphPlan> PlanMain(const Graph& main);
+  int64_t KernelCreationMicroseconds() const;
+  int64_t KernelsCreated() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace prism
