@@ -1,10 +1,13 @@
 #include "providers/test_ep/test_execution_provider.h"
 
 #include <cstring>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "graph/graph.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "providers/test_ep/compiled_group_kernel.h"
 #include "providers/test_ep/wrapped_cpu_kernel.h"
 
 namespace prism::test_ep {
@@ -98,6 +101,11 @@ TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
       registry_(std::make_shared<KernelRegistry>()) {
   options_.emplace("ops", "Add,Mul,Relu");
   options_.emplace("device_id", "0");
+  options_.emplace("fuse", "0");
+  const std::string fuse = options_.at("fuse");
+  PRISM_ENFORCE(fuse == "0" || fuse == "1", kInvalidArgument, kProviderName, ": fuse '", fuse,
+                "' must be 0 or 1");
+  fuse_ = fuse == "1";
   // Mirror the CPU kernels of the claimed ops; each runs the CPU kernel on unscrambled copies.
   for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
     if (!ops_.count(info->def.op_type) || !info->def.domain.empty()) continue;
@@ -109,23 +117,103 @@ std::vector<ComputeCapability> TestExecutionProvider::GetCapability(
     const GraphViewer& graph, const KernelLookup& lookup,
     std::vector<DeclinedNode>* declined) const {
   std::vector<ComputeCapability> claims;
+  std::vector<NodeIndex> claimable;
   for (NodeIndex index : graph.Nodes()) {
     const Node& node = graph.GetNode(index);
     std::string reason;
     if (!ops_.count(node.OpType())) {
       reason = MakeString("op ", node.OpType(), " is not in this EP's 'ops' option");
+    } else if (fuse_ && !node.Subgraphs().empty()) {
+      reason = "nodes with subgraphs are not fused";
     } else {
       for (const NodeArg* arg : node.Inputs())
         if (arg && arg->type.elem == ElementType::kString)
           reason = "string tensors cannot live in test device memory";
       if (reason.empty() && lookup.Find(node, &reason) != nullptr) {
-        claims.push_back(ComputeCapability{{index}, nullptr});
+        claimable.push_back(index);
         continue;
       }
     }
     if (declined) declined->push_back(DeclinedNode{index, reason});
   }
+  if (!fuse_) {
+    for (NodeIndex index : claimable) claims.push_back(ComputeCapability{{index}, nullptr});
+    return claims;
+  }
+  for (std::vector<NodeIndex>& group : GroupClaimable(graph, claimable))
+    claims.push_back(MakeFusedClaim(graph.GetGraph(), std::move(group)));
   return claims;
+}
+
+// Groups are the connected pieces of each run of claimable nodes that are consecutive in the
+// viewer's topological order: no path between two nodes of a run can leave it, so fusing a group
+// never makes a cycle. (A side branch scheduled in between splits a chain; fewer, larger groups
+// would need a convexity check, which the test EP does not need.)
+std::vector<std::vector<NodeIndex>> TestExecutionProvider::GroupClaimable(
+    const GraphViewer& graph, const std::vector<NodeIndex>& claimable) const {
+  std::set<NodeIndex> wanted(claimable.begin(), claimable.end());
+  std::vector<std::vector<NodeIndex>> runs(1);
+  for (NodeIndex index : graph.Nodes()) {
+    if (wanted.count(index))
+      runs.back().push_back(index);
+    else if (!runs.back().empty())
+      runs.emplace_back();
+  }
+  std::vector<std::vector<NodeIndex>> groups;
+  for (const std::vector<NodeIndex>& run : runs) {
+    // Union-find over producer -> consumer edges inside the run.
+    std::map<NodeIndex, NodeIndex> leader;
+    for (NodeIndex index : run) leader[index] = index;
+    std::function<NodeIndex(NodeIndex)> find = [&](NodeIndex index) {
+      return leader[index] == index ? index : leader[index] = find(leader[index]);
+    };
+    for (NodeIndex index : run)
+      for (const NodeArg* arg : graph.GetNode(index).Inputs()) {
+        const Node* producer = arg ? graph.GetGraph().Producer(arg->name) : nullptr;
+        if (producer && leader.count(producer->Index()) &&
+            &producer->OwnerGraph() == &graph.GetGraph())
+          leader[find(index)] = find(producer->Index());
+      }
+    std::map<NodeIndex, std::vector<NodeIndex>> pieces;
+    for (NodeIndex index : run) pieces[find(index)].push_back(index);
+    for (auto& [root, piece] : pieces) groups.push_back(std::move(piece));
+  }
+  return groups;
+}
+
+ComputeCapability TestExecutionProvider::MakeFusedClaim(const Graph& graph,
+                                                        std::vector<NodeIndex> nodes) const {
+  auto meta = std::make_unique<MetaDef>();
+  meta->name = MakeString(kProviderName, "_fused_", fused_groups_made_++);
+  meta->domain = "com.prism.test";
+  std::set<NodeIndex> members(nodes.begin(), nodes.end());
+  std::set<std::string> produced;
+  for (NodeIndex index : nodes)
+    for (const NodeArg* arg : graph.GetNode(index).Outputs())
+      if (arg) produced.insert(arg->name);
+  std::set<std::string> listed;
+  for (NodeIndex index : nodes) {
+    for (const NodeArg* arg : graph.GetNode(index).Inputs()) {
+      if (!arg || produced.count(arg->name) || !listed.insert(arg->name).second) continue;
+      meta->inputs.push_back(arg->name);
+      if (graph.IsConstantInitializer(arg->name)) meta->constant_initializers.push_back(arg->name);
+    }
+  }
+  for (NodeIndex index : nodes) {
+    for (const NodeArg* arg : graph.GetNode(index).Outputs()) {
+      if (!arg) continue;
+      bool read_outside = graph.IsOutput(arg);
+      for (NodeIndex consumer : graph.Consumers(arg->name))
+        read_outside = read_outside || !members.count(consumer);
+      if (read_outside) meta->outputs.push_back(arg->name);
+    }
+  }
+  return ComputeCapability{std::move(nodes), std::move(meta)};
+}
+
+std::unique_ptr<OpKernel> TestExecutionProvider::Compile(const MetaDef&, const Graph& body,
+                                                         const OpKernelInfo& info) const {
+  return CompileGroup(body, info);
 }
 
 AllocatorPtr TestExecutionProvider::GetAllocator(MemType mem_type) const {

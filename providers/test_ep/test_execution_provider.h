@@ -1,7 +1,9 @@
 // A test-only EP, built as a plugin like any other. It claims the ops listed in its "ops"
 // option and keeps its tensors in simulated device memory: bytes are stored scrambled, so any
 // CPU kernel that read them without a copy would compute garbage. It proves plugin loading,
-// partitioning, copy insertion and the partition report on machines without a GPU.
+// partitioning, copy insertion and the partition report on machines without a GPU. With option
+// "fuse" = "1" it claims connected groups of those ops as fused nodes (MetaDef) and compiles
+// each into one kernel, proving the fuse and compile phases.
 #pragma once
 
 #include <atomic>
@@ -59,9 +61,17 @@ class TestExecutionProvider final : public IExecutionProvider {
   AllocatorPtr GetAllocator(MemType mem_type) const override;
   std::shared_ptr<IDataTransfer> GetDataTransfer() const override { return transfer_; }
   ProviderOptions GetProviderOptions() const override { return options_; }
+  std::unique_ptr<OpKernel> Compile(const MetaDef& meta_def, const Graph& body,
+                                    const OpKernelInfo& info) const override;
 
  private:
+  std::vector<std::vector<NodeIndex>> GroupClaimable(const GraphViewer& graph,
+                                                     const std::vector<NodeIndex>& claimable) const;
+  ComputeCapability MakeFusedClaim(const Graph& graph, std::vector<NodeIndex> nodes) const;
+
   ProviderOptions options_;
+  bool fuse_ = false;
+  mutable std::atomic<int> fused_groups_made_{0};  // names fused nodes uniquely per EP instance
   std::set<std::string> ops_;
   AllocatorPtr device_allocator_;
   std::shared_ptr<IDataTransfer> transfer_;

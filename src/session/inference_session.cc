@@ -263,6 +263,11 @@ const ModelMetadata& InferenceSession::Metadata() const {
   return GetModel().Metadata();
 }
 
+std::shared_ptr<const Graph> InferenceSession::SessionGraph() const {
+  std::shared_ptr<const SessionState> state = State();
+  return std::shared_ptr<const Graph>(state, &state->GetGraph());
+}
+
 const Model& InferenceSession::GetModel() const {
   PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
   return *model_;

@@ -88,6 +88,9 @@ class InferenceSession {
 
   // A copy: SetProviders replaces the state a reference would point into.
   PartitionReport Report() const;
+  // The graph the session runs: its own copy of the model's graph after the optimizer passes
+  // and the fusing of EP-claimed groups (kept alive by the returned pointer).
+  std::shared_ptr<const Graph> SessionGraph() const;
 
   // The allocator of the session's EP that owns memory (CPU memory: the CPU allocator), or
   // nullptr when no EP of the session has that memory.
