@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 1
+#define PRISM_API_VERSION 2
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -397,6 +397,21 @@ typedef struct PrismApi {
   /* Stops profiling and writes the trace (onnxruntime's end_profiling). path [out, owned]
      ReleaseString: the file written, "" when profiling is off or has already ended. */
   PrismStatus* (*SessionEndProfiling)(PrismSession* session, char** path);
+
+  /* ===== version 2 ===== */
+
+  /* --- retry on the CPU EP (onnxruntime's Python fallback, for every caller) --- */
+  /* When an EP fails (session creation, or a Run failing with PRISM_EP_FAIL) and the session
+     uses an EP other than the CPU EP, the session is rebuilt on the CPU EP alone and the call is
+     retried, once; fallback is then disabled. On by default; config entry
+     "session.disable_ep_failure_fallback" = "1" turns it off from creation on, and it is never
+     taken with "session.disable_cpu_ep_fallback" = "1". */
+  PrismStatus* (*SessionSetFallbackEnabled)(PrismSession* session, int enabled);
+  PrismStatus* (*SessionGetFallbackEnabled)(const PrismSession* session, int* enabled);
+  /* What the last fallback said ("EP Error ... Falling back to ['CPUExecutionProvider'] and
+     retrying."), cleared by the call. notice [out, owned] ReleaseString: "" when none happened
+     since the last call. */
+  PrismStatus* (*SessionTakeFallbackNotice)(const PrismSession* session, char** notice);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

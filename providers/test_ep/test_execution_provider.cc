@@ -106,10 +106,12 @@ TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
   PRISM_ENFORCE(fuse == "0" || fuse == "1", kInvalidArgument, kProviderName, ": fuse '", fuse,
                 "' must be 0 or 1");
   fuse_ = fuse == "1";
+  options_.emplace("fail_compute", "0");
+  const bool fail_compute = options_.at("fail_compute") == "1";
   // Mirror the CPU kernels of the claimed ops; each runs the CPU kernel on unscrambled copies.
   for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
     if (!ops_.count(info->def.op_type) || !info->def.domain.empty()) continue;
-    registry_->Register(info->def, MakeWrappedKernelFactory(info->factory));
+    registry_->Register(info->def, MakeWrappedKernelFactory(info->factory, fail_compute));
   }
 }
 

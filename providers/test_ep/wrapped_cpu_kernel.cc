@@ -49,10 +49,12 @@ class HostContext final : public OpKernelContext {
 
 class WrappedCpuKernel final : public OpKernel {
  public:
-  WrappedCpuKernel(const OpKernelInfo& info, const KernelFactory& cpu_factory)
-      : OpKernel(info), inner_(cpu_factory(info)) {}
+  WrappedCpuKernel(const OpKernelInfo& info, const KernelFactory& cpu_factory, bool fail_compute)
+      : OpKernel(info), inner_(cpu_factory(info)), fail_compute_(fail_compute) {}
 
   void Compute(OpKernelContext& context) const override {
+    PRISM_ENFORCE(!fail_compute_, kEpFail, kProviderName, ": simulated device failure in ",
+                  GetNode().Describe(), " (option fail_compute)");
     std::vector<Value> host_values(context.InputCount());
     std::vector<const Value*> host_inputs(context.InputCount(), nullptr);
     for (size_t i = 0; i < context.InputCount(); ++i) {
@@ -80,13 +82,14 @@ class WrappedCpuKernel final : public OpKernel {
 
  private:
   std::unique_ptr<OpKernel> inner_;
+  bool fail_compute_;
 };
 
 }  // namespace
 
-KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory) {
-  return [cpu_factory](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
-    return std::make_unique<WrappedCpuKernel>(info, cpu_factory);
+KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute) {
+  return [cpu_factory, fail_compute](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<WrappedCpuKernel>(info, cpu_factory, fail_compute);
   };
 }
 

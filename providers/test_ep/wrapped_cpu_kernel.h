@@ -6,6 +6,8 @@
 
 namespace prism::test_ep {
 
-KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory);
+// fail_compute: every Compute throws kEpFail, as a device that fails at run time would (tests
+// of the retry-on-CPU fallback).
+KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute = false);
 
 }  // namespace prism::test_ep

@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 1).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 2).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 1
+API_VERSION = 2
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -155,11 +155,20 @@ _TABLE_V1 = [
     ("SessionEndProfiling", _STATUS, [_P, _PP]),
 ]
 
-TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE_V1]
+# Appended by version 2.
+_TABLE_V2 = [
+    # retry on the CPU EP
+    ("SessionSetFallbackEnabled", _STATUS, [_P, ctypes.c_int]),
+    ("SessionGetFallbackEnabled", _STATUS, [_P, ctypes.POINTER(ctypes.c_int)]),
+    ("SessionTakeFallbackNotice", _STATUS, [_P, _PP]),
+]
+
+_TABLE = _TABLE_V1 + _TABLE_V2
+TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 
 class _PrismApiStruct(ctypes.Structure):
-    _fields_ = [(name, ctypes.CFUNCTYPE(restype, *argtypes)) for name, restype, argtypes in _TABLE_V1]
+    _fields_ = [(name, ctypes.CFUNCTYPE(restype, *argtypes)) for name, restype, argtypes in _TABLE]
 
 
 class _PrismApiBaseStruct(ctypes.Structure):

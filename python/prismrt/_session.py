@@ -10,14 +10,9 @@ from ._c_api import _P, _PP, _PSTR, api, decode, env
 from ._options import RunOptions, SessionOptions
 from ._value import (Handle, OrtValue, make_memory_info, owned_value, sequence_from_list,
                      tensor_from_numpy, to_python, value_from_python)
-from .capi.onnxruntime_pybind11_state import (EPFail, InvalidArgument, InvalidGraph,
-                                              InvalidProtobuf, ModelLoaded, NoModel, NoSuchFile,
-                                              PrismError)
-from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
+from .capi.onnxruntime_pybind11_state import InvalidArgument
 
 CPU_PROVIDER = "CPUExecutionProvider"
-# Errors about the model itself: retrying on another provider cannot help.
-_MODEL_ERRORS = (NoSuchFile, InvalidProtobuf, InvalidGraph, NoModel, ModelLoaded)
 _KIND_SEQUENCE = 2
 _KIND_OPTIONAL = 3
 
@@ -181,23 +176,10 @@ class InferenceSession:
                             type(sess_options).__name__)
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
         self._kwargs = kwargs
-        self._enable_fallback = True
         self._session = None
-        requested = _normalize_providers(providers, provider_options)
-        try:
-            self._create_session(requested)
-        except PrismError as error:
-            # onnxruntime retries once with the CPU provider when the requested ones fail;
-            # not for errors in the model itself, nor when CPU fallback is disabled by config.
-            cpu_disabled = self._sess_options._config_entries.get(
-                "session.disable_cpu_ep_fallback") == "1"
-            if (not self._enable_fallback or cpu_disabled or isinstance(error, _MODEL_ERRORS) or
-                    not any(n != CPU_PROVIDER for n, _ in requested)):
-                raise
-            warnings.warn("EP Error %s when using %s. Falling back to ['%s'] and retrying." %
-                          (error, [n for n, _ in requested], CPU_PROVIDER))
-            self._create_session([(CPU_PROVIDER, {})])
-            self.disable_fallback()  # fall back only once, as onnxruntime does
+        # onnxruntime's retry on the CPU provider lives in the core (C, C++ and Python get it);
+        # the session says when it happened, and it is announced here as onnxruntime does.
+        self._create_session(_normalize_providers(providers, provider_options))
 
     # -- creation --------------------------------------------------------------------------
     def _create_session(self, requested):
@@ -215,7 +197,20 @@ class InferenceSession:
         self._session = Handle(handle, c.ReleaseSession)
         self._requested = requested
         self._read_interface()
-        self._warn_unused(requested)
+        if not self._announce_fallback():
+            self._warn_unused(requested)
+
+    def _announce_fallback(self):
+        """Warns with the core's notice when the session fell back to the CPU provider."""
+        out = ctypes.c_void_p()
+        api().check(api().SessionTakeFallbackNotice(self._session.pointer, ctypes.byref(out)))
+        try:
+            notice = ctypes.string_at(out.value).decode("utf-8") if out.value else ""
+        finally:
+            api().ReleaseString(out)
+        if notice:
+            warnings.warn(notice)
+        return bool(notice)
 
     def _warn_unused(self, requested):
         in_use = set(self.get_providers())
@@ -322,11 +317,17 @@ class InferenceSession:
 
     def disable_fallback(self):
         """Stops retrying on the CPU provider when a run fails in another provider."""
-        self._enable_fallback = False
+        api().check(api().SessionSetFallbackEnabled(self._session.pointer, 0))
 
     def enable_fallback(self):
         """Retries on the CPU provider when a run fails in another provider (the default)."""
-        self._enable_fallback = True
+        api().check(api().SessionSetFallbackEnabled(self._session.pointer, 1))
+
+    @property
+    def _enable_fallback(self):
+        enabled = ctypes.c_int(0)
+        api().check(api().SessionGetFallbackEnabled(self._session.pointer, ctypes.byref(enabled)))
+        return bool(enabled.value)
 
     def get_partition_report(self, format="text"):  # noqa: A002
         """Prism extension: which provider runs which node ('text' or 'dot')."""
@@ -415,15 +416,12 @@ class InferenceSession:
         return [owned_value(results[i]) for i in range(len(names))], keep
 
     def _with_fallback(self, action):
+        # The core retries a run that failed in an EP on the CPU provider; announce it here.
         try:
             return action()
-        except EPFail as error:
-            if not self._enable_fallback:
-                raise
-            warnings.warn("EP Error: %s using %s. Falling back to ['%s'] and retrying." %
-                          (error, self.get_providers(), CPU_PROVIDER))
-            self.set_providers([CPU_PROVIDER])
-            return action()
+        finally:
+            if self._announce_fallback():
+                self._requested = [(CPU_PROVIDER, {})]
 
     def run(self, output_names, input_feed, run_options=None):
         """Computes output_names (None or [] = all outputs) from input_feed {name: value};

@@ -167,5 +167,8 @@ void ReleaseValueArray(PrismValue** values) noexcept;
 PrismStatus* SessionCopyValueToCpu(const PrismSession* session, const PrismValue* value,
                                    PrismValue** out) noexcept;
 PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept;
+PrismStatus* SessionSetFallbackEnabled(PrismSession* session, int enabled) noexcept;
+PrismStatus* SessionGetFallbackEnabled(const PrismSession* session, int* enabled) noexcept;
+PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notice) noexcept;
 
 }  // namespace prism::capi

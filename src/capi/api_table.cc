@@ -120,12 +120,16 @@ constexpr PrismApi kApiV1 = {
     .ReleaseValueArray = ReleaseValueArray,
     .SessionCopyValueToCpu = SessionCopyValueToCpu,
     .SessionEndProfiling = SessionEndProfiling,
+    .SessionSetFallbackEnabled = SessionSetFallbackEnabled,
+    .SessionGetFallbackEnabled = SessionGetFallbackEnabled,
+    .SessionTakeFallbackNotice = SessionTakeFallbackNotice,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \
   static_assert(kApiV1.member != nullptr, "PrismApi::" #member " has no implementation");
 #define PRISM_ABI_SIZE(version, bytes)
 #include "capi/abi_offsets_v1.inc"
+#include "capi/abi_offsets_v2.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

@@ -234,6 +234,32 @@ PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept {
   });
 }
 
+PrismStatus* SessionSetFallbackEnabled(PrismSession* session, int enabled) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    if (enabled)
+      session->session->EnableFallback();
+    else
+      session->session->DisableFallback();
+  });
+}
+
+PrismStatus* SessionGetFallbackEnabled(const PrismSession* session, int* enabled) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(enabled, "enabled");
+    *enabled = session->session->FallbackEnabled() ? 1 : 0;
+  });
+}
+
+PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notice) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(notice, "notice");
+    *notice = CopyToCString(session->session->TakeFallbackNotice());
+  });
+}
+
 PrismStatus* Run(PrismSession* session, const PrismRunOptions* run_options,
                  const char* const* input_names, const PrismValue* const* inputs,
                  size_t input_count, const char* const* output_names, size_t output_count,

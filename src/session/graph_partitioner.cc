@@ -50,7 +50,13 @@ class Partitioner {
       auto registry = provider->GetKernelRegistry();
       KernelLookup lookup(registry.get());
       std::vector<DeclinedNode> refusals;
-      std::vector<ComputeCapability> claims = provider->GetCapability(viewer, lookup, &refusals);
+      std::vector<ComputeCapability> claims;
+      try {
+        claims = provider->GetCapability(viewer, lookup, &refusals);
+      } catch (const Exception& e) {
+        PRISM_THROW(kEpFail, provider->Type(), " failed in GetCapability on graph ", path, ": ",
+                    e.what());
+      }
       std::set<NodeIndex> taken;
       for (ComputeCapability& claim : claims) {
         PRISM_ENFORCE(!claim.nodes.empty(), kEpFail, provider->Type(),

@@ -119,11 +119,61 @@ void InferenceSession::Load(const void* data, size_t size, const std::string& mo
 
 void InferenceSession::Initialize() {
   PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
+  if (options_.ConfigOr("session.disable_ep_failure_fallback", "0") == "1")
+    fallback_enabled_ = false;
+  try {
+    BuildState();
+  } catch (const Exception& error) {
+    if (!MayRetryOnCpu(error, /*creating=*/true)) throw;
+    FallBackToCpu(error);
+  }
+}
+
+void InferenceSession::BuildState() {
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
   auto state = SessionState::Build(model_, options_, requested_providers_, profiler_.get());
   if (profiler_) profiler_->RecordSession("session_initialization", start, Profiler::Clock::now());
   std::lock_guard<std::mutex> lock(state_mutex_);
   state_ = std::move(state);
+}
+
+bool InferenceSession::MayRetryOnCpu(const Exception& error, bool creating) const {
+  if (!fallback_enabled_ || options_.ConfigOr("session.disable_cpu_ep_fallback", "0") == "1")
+    return false;
+  bool uses_other = false;
+  for (const ProviderSpec& spec : requested_providers_)
+    uses_other = uses_other || spec.name != kCpuExecutionProvider;
+  if (!uses_other) return false;
+  // Only failures of an EP (kEpFail: its creation, GetCapability, Compile or kernels) may go
+  // away on the CPU EP; errors in the model or the caller's arguments would come back, and a
+  // caller who made unavailable EPs an error asked not to be rescued.
+  if (creating && options_.ConfigOr("session.fail_on_unavailable_provider", "0") == "1")
+    return false;
+  return error.Code() == StatusCode::kEpFail;
+}
+
+void InferenceSession::FallBackToCpu(const Exception& error) const {
+  std::lock_guard<std::mutex> lock(fallback_mutex_);
+  if (!fallback_enabled_) return;  // another thread's run fell back already
+  std::string names;
+  ProviderSpec cpu{kCpuExecutionProvider, {}};
+  for (const ProviderSpec& spec : requested_providers_) {
+    names += MakeString(names.empty() ? "'" : ", '", spec.name, "'");
+    if (spec.name == kCpuExecutionProvider) cpu = spec;
+  }
+  const std::string notice =
+      MakeString("EP Error ", error.what(), " when using [", names, "]. Falling back to ['",
+                 kCpuExecutionProvider, "'] and retrying.");
+  PRISM_LOG(kWarning, notice);
+  requested_providers_ = {cpu};
+  const_cast<InferenceSession*>(this)->BuildState();
+  fallback_enabled_ = false;  // once, as onnxruntime does
+  fallback_notice_ = notice;
+}
+
+std::string InferenceSession::TakeFallbackNotice() const {
+  std::lock_guard<std::mutex> lock(fallback_mutex_);
+  return std::exchange(fallback_notice_, std::string());
 }
 
 std::shared_ptr<const SessionState> InferenceSession::State() const {
@@ -158,12 +208,27 @@ std::vector<Value> InferenceSession::RunTo(const RunOptions& run_options,
                                            const std::vector<std::string>& output_names,
                                            const std::vector<OutputDestination>& destinations,
                                            const OutputDestination& fallback) const {
+  try {
+    return RunOnce(run_options, feed_names, feeds, output_names, destinations, fallback);
+  } catch (const Exception& error) {
+    if (!MayRetryOnCpu(error, /*creating=*/false)) throw;
+    FallBackToCpu(error);
+    return RunOnce(run_options, feed_names, feeds, output_names, destinations, fallback);
+  }
+}
+
+std::vector<Value> InferenceSession::RunOnce(const RunOptions& run_options,
+                                             const std::vector<std::string>& feed_names,
+                                             const std::vector<Value>& feeds,
+                                             const std::vector<std::string>& output_names,
+                                             const std::vector<OutputDestination>& destinations,
+                                             const OutputDestination& fallback) const {
   RunInstrumentation instrumentation;
   instrumentation.profiler = profiler_ && profiler_->Enabled() ? profiler_.get() : nullptr;
   const auto run_start =
       instrumentation.profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   std::shared_ptr<const SessionState> state = State();  // stays alive across SetProviders
-  const Graph& graph = state->GetModel().MainGraph();
+  const Graph& graph = state->GetGraph();
   const GraphPlan& plan = state->MainPlan();
   PRISM_ENFORCE(feed_names.size() == feeds.size(), kInvalidArgument, feed_names.size(),
                 " feed names for ", feeds.size(), " feeds");

@@ -59,7 +59,22 @@ class InferenceSession {
   void Load(const std::string& path);
   void Load(const void* data, size_t size, const std::string& model_directory = "");
   // Partitions, inserts copies, creates kernels and plans. Called by Load when not yet done.
+  // When the requested EPs fail here and retrying on the CPU EP may help (see below), it warns,
+  // falls back to the CPU EP alone and disables further fallback.
   void Initialize();
+
+  // onnxruntime's retry policy, for every caller (C, C++, Python): when session creation or a
+  // Run fails in an EP (kEpFail for runs; any error but the model's own for creation) and the
+  // session uses an EP other than the CPU EP, it is rebuilt on the CPU EP alone and the call is
+  // retried, once: fallback is then disabled. Enabled by default (config
+  // "session.disable_ep_failure_fallback" = "1" turns it off at creation); never taken when
+  // "session.disable_cpu_ep_fallback" = "1".
+  void EnableFallback() { fallback_enabled_ = true; }
+  void DisableFallback() { fallback_enabled_ = false; }
+  bool FallbackEnabled() const { return fallback_enabled_; }
+  // What the last fallback said ("EP Error ... Falling back to ['CPUExecutionProvider'] and
+  // retrying."), cleared by the call; empty when none happened since the last call.
+  std::string TakeFallbackNotice() const;
 
   // Runs with feeds given by name; returns the requested outputs (all outputs when
   // output_names is empty) in CPU memory unless keep_device_outputs is set.
@@ -112,6 +127,11 @@ class InferenceSession {
 
  private:
   std::shared_ptr<const SessionState> State() const;
+  void BuildState();
+  bool MayRetryOnCpu(const Exception& error, bool creating) const;
+  // Rebuilds the session on the CPU EP alone (unless another thread already did) and disables
+  // fallback.
+  void FallBackToCpu(const Exception& error) const;
   // destinations: one per selected output, or empty for `fallback` everywhere.
   std::vector<Value> RunTo(const RunOptions& run_options,
                            const std::vector<std::string>& feed_names,
@@ -119,9 +139,19 @@ class InferenceSession {
                            const std::vector<std::string>& output_names,
                            const std::vector<OutputDestination>& destinations,
                            const OutputDestination& fallback) const;
+  std::vector<Value> RunOnce(const RunOptions& run_options,
+                             const std::vector<std::string>& feed_names,
+                             const std::vector<Value>& feeds,
+                             const std::vector<std::string>& output_names,
+                             const std::vector<OutputDestination>& destinations,
+                             const OutputDestination& fallback) const;
 
   SessionOptions options_;
-  std::vector<ProviderSpec> requested_providers_;
+  // Changed by a run-time fallback (under fallback_mutex_), hence mutable.
+  mutable std::vector<ProviderSpec> requested_providers_;
+  mutable std::atomic<bool> fallback_enabled_{true};
+  mutable std::mutex fallback_mutex_;
+  mutable std::string fallback_notice_;
   std::shared_ptr<const Model> model_;
   // Swapped atomically by SetProviders; each Run holds its own reference.
   mutable std::mutex state_mutex_;

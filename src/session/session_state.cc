@@ -63,7 +63,12 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
       PRISM_LOG(kWarning, why, "; falling back to the next provider");
       continue;
     }
-    state->providers_.push_back(factory->Create(spec.options));
+    try {
+      state->providers_.push_back(factory->Create(spec.options));
+    } catch (const Exception& e) {
+      // The EP failed to start: an EP failure, whatever its own code (retry-on-CPU relies on it).
+      PRISM_THROW(kEpFail, spec.name, " could not be created: ", e.what());
+    }
   }
   const bool has_other = !state->providers_.empty();
   std::string cpu_missing;

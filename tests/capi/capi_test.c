@@ -432,6 +432,66 @@ static void TestMnist(PrismEnv* env) {
   free(path);
 }
 
+/* A run failing in an EP is retried on the CPU EP alone, once, with a notice (version 2). */
+static void TestFallback(PrismEnv* env) {
+  static const char* kKeys[2] = {"ops", "fail_compute"};
+  static const char* kValues[2] = {"Conv", "1"};
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  PrismSession* strict = NULL;
+  char* path = DataPath("mnist_cnn.onnx");
+  char* notice = NULL;
+  char** names = NULL;
+  size_t count = 0;
+  int enabled = -1;
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->AppendExecutionProvider(options, "TestExecutionProvider", kKeys, kValues, 2));
+  OK(g_api->AddSessionConfigEntry(options, "session.fail_on_unavailable_provider", "1"));
+  OK(g_api->CreateSession(env, path, options, &session));
+  OK(g_api->SessionGetFallbackEnabled(session, &enabled));
+  CHECK(enabled == 1);
+  OK(g_api->SessionTakeFallbackNotice(session, &notice));
+  CHECK(notice != NULL && notice[0] == '\0');
+  g_api->ReleaseString(notice);
+  RunMnist(session, NULL); /* the test EP's Conv fails; the retry on the CPU EP is right */
+  OK(g_api->SessionGetProviders(session, &names, &count));
+  CHECK(count == 1 && strcmp(names[0], "CPUExecutionProvider") == 0);
+  g_api->ReleaseStringArray(names, count);
+  OK(g_api->SessionGetFallbackEnabled(session, &enabled));
+  CHECK(enabled == 0);
+  OK(g_api->SessionTakeFallbackNotice(session, &notice));
+  CHECK(notice != NULL && strstr(notice, "simulated device failure") != NULL &&
+        strstr(notice, "Falling back to ['CPUExecutionProvider'] and retrying.") != NULL);
+  g_api->ReleaseString(notice);
+
+  OK(g_api->CreateSession(env, path, options, &strict));
+  OK(g_api->SessionSetFallbackEnabled(strict, 0));
+  {
+    static const int64_t kShape[4] = {1, 1, 28, 28};
+    const char* input_names[1] = {"input"};
+    const char* output_names[1] = {"output"};
+    PrismMemoryInfo* cpu = NULL;
+    PrismValue* input = NULL;
+    PrismValue* output = NULL;
+    size_t size = 0;
+    float* data = (float*)ReadFile("mnist_input.bin", &size);
+    OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+    OK(g_api->CreateTensorWithDataAsValue(cpu, data, size, kShape, 4, PRISM_TYPE_FLOAT, &input));
+    EXPECT_ERROR(g_api->Run(strict, NULL, input_names, (const PrismValue* const*)&input, 1,
+                            output_names, 1, &output),
+                 PRISM_EP_FAIL, "simulated device failure");
+    CHECK(output == NULL);
+    g_api->ReleaseValue(input);
+    g_api->ReleaseMemoryInfo(cpu);
+    free(data);
+  }
+  g_api->ReleaseSession(strict);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  free(path);
+}
+
 /* Profiling writes a trace at SessionEndProfiling, once. */
 static void TestProfiling(PrismEnv* env) {
   PrismSessionOptions* options = NULL;
@@ -752,6 +812,7 @@ int main(int argc, char** argv) {
   TestAvailableProviders();
   TestMnist(env);
   TestProfiling(env);
+  TestFallback(env);
   TestStrings(env);
   TestElementTypes();
   TestSequencesAndOptionals();

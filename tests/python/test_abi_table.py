@@ -34,7 +34,7 @@ def test_table_matches_header_order():
 
 
 def test_parameter_counts_match_header():
-    bound = {name: len(argtypes) for name, _, argtypes in _c_api._TABLE_V1}
+    bound = {name: len(argtypes) for name, _, argtypes in _c_api._TABLE}
     for name, count in header_signatures()[:len(bound)]:
         assert bound[name] == count, name
 

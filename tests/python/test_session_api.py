@@ -248,10 +248,32 @@ def test_failing_provider_falls_back_to_cpu_at_creation(add_relu_path):
                                       "CPUExecutionProvider"])
     assert sess.get_providers() == CPU
     assert not sess._enable_fallback  # fell back once; onnxruntime then disables it
+    assert sess.run(None, add_relu_feeds())  # runs on the CPU provider
     sess.enable_fallback()
     assert sess._enable_fallback
     sess.disable_fallback()
     assert not sess._enable_fallback
+
+
+def test_run_failing_in_a_provider_is_retried_on_cpu(add_relu_path):
+    # The retry lives in the core; Python announces it with onnxruntime's warning.
+    feeds = add_relu_feeds()
+    expected = onnxruntime.InferenceSession(add_relu_path, providers=CPU).run(None, feeds)
+    sess = ort.InferenceSession(add_relu_path, providers=[
+        ("TestExecutionProvider", {"ops": "Add", "fail_compute": "1"}), "CPUExecutionProvider"])
+    assert sess.get_providers() == ["TestExecutionProvider", "CPUExecutionProvider"]
+    with pytest.warns(UserWarning, match="simulated device failure.*Falling back"):
+        assert_outputs_close(sess.run(None, feeds), expected)
+    assert sess.get_providers() == CPU
+    assert not sess._enable_fallback
+
+
+def test_run_failure_with_fallback_disabled_raises(add_relu_path):
+    sess = ort.InferenceSession(add_relu_path, providers=[
+        ("TestExecutionProvider", {"ops": "Add", "fail_compute": "1"}), "CPUExecutionProvider"])
+    sess.disable_fallback()
+    with pytest.raises(ort.EPFail, match="simulated device failure"):
+        sess.run(None, add_relu_feeds())
 
 
 def test_disable_cpu_ep_fallback_config(add_relu_path):
