@@ -344,6 +344,13 @@ std::vector<std::string> InferenceSession::Providers() const {
   return names;
 }
 
+std::vector<MemoryInfo> InferenceSession::ProviderMemories() const {
+  std::vector<MemoryInfo> memories;
+  for (const auto& provider : State()->Providers())
+    memories.push_back(provider->GetAllocator(MemType::kDefault)->Info());
+  return memories;
+}
+
 std::vector<ProviderOptions> InferenceSession::ProviderOptionsList() const {
   std::vector<ProviderOptions> options;
   for (const auto& provider : State()->Providers())

@@ -150,6 +150,18 @@ def test_split_model_partition_and_copied_bytes(prism_perf, split_model, tmp_pat
     assert "copies per run: 4.0, bytes copied per run: 96" in stdout
 
 
+def test_inputs_bound_on_the_device_are_read_there_without_a_copy(prism_perf, split_model, tmp_path):
+    # x lives on the test device from the start: add_bias and add_residual read it there, so of
+    # the 4 per-run copies above only r, m and s remain.
+    summary, stdout = run_json(prism_perf, tmp_path, "-m", split_model, "-o", "0", "-r", "4", "-w",
+                               "1", "--inputs-on-device", *SPLIT_EPS)
+    assert "Inputs (random, seed 0), bound in TestDevice:0 memory:" in stdout
+    assert "copies per run: 3.0, bytes copied per run: 72" in stdout
+    cpu_only = run(prism_perf, "-m", split_model, "-r", "1", "--inputs-on-device", check=False)
+    assert cpu_only.returncode != 0
+    assert "--inputs-on-device: none of the session's EPs" in cpu_only.stderr + cpu_only.stdout
+
+
 def test_inputs_from_a_folder(prism_perf, split_model, tmp_path):
     folder = tmp_path / "data"
     folder.mkdir()

@@ -293,6 +293,17 @@ int Main(int argc, char** argv) {
           ? GenerateInputs(session.Inputs(), options.free_dims, options.seed)
           : LoadInputs(options.input_dir, session.Inputs(), session.OverridableInitializers());
   for (const std::string& note : inputs.notes) std::cout << "note: " << note << "\n";
+  std::string inputs_bound_in;
+  if (options.inputs_on_device) {
+    for (const MemoryInfo& memory : session.ProviderMemories())
+      if (!memory.IsCpuAccessible() && inputs_bound_in.empty()) {
+        inputs_bound_in = memory.ToString();
+        for (Value& value : inputs.values) value = session.CopyToMemory(value, memory);
+      }
+    PRISM_ENFORCE(!inputs_bound_in.empty(), kInvalidArgument,
+                  "--inputs-on-device: none of the session's EPs (", Describe(session.Providers()),
+                  ") has device memory");
+  }
 
   RunOptions run_options;
   run_options.run_tag = "first_run";
@@ -318,6 +329,7 @@ int Main(int argc, char** argv) {
   std::cout << "Inputs"
             << (options.input_dir.empty() ? MakeString(" (random, seed ", options.seed, ")")
                                           : " (from " + options.input_dir + ")")
+            << (inputs_bound_in.empty() ? "" : ", bound in " + inputs_bound_in + " memory")
             << ":\n";
   for (size_t i = 0; i < inputs.names.size(); ++i)
     std::cout << "  " << inputs.names[i] << ": " << inputs.values[i].Describe() << "\n";

@@ -71,6 +71,9 @@ std::string PerfUsage() {
                   as in the ONNX test layout, in graph input order) instead of random ones
   -f NAME:VALUE   value of a symbolic dim (repeatable; unset symbolic dims are 1)
   -c N            runs in flight at once on one session (default 1); -r counts all of them
+  --inputs-on-device
+                  place the inputs in the memory of the first EP with device memory before
+                  the runs (as IOBinding does): consumers there read them with no copy
   -p FILE         profile every run and write the Chrome trace (Perfetto, chrome://tracing)
   --top N         print the N op types and nodes that took the most time (profiles the runs)
   --explain       print where each node runs and why, and the copies, then exit without running
@@ -142,6 +145,8 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
       options.explain = true;
     } else if (arg == "--dot") {
       options.dot_path = value();
+    } else if (arg == "--inputs-on-device") {
+      options.inputs_on_device = true;
     } else if (arg == "-I") {
       options.input_dir = value();
     } else {

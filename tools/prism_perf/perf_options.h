@@ -25,9 +25,11 @@ struct PerfOptions {
   std::string json_path;
   std::string profile_path;  // -p: profile the runs and write the Chrome trace here
   int top = 0;               // --top N: the op types and nodes that took the most time
-  bool explain = false;      // --explain: print the partition and exit without running
-  std::string dot_path;      // --dot: Graphviz of the partition
-  std::string input_dir;     // -I: input_K.pb files instead of random inputs
+  bool inputs_on_device =
+      false;              // --inputs-on-device: bind the inputs in the first device EP's memory
+  bool explain = false;   // --explain: print the partition and exit without running
+  std::string dot_path;   // --dot: Graphviz of the partition
+  std::string input_dir;  // -I: input_K.pb files instead of random inputs
   bool runs_given = false;
   bool show_help = false;
 };
