@@ -215,6 +215,16 @@ void Graph::SetNodeInput(NodeIndex index, size_t input, NodeArg* value) {
   node.inputs_[input] = value;
 }
 
+void Graph::SetNodeOutput(NodeIndex index, size_t output, NodeArg* value) {
+  PRISM_ENFORCE(FindNode(index) != nullptr, kInvalidArgument, "graph '", name_,
+                "': cannot rewire node ", index, ", which does not exist");
+  PRISM_ENFORCE(value == nullptr || IsLocal(value), kInvalidArgument, "graph '", name_, "': '",
+                value->name, "' is not a value of this graph");
+  Node& node = *nodes_[index];
+  if (output >= node.outputs_.size()) node.outputs_.resize(output + 1, nullptr);
+  node.outputs_[output] = value;
+}
+
 void Graph::ReplaceReads(const NodeArg* from, NodeArg* to) {
   for (auto& node : nodes_) {
     if (!node) continue;
@@ -353,12 +363,15 @@ void Graph::Resolve() {
     used.insert(node->outputs_.begin(), node->outputs_.end());
   }
   for (const NodeArg* arg : outputs_) check_defined(arg, "graph output");
-  // Values nothing reads or writes any more (removed nodes' outputs) go; initializers stay.
+  // Values and initializers nothing reads or writes any more (removed nodes' outputs, folded
+  // intermediates) go, as onnxruntime's Resolve drops unused initializers.
   for (auto it = node_args_.begin(); it != node_args_.end();) {
-    if (!used.count(it->second.get()) && initializers_.count(it->first) == 0)
+    if (!used.count(it->second.get())) {
+      initializers_.erase(it->first);
       it = node_args_.erase(it);
-    else
+    } else {
       ++it;
+    }
   }
   SortTopologically(MakeString("'", name_, "'"));
 }

@@ -69,6 +69,7 @@ class Graph {
   // Drops the node; whatever read its outputs must be rewired before Resolve().
   void RemoveNode(NodeIndex index);
   void SetNodeInput(NodeIndex index, size_t input, NodeArg* value);
+  void SetNodeOutput(NodeIndex index, size_t output, NodeArg* value);
   // Every read of `from` (node inputs, graph outputs, reads from inside subgraphs) now reads `to`.
   void ReplaceAllUses(const NodeArg* from, NodeArg* to);
   bool IsOutput(const NodeArg* arg) const;

@@ -19,8 +19,11 @@ struct SessionOptions {
   int intra_op_num_threads = 0;
   int inter_op_num_threads = 0;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
-  // No effect until the optimizer exists; accepted for compatibility.
+  // Which graph transformers run (src/optimizer): none, basic, basic+extended, all.
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
+  // Transformers skipped by name (onnxruntime's disabled_optimizers); unknown names are logged.
+  std::vector<std::string> disabled_optimizers;
+  // Where the transformed graph is written as an ONNX model at session creation ("" = nowhere).
   std::string optimized_model_filepath;
   bool enable_cpu_mem_arena = true;
   bool enable_mem_pattern = true;

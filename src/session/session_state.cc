@@ -4,6 +4,8 @@
 #include <set>
 
 #include "common/logging.h"
+#include "optimizer/transformer_manager.h"
+#include "session/cpu_node_evaluator.h"
 #include "session/execution_planner.h"
 #include "session/graph_partitioner.h"
 #include "session/node_fuser.h"
@@ -89,6 +91,22 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
   state->graph_ = model->MainGraph().Clone();
   Graph& graph = *state->graph_;
 
+  // EP-independent transforms (basic level), before partitioning.
+  const auto transform_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
+  const int level = static_cast<int>(options.graph_optimization_level);
+  std::unique_ptr<TransformerManager> transformers =
+      MakeDefaultTransformers(level, options.disabled_optimizers);
+  const IExecutionProvider& cpu_provider = *state->providers_.back();
+  TransformContext transform_context;
+  transform_context.evaluate_on_cpu = [&cpu_provider](const Node& node,
+                                                      const std::vector<const Tensor*>& inputs) {
+    return EvaluateOnCpu(cpu_provider, node, inputs);
+  };
+  const int basic_changes = transformers->Run(graph, TransformerLevel::kBasic, transform_context);
+  if (profiler)
+    profiler->RecordSession("graph_transforms_basic", transform_start, Profiler::Clock::now(), {},
+                            {{"changes", basic_changes}});
+
   PartitionSettings partition_settings;
   partition_settings.disable_cpu_fallback =
       has_other && options.ConfigOr("session.disable_cpu_ep_fallback", "0") == "1";
@@ -98,6 +116,20 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
   if (profiler)
     profiler->RecordSession("graph_partitioning", partition_start, Profiler::Clock::now(), {},
                             {{"nodes", static_cast<int64_t>(state->report_.nodes.size())}});
+
+  // EP-specific transforms (extended, layout): only on nodes of the EPs each pass targets. None
+  // exist yet; the optimizer and oneDNN/CUDA issues add them here.
+  transform_context.provider_of = [&assignment](const Graph& owner,
+                                                NodeIndex index) -> const IExecutionProvider* {
+    auto it = assignment.find(&owner);
+    return it != assignment.end() && index < it->second.provider_of.size()
+               ? it->second.provider_of[index]
+               : nullptr;
+  };
+  if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
+    transformers->Run(graph, TransformerLevel::kExtended, transform_context);
+  if (level >= static_cast<int>(GraphOptimizationLevel::kAll))
+    transformers->Run(graph, TransformerLevel::kLayout, transform_context);
 
   const auto fuse_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   std::vector<FusedNode> fused = FuseClaimedGroups(graph, assignment, state->report_);

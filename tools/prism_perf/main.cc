@@ -252,9 +252,6 @@ int Main(int argc, char** argv) {
   if (options.intra_op_threads > 0 || options.inter_op_threads > 0)
     std::cout << "note: -x/-y thread counts are accepted but have no effect yet "
                  "(kernels are single-threaded, the executor is sequential)\n";
-  if (options.optimization_level_given && options.optimization_level != 0)
-    std::cout << "note: -o " << options.optimization_level
-              << " is accepted but has no effect yet (no graph optimizer exists)\n";
   const bool profiling = !options.profile_path.empty() || options.top > 0;
   if (options.top > 0 && options.profile_path.empty() && !options.explain)
     std::cout << "note: --top profiles every run; latencies include the profiler's overhead\n";

@@ -62,7 +62,8 @@ std::string PerfUsage() {
   -i "k=v ..."    options for the first non-CPU provider of -e, e.g. -e test -i "ops=Add,Relu"
   -x N            intra-op threads (accepted; no effect yet)
   -y N            inter-op threads (accepted; no effect yet)
-  -o LEVEL        graph optimization level 0, 1, 2 or 99 (accepted; no effect yet)
+  -o LEVEL        graph optimization level 0 (none), 1 (basic), 2 (extended) or 99 (all, the
+                  default)
   -w N            warm-up runs after the first run (default 3)
   -r N            timed runs (default 20)
   -t SECONDS      run for this long instead of -r runs

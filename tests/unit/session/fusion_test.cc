@@ -37,8 +37,8 @@ onnx::ModelProto AddReluMul() {
   return model;
 }
 
-// Two chains the test EP takes, with an Identity (declined) between them:
-// Add(X,Y) -> Relu -> Identity -> Mul(., Y) -> Relu -> Z.
+// Two chains the test EP takes, with a Sigmoid (declined) between them:
+// Add(X,Y) -> Relu -> Sigmoid -> Mul(., Y) -> Relu -> Z.
 onnx::ModelProto TwoGroups() {
   onnx::ModelProto model = MakeModel();
   auto* graph = model.mutable_graph();
@@ -46,7 +46,7 @@ onnx::ModelProto TwoGroups() {
   AddInput(graph, "Y", TensorProto::FLOAT, {2, 3});
   AddNode(graph, "Add", {"X", "Y"}, {"A"}, "add");
   AddNode(graph, "Relu", {"A"}, {"R"}, "relu1");
-  AddNode(graph, "Identity", {"R"}, {"I"}, "middle");
+  AddNode(graph, "Sigmoid", {"R"}, {"I"}, "middle");
   AddNode(graph, "Mul", {"I", "Y"}, {"M"}, "mul");
   AddNode(graph, "Relu", {"M"}, {"Z"}, "relu2");
   AddOutput(graph, "Z", TensorProto::FLOAT);
@@ -114,7 +114,7 @@ TEST(FusionTest, DeclinedOpSplitsTwoGroupsWithItOnTheCpuBetween) {
   auto cpu = MakeSession(TwoGroups(), {});
   std::shared_ptr<const Graph> graph = fused->SessionGraph();
   EXPECT_EQ(LiveNodeOps(*graph),
-            (std::vector<std::string>{"TestExecutionProvider_fused_0", "Identity",
+            (std::vector<std::string>{"TestExecutionProvider_fused_0", "Sigmoid",
                                       "TestExecutionProvider_fused_1"}));
   const PartitionReport report = fused->Report();
   ASSERT_EQ(report.fused_groups.size(), 2u);
@@ -125,7 +125,7 @@ TEST(FusionTest, DeclinedOpSplitsTwoGroupsWithItOnTheCpuBetween) {
     EXPECT_EQ(placement.provider, "CPUExecutionProvider");
     EXPECT_TRUE(placement.fused_into.empty());
   }
-  // The Identity between them reads the first group's output from the device and feeds the
+  // The Sigmoid between them reads the first group's output from the device and feeds the
   // second group through a copy back.
   int copies_of_r = 0, copies_of_i = 0;
   for (const CopyRecord& copy : report.copies) {

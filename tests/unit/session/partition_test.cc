@@ -45,6 +45,15 @@ onnx::ModelProto IslandModel() {
   return model;
 }
 
+// The Identity nodes here stand for any op the test EP declines; the optimizer would remove them,
+// so these sessions run unoptimized.
+std::unique_ptr<InferenceSession> MakeUnoptimized(const onnx::ModelProto& model,
+                                                  std::vector<ProviderSpec> providers,
+                                                  SessionOptions options = {}) {
+  options.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  return MakeSession(model, std::move(providers), std::move(options));
+}
+
 std::vector<Value> RunXY(const InferenceSession& session, std::vector<float> x,
                          std::vector<float> y) {
   return RunFloat(session, {"X", "Y"},
@@ -53,13 +62,13 @@ std::vector<Value> RunXY(const InferenceSession& session, std::vector<float> x,
 }
 
 TEST(PartitionTest, ProvidersInPriorityOrderCpuLast) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   EXPECT_EQ(session->Providers(), (std::vector<std::string>{kTestEp, kCpuEp}));
   // The CPU EP always goes last, even when listed first.
-  auto reordered = MakeSession(SmallModel(), {ProviderSpec{kCpuEp, {}}, TestEp("Add,Relu")});
+  auto reordered = MakeUnoptimized(SmallModel(), {ProviderSpec{kCpuEp, {}}, TestEp("Add,Relu")});
   EXPECT_EQ(reordered->Providers(), (std::vector<std::string>{kTestEp, kCpuEp}));
   // No list: CPU only.
-  auto cpu = MakeSession(SmallModel(), {});
+  auto cpu = MakeUnoptimized(SmallModel(), {});
   EXPECT_EQ(cpu->Providers(), std::vector<std::string>{kCpuEp});
 
   const auto options = session->ProviderOptionsList();
@@ -70,13 +79,13 @@ TEST(PartitionTest, ProvidersInPriorityOrderCpuLast) {
 
 TEST(PartitionTest, ProviderListedTwiceIsAnError) {
   PRISM_EXPECT_ERROR(CaptureError([&] {
-                       MakeSession(SmallModel(), {TestEp("Add"), TestEp("Relu")});
+                       MakeUnoptimized(SmallModel(), {TestEp("Add"), TestEp("Relu")});
                      }),
                      kInvalidArgument, "provider 'TestExecutionProvider' is listed twice");
 }
 
 TEST(PartitionTest, ReportPlacementAndDeclinedReasons) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   const PartitionReport& report = session->Report();
   ASSERT_EQ(report.nodes.size(), 3u);
   const std::vector<std::string> names = {"add", "id", "relu"};
@@ -106,7 +115,7 @@ TEST(PartitionTest, ReportPlacementAndDeclinedReasons) {
 }
 
 TEST(PartitionTest, CopiesBetweenMemorySpaces) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   const auto& copies = session->Report().copies;
   ASSERT_EQ(copies.size(), 4u);
   struct Expected {
@@ -130,13 +139,13 @@ TEST(PartitionTest, CopiesBetweenMemorySpaces) {
     EXPECT_EQ(copies[i].consumer, expected[i].consumer);
   }
   // CPU only: nothing to copy.
-  auto cpu = MakeSession(SmallModel(), {});
+  auto cpu = MakeUnoptimized(SmallModel(), {});
   EXPECT_TRUE(cpu->Report().copies.empty());
   for (const NodePlacement& node : cpu->Report().nodes) EXPECT_EQ(node.provider, kCpuEp);
 }
 
 TEST(PartitionTest, ReportText) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   const std::string expected =
       "Partition: 3 nodes, 4 copies\n"
       "  CPUExecutionProvider: 1 nodes\n"
@@ -157,7 +166,7 @@ TEST(PartitionTest, ReportText) {
       "input 0 from its own memory)\n";
   EXPECT_EQ(session->Report().ToText(), expected);
 
-  auto cpu = MakeSession(SmallModel(), {});
+  auto cpu = MakeUnoptimized(SmallModel(), {});
   EXPECT_EQ(cpu->Report().ToText(),
             "Partition: 3 nodes, 0 copies\n"
             "  CPUExecutionProvider: 3 nodes\n"
@@ -168,7 +177,7 @@ TEST(PartitionTest, ReportText) {
 }
 
 TEST(PartitionTest, IslandsAlternateAndCopiesAreShared) {
-  auto session = MakeSession(IslandModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(IslandModel(), {TestEp("Add,Relu")});
   const PartitionReport& report = session->Report();
   std::vector<std::string> placed;
   for (const NodePlacement& node : report.nodes) placed.push_back(node.provider);
@@ -178,7 +187,7 @@ TEST(PartitionTest, IslandsAlternateAndCopiesAreShared) {
   for (const CopyRecord& copy : report.copies) copied.push_back(copy.value);
   EXPECT_EQ(copied, (std::vector<std::string>{"X", "Y", "A1", "I1", "A2", "I2"}));
 
-  auto cpu = MakeSession(IslandModel(), {});
+  auto cpu = MakeUnoptimized(IslandModel(), {});
   const std::vector<float> x = {1.f, -5.f}, y = {2.f, 1.f};
   auto expected = RunXY(*cpu, x, y);
   auto actual = RunXY(*session, x, y);
@@ -189,8 +198,8 @@ TEST(PartitionTest, IslandsAlternateAndCopiesAreShared) {
 }
 
 TEST(PartitionTest, OutputsEqualCpuOnlyRun) {
-  auto test_ep = MakeSession(SmallModel(), {TestEp("Add,Relu")});
-  auto cpu = MakeSession(SmallModel(), {});
+  auto test_ep = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
+  auto cpu = MakeUnoptimized(SmallModel(), {});
   const std::vector<float> x = {1.5f, -3.f}, y = {0.25f, 1.f};
   auto expected = RunXY(*cpu, x, y);
   auto actual = RunXY(*test_ep, x, y);
@@ -202,7 +211,7 @@ TEST(PartitionTest, OutputsEqualCpuOnlyRun) {
 
 TEST(PartitionTest, DeviceOutputsAreReallyScrambled) {
   // Guards the other tests: if device memory held plain bytes, a missing copy would go unseen.
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   std::vector<Value> feeds = {Value(MakeTensor<float>({2}, {1.f, 2.f})),
                               Value(MakeTensor<float>({2}, {3.f, 4.f}))};
   auto device = session->Run(RunOptions{}, {"X", "Y"}, feeds, {}, /*keep_device_outputs=*/true);
@@ -217,7 +226,7 @@ TEST(PartitionTest, DeviceOutputsAreReallyScrambled) {
 }
 
 TEST(PartitionTest, DotOutputIsGraphviz) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   const std::string dot = session->Report().ToDot();
   EXPECT_EQ(dot.rfind("digraph", 0), 0u) << dot;
   EXPECT_EQ(dot.back(), '\n');
@@ -244,7 +253,7 @@ TEST(PartitionTest, DotOutputIsGraphviz) {
 }
 
 TEST(PartitionTest, UnknownProviderIsSkippedWithCpuFallback) {
-  auto session = MakeSession(SmallModel(), {ProviderSpec{"NoSuchExecutionProvider", {}}});
+  auto session = MakeUnoptimized(SmallModel(), {ProviderSpec{"NoSuchExecutionProvider", {}}});
   EXPECT_EQ(session->Providers(), std::vector<std::string>{kCpuEp});
   auto out = RunXY(*session, {1.f, -2.f}, {1.f, 1.f});
   EXPECT_EQ(CompareValues(Value(MakeTensor<float>({2}, {2.f, 0.f})), out[0], {0, 0}), "");
@@ -253,7 +262,7 @@ TEST(PartitionTest, UnknownProviderIsSkippedWithCpuFallback) {
   strict.config_entries["session.fail_on_unavailable_provider"] = "1";
   PRISM_EXPECT_ERROR(
       CaptureError([&] {
-        MakeSession(SmallModel(), {ProviderSpec{"NoSuchExecutionProvider", {}}}, strict);
+        MakeUnoptimized(SmallModel(), {ProviderSpec{"NoSuchExecutionProvider", {}}}, strict);
       }),
       kEpFail, "unknown execution provider 'NoSuchExecutionProvider'");
 }
@@ -262,15 +271,15 @@ TEST(PartitionTest, DisabledCpuFallbackNamesTheNode) {
   SessionOptions options;
   options.config_entries["session.disable_cpu_ep_fallback"] = "1";
   PRISM_EXPECT_ERROR(
-      CaptureError([&] { MakeSession(SmallModel(), {TestEp("Add,Relu")}, options); }), kEpFail,
+      CaptureError([&] { MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")}, options); }), kEpFail,
       "Identity node 'id' would fall back to the CPU EP, and CPU fallback is "
       "disabled (session.disable_cpu_ep_fallback); TestExecutionProvider: op "
       "Identity is not in this EP's 'ops' option");
   // Everything on the test EP: fine.
-  auto all_on_device = MakeSession(SmallModel(), {TestEp("Add,Identity,Relu")}, options);
+  auto all_on_device = MakeUnoptimized(SmallModel(), {TestEp("Add,Identity,Relu")}, options);
   for (const NodePlacement& node : all_on_device->Report().nodes) EXPECT_EQ(node.provider, kTestEp);
   // Without any other EP the option has nothing to fall back from.
-  auto cpu = MakeSession(SmallModel(), {}, options);
+  auto cpu = MakeUnoptimized(SmallModel(), {}, options);
   EXPECT_EQ(cpu->Providers(), std::vector<std::string>{kCpuEp});
 }
 
@@ -278,13 +287,13 @@ TEST(PartitionTest, NodeNoProviderCanRun) {
   onnx::ModelProto model = SmallModel();
   AddNode(model.mutable_graph(), "NoSuchOp", {"Z"}, {"Q"}, "bad");
   AddOutput(model.mutable_graph(), "Q", TensorProto::FLOAT);
-  PRISM_EXPECT_ERROR(CaptureError([&] { MakeSession(model, {TestEp("Add,Relu")}); }),
+  PRISM_EXPECT_ERROR(CaptureError([&] { MakeUnoptimized(model, {TestEp("Add,Relu")}); }),
                      kNotImplemented,
                      "no execution provider can run NoSuchOp node 'bad' in graph main (op "
                      "NoSuchOp, opset 17, input types (tensor(float))); TestExecutionProvider: op "
                      "NoSuchOp is not in this EP's 'ops' option; CPUExecutionProvider: no kernel "
                      "for op NoSuchOp");
-  PRISM_EXPECT_ERROR(CaptureError([&] { MakeSession(model, {}); }), kNotImplemented,
+  PRISM_EXPECT_ERROR(CaptureError([&] { MakeUnoptimized(model, {}); }), kNotImplemented,
                      "no execution provider can run NoSuchOp node 'bad' in graph main (op "
                      "NoSuchOp, opset 17, input types (tensor(float))); CPUExecutionProvider: no "
                      "kernel for op NoSuchOp");
@@ -297,7 +306,7 @@ TEST(PartitionTest, TypeNoKernelAcceptsIsReported) {
   AddInput(graph, "S", TensorProto::STRING, {1});
   AddNode(graph, "Relu", {"S"}, {"R"}, "string_relu");
   AddOutput(graph, "R", TensorProto::STRING);
-  const Status status = CaptureError([&] { MakeSession(model, {TestEp("Relu")}); });
+  const Status status = CaptureError([&] { MakeUnoptimized(model, {TestEp("Relu")}); });
   PRISM_EXPECT_ERROR(status, kNotImplemented,
                      "no execution provider can run Relu node 'string_relu' in graph main (op "
                      "Relu, opset 17, input types (tensor(string)))");
@@ -312,7 +321,7 @@ TEST(PartitionTest, TypeNoKernelAcceptsIsReported) {
 }
 
 TEST(PartitionTest, SetProvidersRebuilds) {
-  auto session = MakeSession(SmallModel(), {TestEp("Add,Relu")});
+  auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   EXPECT_EQ(session->Report().copies.size(), 4u);
   const auto before = RunXY(*session, {1.f, -4.f}, {2.f, 1.f});
   // A report taken earlier stays valid (and unchanged) after the rebuild.
@@ -350,7 +359,7 @@ TEST(PartitionTest, SubgraphNodesAreReportedWithTheirGraphPath) {
   AddOutput(else_branch, "E", TensorProto::FLOAT);
   AddOutput(graph, "Y", TensorProto::FLOAT);
 
-  auto session = MakeSession(model, {TestEp("Add")});
+  auto session = MakeUnoptimized(model, {TestEp("Add")});
   std::map<std::string, std::pair<std::string, std::string>> placed;  // node -> (graph, EP)
   for (const NodePlacement& p : session->Report().nodes)
     placed[p.node_name] = {p.graph, p.provider};

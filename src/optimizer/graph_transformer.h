@@ -1,0 +1,55 @@
+// A graph transformer: one rewrite of the session's own graph (eliminations, folding, fusions,
+// layout changes), with a name (what disabled_optimizers lists), a level, and the EPs whose nodes
+// it may touch.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "framework/tensor.h"
+#include "graph/graph.h"
+
+namespace prism {
+
+class IExecutionProvider;
+
+// onnxruntime's levels: basic passes keep the graph's semantics for every EP and run before
+// partitioning; extended and layout passes produce ops only some EPs run, so they run after it,
+// on nodes assigned to the EPs they target.
+enum class TransformerLevel : int { kBasic = 1, kExtended = 2, kLayout = 3 };
+const char* TransformerLevelName(TransformerLevel level);
+
+// What a pass may use besides the graph.
+struct TransformContext {
+  // Computes a node on the CPU EP from CPU tensors (for constant folding); throws when the CPU EP
+  // has no kernel or the kernel fails.
+  std::function<std::vector<Tensor>(const Node& node, const std::vector<const Tensor*>& inputs)>
+      evaluate_on_cpu;
+  // The EP a node runs on after partitioning (EP-specific passes); empty before it.
+  std::function<const IExecutionProvider*(const Graph& graph, NodeIndex node)> provider_of;
+};
+
+class GraphTransformer {
+ public:
+  GraphTransformer(std::string name, TransformerLevel level,
+                   std::vector<std::string> target_providers = {})
+      : name_(std::move(name)), level_(level), target_providers_(std::move(target_providers)) {}
+  virtual ~GraphTransformer() = default;
+
+  const std::string& Name() const { return name_; }
+  TransformerLevel Level() const { return level_; }
+  // EP types whose nodes it rewrites; empty: every node.
+  const std::vector<std::string>& TargetProviders() const { return target_providers_; }
+
+  // Rewrites graph (not its subgraphs: the manager visits those); returns whether it changed
+  // anything. Leaves the graph resolved or unresolved: the manager calls Resolve() after a change.
+  virtual bool Apply(Graph& graph, const TransformContext& context) const = 0;
+
+ private:
+  std::string name_;
+  TransformerLevel level_;
+  std::vector<std::string> target_providers_;
+};
+
+}  // namespace prism

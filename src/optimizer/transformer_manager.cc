@@ -1,0 +1,84 @@
+#include "optimizer/transformer_manager.h"
+
+#include "common/logging.h"
+
+namespace prism {
+
+const char* TransformerLevelName(TransformerLevel level) {
+  switch (level) {
+    case TransformerLevel::kBasic:
+      return "basic";
+    case TransformerLevel::kExtended:
+      return "extended";
+    case TransformerLevel::kLayout:
+      return "layout";
+  }
+  return "unknown";
+}
+
+TransformerManager::TransformerManager(std::set<std::string> disabled)
+    : disabled_(std::move(disabled)) {}
+
+void TransformerManager::Register(std::unique_ptr<GraphTransformer> transformer) {
+  transformers_.push_back(std::move(transformer));
+}
+
+std::vector<std::string> TransformerManager::Names(TransformerLevel level) const {
+  std::vector<std::string> names;
+  for (const auto& transformer : transformers_)
+    if (transformer->Level() == level) names.push_back(transformer->Name());
+  return names;
+}
+
+int TransformerManager::RunOnce(Graph& graph, TransformerLevel level,
+                                const TransformContext& context) const {
+  int changes = 0;
+  for (const auto& transformer : transformers_) {
+    if (transformer->Level() != level || disabled_.count(transformer->Name())) continue;
+    if (transformer->Apply(graph, context)) {
+      graph.Resolve();
+      ++changes;
+    }
+  }
+  for (NodeIndex index : std::vector<NodeIndex>(graph.TopologicalOrder()))
+    for (Graph* sub : graph.MutableNode(index)->MutableSubgraphs())
+      changes += RunOnce(*sub, level, context);
+  return changes;
+}
+
+int TransformerManager::Run(Graph& graph, TransformerLevel level,
+                            const TransformContext& context) const {
+  int total = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const int changes = RunOnce(graph, level, context);
+    total += changes;
+    if (changes == 0) return total;
+  }
+  PRISM_LOG(kWarning, "graph transformers of level ", TransformerLevelName(level),
+            " still changed graph '", graph.Name(), "' after ", kMaxRounds,
+            " rounds; stopping there");
+  return total;
+}
+
+std::unique_ptr<TransformerManager> MakeDefaultTransformers(
+    int optimization_level, const std::vector<std::string>& disabled) {
+  auto manager =
+      std::make_unique<TransformerManager>(std::set<std::string>(disabled.begin(), disabled.end()));
+  if (optimization_level >= 1) {
+    manager->Register(MakeIdentityElimination());
+    manager->Register(MakeDropoutElimination());
+    manager->Register(MakeConstantFolding());
+  }
+  // Extended and layout passes come with the optimizer issue; none exist yet.
+  std::set<std::string> known;
+  for (TransformerLevel level :
+       {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})
+    for (const std::string& name : manager->Names(level)) known.insert(name);
+  for (const std::string& name : disabled)
+    if (!known.count(name) && optimization_level >= 1)
+      PRISM_LOG(kWarning, "disabled_optimizers names '", name,
+                "', which is not a graph transformer of this session; ignored");
+  return manager;
+}
+
+}  // namespace prism
