@@ -412,6 +412,13 @@ typedef struct PrismApi {
      retrying."), cleared by the call. notice [out, owned] ReleaseString: "" when none happened
      since the last call. */
   PrismStatus* (*SessionTakeFallbackNotice)(const PrismSession* session, char** notice);
+
+  /* --- graph transformers --- */
+  /* Graph transformers not to run, by name (onnxruntime's disabled_optimizers; e.g.
+     "ConstantFolding", "EliminateIdentity"), replacing any set before; names [in, borrowed]
+     (copied); count 0 clears. Names matching no transformer are logged and ignored. */
+  PrismStatus* (*SetDisabledOptimizers)(PrismSessionOptions* options, const char* const* names,
+                                        size_t count);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

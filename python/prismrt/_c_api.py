@@ -161,6 +161,8 @@ _TABLE_V2 = [
     ("SessionSetFallbackEnabled", _STATUS, [_P, ctypes.c_int]),
     ("SessionGetFallbackEnabled", _STATUS, [_P, ctypes.POINTER(ctypes.c_int)]),
     ("SessionTakeFallbackNotice", _STATUS, [_P, _PP]),
+    # graph transformers
+    ("SetDisabledOptimizers", _STATUS, [_P, _PSTR, _SIZE]),
 ]
 
 _TABLE = _TABLE_V1 + _TABLE_V2

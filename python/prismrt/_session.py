@@ -153,6 +153,20 @@ def _append_providers(options_handle, providers):
                                           key_array, value_array, len(keys)))
 
 
+def _disabled_optimizers(kwargs):
+    """onnxruntime's disabled_optimizers keyword: a list or set of transformer names."""
+    names = kwargs.get("disabled_optimizers")
+    if names is None:
+        return []
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple, set, frozenset)):
+        raise TypeError("disabled_optimizers must be a list or set of str, got %s" %
+                        type(names).__name__)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError("disabled_optimizers must hold str, got %s" % type(name).__name__)
+    return sorted(names)
+
+
 class InferenceSession:
     """Loads a model and runs it: onnxruntime.InferenceSession's interface.
 
@@ -176,15 +190,23 @@ class InferenceSession:
                             type(sess_options).__name__)
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
         self._kwargs = kwargs
+        self._disabled_optimizers = _disabled_optimizers(kwargs)
         self._session = None
         # onnxruntime's retry on the CPU provider lives in the core (C, C++ and Python get it);
         # the session says when it happened, and it is announced here as onnxruntime does.
         self._create_session(_normalize_providers(providers, provider_options))
 
     # -- creation --------------------------------------------------------------------------
+    def _make_c_options(self):
+        options = self._sess_options._make_c_options()
+        names = [n.encode("utf-8") for n in self._disabled_optimizers]
+        array = (ctypes.c_char_p * max(len(names), 1))(*names)
+        api().check(api().SetDisabledOptimizers(options.pointer, array, len(names)))
+        return options
+
     def _create_session(self, requested):
         c = api()
-        options = self._sess_options._make_c_options()
+        options = self._make_c_options()
         _append_providers(options, requested)
         handle = _P()
         if self._model_path is not None:

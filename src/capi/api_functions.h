@@ -170,5 +170,7 @@ PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept;
 PrismStatus* SessionSetFallbackEnabled(PrismSession* session, int enabled) noexcept;
 PrismStatus* SessionGetFallbackEnabled(const PrismSession* session, int* enabled) noexcept;
 PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notice) noexcept;
+PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
+                                   size_t count) noexcept;
 
 }  // namespace prism::capi

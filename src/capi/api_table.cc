@@ -123,6 +123,7 @@ constexpr PrismApi kApiV1 = {
     .SessionSetFallbackEnabled = SessionSetFallbackEnabled,
     .SessionGetFallbackEnabled = SessionGetFallbackEnabled,
     .SessionTakeFallbackNotice = SessionTakeFallbackNotice,
+    .SetDisabledOptimizers = SetDisabledOptimizers,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \

@@ -71,6 +71,21 @@ PrismStatus* SetOptimizedModelFilePath(PrismSessionOptions* options, const char*
   });
 }
 
+PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
+                                   size_t count) noexcept {
+  return Guard(__func__, [&] {
+    Require(options, "options");
+    if (count > 0) Require(names, "names");
+    std::vector<std::string> disabled;
+    for (size_t i = 0; i < count; ++i) {
+      PRISM_ENFORCE(names[i] != nullptr, kInvalidArgument, "SetDisabledOptimizers: names[", i,
+                    "] is NULL");
+      disabled.emplace_back(names[i]);
+    }
+    options->options.disabled_optimizers = std::move(disabled);
+  });
+}
+
 PrismStatus* EnableProfiling(PrismSessionOptions* options, const char* prefix) noexcept {
   return Guard(__func__, [&] {
     Require(options, "options");

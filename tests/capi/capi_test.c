@@ -412,6 +412,14 @@ static void TestMnist(PrismEnv* env) {
   OK(g_api->EnableCpuMemArena(options, 1));
   OK(g_api->EnableMemPattern(options, 1));
   OK(g_api->AddSessionConfigEntry(options, "session.fail_on_unavailable_provider", "1"));
+  {
+    const char* disabled[2] = {"ConstantFolding", NULL};
+    OK(g_api->SetDisabledOptimizers(options, disabled, 1));
+    EXPECT_ERROR(g_api->SetDisabledOptimizers(options, disabled, 2), PRISM_INVALID_ARGUMENT,
+                 "names[1] is NULL");
+    OK(g_api->SetDisabledOptimizers(options, NULL, 0));
+    OK(g_api->SetDisabledOptimizers(options, disabled, 1));
+  }
   OK(g_api->CloneSessionOptions(options, &clone));
   OK(g_api->CreateSession(env, path, clone, &session));
   g_api->ReleaseSessionOptions(clone); /* the session keeps its own copy */

@@ -506,3 +506,41 @@ def test_run_errors(add_relu_path):
         sess.run(None, dict(feeds, wrong_name=feeds["a"]))
     except InvalidArgument as error:
         assert "INVALID_ARGUMENT" in str(error) and "wrong_name" in error.message
+
+
+def _shape_chain_model(tmp_path):
+    """Y = Reshape(X, Concat(Unsqueeze(Gather(Shape(X), 0)), [-1])) on a static X[2,3,4]."""
+    nodes = [
+        helper.make_node("Shape", ["X"], ["S"], name="shape"),
+        helper.make_node("Gather", ["S", "zero"], ["G"], name="gather"),
+        helper.make_node("Unsqueeze", ["G", "axes"], ["U"], name="unsqueeze"),
+        helper.make_node("Concat", ["U", "minus_one"], ["T"], name="concat", axis=0),
+        helper.make_node("Reshape", ["X", "T"], ["Y"], name="reshape"),
+    ]
+    inits = [helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+             helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
+             helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])]
+    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = str(tmp_path / "chain.onnx")
+    onnx.save(model, path)
+    return path
+
+
+def test_disabled_optimizers_keyword(tmp_path):
+    path = _shape_chain_model(tmp_path)
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    optimized = ort.InferenceSession(path, providers=CPU)
+    kept = ort.InferenceSession(path, providers=CPU, disabled_optimizers=["ConstantFolding"])
+    # The report lists the nodes the session runs: folding leaves only the Reshape.
+    assert "shape (Shape" not in optimized.get_partition_report()
+    assert "shape (Shape" in kept.get_partition_report()
+    expected = onnxruntime.InferenceSession(path, providers=CPU).run(None, {"X": x})
+    assert_outputs_close(optimized.run(None, {"X": x}), expected)
+    assert_outputs_close(kept.run(None, {"X": x}), expected)
+    with pytest.raises(TypeError, match="disabled_optimizers must be a list or set of str"):
+        ort.InferenceSession(path, providers=CPU, disabled_optimizers="ConstantFolding")
+    with pytest.raises(TypeError, match="disabled_optimizers must hold str"):
+        ort.InferenceSession(path, providers=CPU, disabled_optimizers=[3])
