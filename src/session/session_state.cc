@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/logging.h"
+#include "graph/model_writer.h"
 #include "optimizer/transformer_manager.h"
 #include "session/cpu_node_evaluator.h"
 #include "session/execution_planner.h"
@@ -130,6 +131,11 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);
   if (level >= static_cast<int>(GraphOptimizationLevel::kAll))
     transformers->Run(graph, TransformerLevel::kLayout, transform_context);
+
+  // optimized_model_filepath: the transformed graph, before EPs fuse what they compile (a
+  // compiled node has no ONNX form).
+  if (!options.optimized_model_filepath.empty())
+    SaveModel(*model, graph, options.optimized_model_filepath);
 
   const auto fuse_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   std::vector<FusedNode> fused = FuseClaimedGroups(graph, assignment, state->report_);

@@ -47,6 +47,9 @@ void Usage(std::ostream& out) {
          "  --min-run N              fail unless at least N tests ran (not skipped): a suite\n"
          "                           or selection that silently shrinks fails the run\n"
          "  --timeout S              per-test time limit in seconds (default 300; 0: none)\n"
+         "  --round-trip             run each model as written back by the optimized session\n"
+         "                           (optimized_model_filepath), loaded again: the writer and\n"
+         "                           the optimizer must keep every result\n"
          "  --no-isolate             run tests in this process (default: a child per test, so\n"
          "                           a crash fails only that test)\n"
          "  --list                   print the selected tests (with -v also skipped ones) and "
@@ -88,6 +91,7 @@ struct Options {
   double timeout_s = 300;
   int min_run = 0;
   bool isolate = true;
+  bool round_trip = false;
   bool list = false;
   bool verbose = false;
   std::vector<std::string> test_dirs;
@@ -144,6 +148,8 @@ Options ParseArgs(int argc, char** argv) {
       options.min_run = static_cast<int>(min_run);
     } else if (arg == "--timeout") {
       options.timeout_s = ParseNumber(arg, value());
+    } else if (arg == "--round-trip") {
+      options.round_trip = true;
     } else if (arg == "--no-isolate") {
       options.isolate = false;
     } else if (arg == "--list") {
@@ -234,6 +240,7 @@ int Main(int argc, char** argv) {
                                   "' does not exist (use --shared DIR or PRISM_SHARED_DIR)");
     tests = CollectTests(options);
     config.providers = ParseProviders(options.providers);
+    config.round_trip = options.round_trip;
     if (options.rtol || options.atol)
       config.tolerance =
           prism::testing::Tolerance{options.atol.value_or(1e-7), options.rtol.value_or(1e-3)};

@@ -327,11 +327,36 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
   const std::vector<fs::path> sets = DataSets(test.dir);
   PRISM_ENFORCE(!sets.empty(), kInvalidArgument, test.dir.string(), " has no test_data_set_N");
 
+  fs::path load_path = model_path;
+  if (config.round_trip) {
+    // The optimized graph written next to nowhere the test owns: a temporary file per process.
+    load_path = fs::temp_directory_path() /
+                ("prism_round_trip_" + std::to_string(::getpid()) + "_" + test.name + ".onnx");
+    SessionOptions writer_options;
+    writer_options.optimized_model_filepath = load_path.string();
+    try {
+      InferenceSession writer(writer_options, config.providers);
+      writer.Load(model_path.string());
+    } catch (const std::exception& e) {
+      return std::string("writing the optimized model failed: ") + e.what();
+    }
+  }
+  struct RemoveOnExit {
+    fs::path path;
+    bool active;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      if (active) fs::remove(path, ignored);
+    }
+  } cleanup{load_path, config.round_trip};
+
   InferenceSession session(SessionOptions{}, config.providers);
   try {
-    session.Load(model_path.string());
+    session.Load(load_path.string());
   } catch (const std::exception& e) {
-    return std::string("model load failed: ") + e.what();
+    return std::string(config.round_trip ? "loading the written model failed: "
+                                         : "model load failed: ") +
+           e.what();
   }
   providers = session.Providers();
 

@@ -87,6 +87,8 @@ struct RunConfig {
   std::vector<ProviderSpec> providers;  // empty: CPUExecutionProvider
   testing::Tolerance tolerance = testing::Tolerance::OnnxSpecData();
   std::optional<OpSet> allowed_ops;  // when set, tests using other ops are skipped
+  // Run the model as the session writes it back (optimized_model_filepath), loaded afresh.
+  bool round_trip = false;
 };
 
 // The skip reason when the test is not selected by the op set, else "".

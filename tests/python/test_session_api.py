@@ -1,6 +1,7 @@
 """InferenceSession, SessionOptions, RunOptions, providers and errors against onnxruntime."""
 import importlib.metadata
 import json
+import os
 import threading
 import warnings
 
@@ -16,7 +17,7 @@ from prismrt.capi.onnxruntime_pybind11_state import (InvalidArgument, InvalidPro
                                                      NoSuchFile, PrismError)
 from prismrt.capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
 
-from conftest import add_relu_model, assert_close, assert_outputs_close, make_model
+from conftest import add_relu_model, assert_close, assert_outputs_close, bench_inputs, make_model
 
 CPU = ["CPUExecutionProvider"]
 
@@ -521,7 +522,7 @@ def _shape_chain_model(tmp_path):
              helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
              helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])]
     graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 4])],
-                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], inits)
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 12])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     path = str(tmp_path / "chain.onnx")
@@ -544,3 +545,25 @@ def test_disabled_optimizers_keyword(tmp_path):
         ort.InferenceSession(path, providers=CPU, disabled_optimizers="ConstantFolding")
     with pytest.raises(TypeError, match="disabled_optimizers must hold str"):
         ort.InferenceSession(path, providers=CPU, disabled_optimizers=[3])
+
+
+def test_optimized_model_filepath_writes_a_model_onnxruntime_runs(tmp_path, bench_models):
+    # The shape chain folds to one Reshape; bert_tiny loses its Shape computations.
+    chain = _shape_chain_model(tmp_path)
+    cases = [(chain, {"X": np.arange(24, dtype=np.float32).reshape(2, 3, 4)})]
+    bert = bench_models["bert_tiny"]
+    cases.append((bert, bench_inputs(bert)))
+    for source, feeds in cases:
+        written = str(tmp_path / ("optimized_" + os.path.basename(source)))
+        options = ort.SessionOptions()
+        options.optimized_model_filepath = written
+        ours = ort.InferenceSession(source, options, providers=CPU)
+        original, optimized = onnx.load(source), onnx.load(written)
+        onnx.checker.check_model(optimized)
+        assert len(optimized.graph.node) < len(original.graph.node), source
+        assert optimized.producer_name == "prism"
+        expected = onnxruntime.InferenceSession(source, providers=CPU).run(None, feeds)
+        theirs = onnxruntime.InferenceSession(written, providers=CPU).run(None, feeds)
+        assert_outputs_close(theirs, expected)
+        assert_outputs_close(ours.run(None, feeds), expected)
+        assert_outputs_close(ort.InferenceSession(written, providers=CPU).run(None, feeds), expected)
