@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "graph/graph_builder.h"
+#include "graph/shape_inference.h"
 
 namespace prism {
 
@@ -76,6 +77,7 @@ class ModelLoader {
                                                        : model->main_graph_->OuterScopeValues()[0],
         "', which nothing defines");
     GraphBuilder::InferTypes(*model->main_graph_);
+    InferShapes(*model->main_graph_);
     return model;
   }
 };

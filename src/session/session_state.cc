@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "graph/model_writer.h"
+#include "graph/shape_inference.h"
 #include "optimizer/transformer_manager.h"
 #include "session/cpu_node_evaluator.h"
 #include "session/execution_planner.h"
@@ -104,6 +105,8 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
     return EvaluateOnCpu(cpu_provider, node, inputs);
   };
   const int basic_changes = transformers->Run(graph, TransformerLevel::kBasic, transform_context);
+  // Rewrites (folded shapes, removed nodes) may make more shapes static.
+  if (basic_changes > 0) InferShapes(graph);
   if (profiler)
     profiler->RecordSession("graph_transforms_basic", transform_start, Profiler::Clock::now(), {},
                             {{"changes", basic_changes}});

@@ -50,6 +50,8 @@ void Usage(std::ostream& out) {
          "  --round-trip             run each model as written back by the optimized session\n"
          "                           (optimized_model_filepath), loaded again: the writer and\n"
          "                           the optimizer must keep every result\n"
+         "  --check-shapes           also check every computed value's shape against Prism's\n"
+         "                           (strict) shape inference, static where the inputs are\n"
          "  --no-isolate             run tests in this process (default: a child per test, so\n"
          "                           a crash fails only that test)\n"
          "  --list                   print the selected tests (with -v also skipped ones) and "
@@ -92,6 +94,7 @@ struct Options {
   int min_run = 0;
   bool isolate = true;
   bool round_trip = false;
+  bool check_shapes = false;
   bool list = false;
   bool verbose = false;
   std::vector<std::string> test_dirs;
@@ -148,6 +151,8 @@ Options ParseArgs(int argc, char** argv) {
       options.min_run = static_cast<int>(min_run);
     } else if (arg == "--timeout") {
       options.timeout_s = ParseNumber(arg, value());
+    } else if (arg == "--check-shapes") {
+      options.check_shapes = true;
     } else if (arg == "--round-trip") {
       options.round_trip = true;
     } else if (arg == "--no-isolate") {
@@ -241,6 +246,7 @@ int Main(int argc, char** argv) {
     tests = CollectTests(options);
     config.providers = ParseProviders(options.providers);
     config.round_trip = options.round_trip;
+    config.check_shapes = options.check_shapes;
     if (options.rtol || options.atol)
       config.tolerance =
           prism::testing::Tolerance{options.atol.value_or(1e-7), options.rtol.value_or(1e-3)};

@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include <poll.h>
@@ -20,6 +23,8 @@
 #include "common/json_writer.h"
 #include "common/status.h"
 #include "compute_evidence.h"
+#include "framework/compute_trace.h"
+#include "graph/shape_inference.h"
 #include "graph/tensor_proto.h"
 #include "session/inference_session.h"
 
@@ -310,6 +315,87 @@ std::string SelectionSkipReason(const TestCase& test, const RunConfig& config) {
 
 namespace {
 
+// The shape check: compute-trace hooks compare each kernel's outputs with the inferred shapes
+// of the session graph's values.
+struct ShapeCheck {
+  std::mutex mutex;
+  bool require_static = false;
+  std::vector<std::string> problems;
+  int64_t values_checked = 0;
+};
+ShapeCheck& CurrentShapeCheck() {
+  static ShapeCheck check;
+  return check;
+}
+
+void CheckComputedShapes(const ComputeTraceEvent& event) {
+  ShapeCheck& check = CurrentShapeCheck();
+  std::lock_guard<std::mutex> lock(check.mutex);
+  if (event.node.FusedBody() != nullptr) return;
+  for (size_t o = 0; o < event.outputs.size() && o < event.node.OutputCount(); ++o) {
+    const Value* value = event.outputs[o];
+    const NodeArg* arg = event.node.Outputs()[o];
+    if (value == nullptr || arg == nullptr || !value->IsTensor()) continue;
+    ++check.values_checked;
+    const TensorShape& actual = value->GetTensor().Shape();
+    const std::string where = event.node.Describe() + " output '" + arg->name + "'";
+    if (!arg->shape) {
+      if (check.require_static)
+        check.problems.push_back(where + ": no inferred shape (actual " + actual.ToString() + ")");
+      continue;
+    }
+    const SymbolicShape& inferred = *arg->shape;
+    bool matches = inferred.dims.size() == actual.Rank();
+    bool is_static = true;
+    for (size_t d = 0; matches && d < inferred.dims.size(); ++d) {
+      if (inferred.dims[d].IsKnown())
+        matches = inferred.dims[d].value == actual[d];
+      else
+        is_static = false;
+    }
+    if (!matches)
+      check.problems.push_back(where + ": inferred " + inferred.ToString() + ", actual " +
+                               actual.ToString());
+    else if (check.require_static && !is_static)
+      check.problems.push_back(where + ": inferred " + inferred.ToString() +
+                               " is not static (actual " + actual.ToString() + ")");
+  }
+}
+
+// Every node (subgraphs included) must have an inference function, and strict inference on a
+// copy of the session graph must succeed.
+std::string StrictInference(const InferenceSession& session) {
+  std::shared_ptr<const Graph> graph = session.SessionGraph();
+  std::function<std::string(const Graph&)> missing = [&](const Graph& g) -> std::string {
+    for (NodeIndex index : g.TopologicalOrder()) {
+      const Node& node = g.GetNode(index);
+      if (node.FusedBody() == nullptr && !HasShapeInference(node.Domain(), node.OpType()))
+        return "no shape inference function for op " + node.OpType();
+      for (const Graph* sub : node.Subgraphs())
+        if (std::string why = missing(*sub); !why.empty()) return why;
+    }
+    return "";
+  };
+  if (std::string why = missing(*graph); !why.empty()) return why;
+  try {
+    std::unique_ptr<Graph> copy = graph->Clone();
+    InferShapes(*copy, ShapeInferenceOptions{true});
+  } catch (const std::exception& e) {
+    return std::string("strict shape inference failed: ") + e.what();
+  }
+  return "";
+}
+
+bool StaticInputs(const onnx::ModelProto& model, const std::set<std::string>& initializers) {
+  for (const auto& input : model.graph().input()) {
+    if (initializers.count(input.name())) continue;
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return false;
+    for (const auto& dim : input.type().tensor_type().shape().dim())
+      if (!dim.has_dim_value()) return false;
+  }
+  return true;
+}
+
 // Runs all data sets; returns "" on success, else what went wrong.
 // Records in `providers` the EPs the session actually uses (unavailable ones are dropped).
 std::string RunDataSets(const TestCase& test, const RunConfig& config,
@@ -359,6 +445,22 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
            e.what();
   }
   providers = session.Providers();
+  static const ComputeTraceHooks kShapeHooks{CheckComputedShapes, nullptr};
+  struct HooksOff {
+    bool active;
+    ~HooksOff() {
+      if (active) SetComputeTraceHooks(nullptr);
+    }
+  } hooks_off{config.check_shapes};
+  if (config.check_shapes) {
+    if (std::string why = StrictInference(session); !why.empty()) return "shape check: " + why;
+    ShapeCheck& check = CurrentShapeCheck();
+    std::lock_guard<std::mutex> lock(check.mutex);
+    check.problems.clear();
+    check.values_checked = 0;
+    check.require_static = StaticInputs(model, initializers);
+    SetComputeTraceHooks(&kShapeHooks);
+  }
 
   for (const fs::path& set : sets) {
     const std::string set_name = set.filename().string();
@@ -400,6 +502,16 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
       }
     }
     if (!mismatches.empty()) return mismatches;
+  }
+  if (config.check_shapes) {
+    ShapeCheck& check = CurrentShapeCheck();
+    std::lock_guard<std::mutex> lock(check.mutex);
+    if (!check.problems.empty()) {
+      std::string text = "shape check: " + std::to_string(check.problems.size()) + " problem(s): ";
+      for (size_t i = 0; i < check.problems.size() && i < 3; ++i)
+        text += (i ? "; " : "") + check.problems[i];
+      return text;
+    }
   }
   return "";
 }

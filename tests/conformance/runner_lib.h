@@ -89,6 +89,10 @@ struct RunConfig {
   std::optional<OpSet> allowed_ops;  // when set, tests using other ops are skipped
   // Run the model as the session writes it back (optimized_model_filepath), loaded afresh.
   bool round_trip = false;
+  // Check every computed value's shape against the session's inferred one (strict inference:
+  // every op needs an inference function), and require fully static inferred shapes when the
+  // model's inputs are static.
+  bool check_shapes = false;
 };
 
 // The skip reason when the test is not selected by the op set, else "".

@@ -1,0 +1,72 @@
+// Elementwise ops: unary ones keep their input's shape; binary ones broadcast (numpy rules).
+#include "graph/shape_inference/inference_context.h"
+
+namespace prism {
+namespace {
+
+void SameAsInput(InferenceContext& context) {
+  // The whole type: Identity passes sequences and optionals through too.
+  context.SetOutputType(0, context.InputType(0));
+  const SymbolicShape* shape = context.InputShape(0);
+  if (shape && context.InputType(0).kind == TypeKind::kTensor) context.SetOutputShape(0, *shape);
+  if (context.GetNode().OpType() == "Identity")
+    if (const PropagatedValues* values = context.InputValues(0))
+      context.SetOutputValues(0, *values);
+}
+
+std::optional<int64_t> Combine(const std::string& op, int64_t a, int64_t b) {
+  if (op == "Add") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div" && b != 0) return a / b;  // integer division truncates, as the kernel does
+  return std::nullopt;
+}
+
+void BinaryBroadcast(InferenceContext& context) {
+  const SymbolicShape* a = context.InputShape(0);
+  const SymbolicShape* b = context.InputShape(1);
+  if (context.HasInput(0) && context.HasInput(1) && context.InputElem(0) != context.InputElem(1) &&
+      context.InputElem(0) != ElementType::kUndefined &&
+      context.InputElem(1) != ElementType::kUndefined && context.GetNode().OpType() != "Pow")
+    context.Fail(MakeString("inputs 0 and 1 must have one element type, given ",
+                            ElementTypeName(context.InputElem(0)), " and ",
+                            ElementTypeName(context.InputElem(1))));
+  std::optional<SymbolicShape> shape;
+  if (context.Opset() < 7) {
+    // Legacy broadcasting (attributes broadcast/axis): B fits into A, the result has A's shape.
+    if (a) shape = *a;
+  } else if (a && b) {
+    shape = Broadcast(context, *a, *b);
+  }
+  context.SetOutput(0, context.InputElem(0), shape);
+  // Shape arithmetic (e.g. a dim times a head count) stays known.
+  const PropagatedValues* x = context.InputValues(0);
+  const PropagatedValues* y = context.InputValues(1);
+  if (x && y && context.GetNode().OpType() != "Pow" &&
+      (x->values.size() == y->values.size() || x->values.size() == 1 || y->values.size() == 1)) {
+    PropagatedValues result;
+    result.is_scalar = x->is_scalar && y->is_scalar;
+    const size_t count = std::max(x->values.size(), y->values.size());
+    for (size_t i = 0; i < count; ++i) {
+      const SymbolicInt& p = x->values[x->values.size() == 1 ? 0 : i];
+      const SymbolicInt& q = y->values[y->values.size() == 1 ? 0 : i];
+      SymbolicInt element;
+      if (p.value && q.value)
+        element.value = Combine(context.GetNode().OpType(), *p.value, *q.value);
+      result.values.push_back(element);
+    }
+    context.SetOutputValues(0, std::move(result));
+  }
+}
+
+}  // namespace
+
+void RegisterElementwiseShapes() {
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Sqrt", "Exp", "Erf", "Identity", "Neg", "Abs",
+                         "Softmax", "Clip"})
+    RegisterShapeInference(op, SameAsInput);
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"})
+    RegisterShapeInference(op, BinaryBroadcast);
+}
+
+}  // namespace prism

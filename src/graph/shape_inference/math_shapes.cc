@@ -1,0 +1,111 @@
+// MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization and ReduceMean.
+#include <set>
+
+#include "graph/shape_inference/inference_context.h"
+
+namespace prism {
+namespace {
+
+void CheckInner(const InferenceContext& context, const Dim& k_a, const Dim& k_b) {
+  if (k_a.IsKnown() && k_b.IsKnown() && k_a.value != k_b.value)
+    context.Fail(MakeString("inner dimensions differ: input 0 has ", k_a.value, ", input 1 has ",
+                            k_b.value));
+}
+
+void MatMul(InferenceContext& context) {
+  const SymbolicShape* a = context.InputShape(0);
+  const SymbolicShape* b = context.InputShape(1);
+  if (!a || !b) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (a->dims.empty() || b->dims.empty())
+    context.Fail("inputs must have rank 1 or more (scalars are not matrices)");
+  SymbolicShape left = *a;
+  SymbolicShape right = *b;
+  const bool a_vector = left.dims.size() == 1;
+  const bool b_vector = right.dims.size() == 1;
+  if (a_vector) left.dims.insert(left.dims.begin(), KnownDim(1));
+  if (b_vector) right.dims.push_back(KnownDim(1));
+  CheckInner(context, left.dims.back(), right.dims[right.dims.size() - 2]);
+  SymbolicShape batch_a{std::vector<Dim>(left.dims.begin(), left.dims.end() - 2)};
+  SymbolicShape batch_b{std::vector<Dim>(right.dims.begin(), right.dims.end() - 2)};
+  SymbolicShape out = Broadcast(context, batch_a, batch_b);
+  if (!a_vector) out.dims.push_back(left.dims[left.dims.size() - 2]);
+  if (!b_vector) out.dims.push_back(right.dims.back());
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+void Gemm(InferenceContext& context) {
+  const SymbolicShape* a = context.InputShape(0);
+  const SymbolicShape* b = context.InputShape(1);
+  if (!a || !b) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (a->dims.size() != 2 || b->dims.size() != 2)
+    context.Fail(
+        MakeString("A and B must be matrices, given ", a->ToString(), " and ", b->ToString()));
+  const bool trans_a = context.IntAttr("transA", 0) != 0;
+  const bool trans_b = context.IntAttr("transB", 0) != 0;
+  CheckInner(context, a->dims[trans_a ? 0 : 1], b->dims[trans_b ? 1 : 0]);
+  SymbolicShape out{{a->dims[trans_a ? 1 : 0], b->dims[trans_b ? 0 : 1]}};
+  if (const SymbolicShape* c = context.InputShape(2)) Broadcast(context, out, *c);  // C must fit
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+void LayerNormalization(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  context.SetOutput(0, context.InputElem(0), x ? std::optional<SymbolicShape>(*x) : std::nullopt);
+  const ElementType stash = static_cast<ElementType>(context.IntAttr("stash_type", 1));
+  if (!x) return;
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  int64_t axis = context.IntAttr("axis", -1);
+  if (axis < -rank || axis >= rank)
+    context.Fail(MakeString("axis ", axis, " is out of range for rank ", rank));
+  if (axis < 0) axis += rank;
+  SymbolicShape reduced = *x;
+  for (int64_t d = axis; d < rank; ++d) reduced.dims[d] = KnownDim(1);
+  for (size_t o = 1; o < 3; ++o) context.SetOutput(o, stash, reduced);
+}
+
+void ReduceMean(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const bool keep = context.IntAttr("keepdims", 1) != 0;
+  std::optional<std::vector<int64_t>> axes;
+  if (context.Opset() >= 18) {
+    if (context.HasInput(1)) {
+      axes = context.InputInts(1);
+      if (!axes) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+    }
+  } else {
+    axes = context.IntsAttr("axes");
+  }
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  std::set<int64_t> reduced;
+  if (!axes || axes->empty()) {
+    if (context.Opset() >= 18 && context.IntAttr("noop_with_empty_axes", 0) != 0)
+      return context.SetOutput(0, context.InputElem(0), *x);
+    for (int64_t d = 0; d < rank; ++d) reduced.insert(d);
+  } else {
+    for (int64_t axis : *axes) {
+      if (axis < -rank || axis >= rank)
+        context.Fail(MakeString("axis ", axis, " is out of range for rank ", rank));
+      reduced.insert(axis < 0 ? axis + rank : axis);
+    }
+  }
+  SymbolicShape out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced.count(d))
+      out.dims.push_back(x->dims[d]);
+    else if (keep)
+      out.dims.push_back(KnownDim(1));
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+}  // namespace
+
+void RegisterMathShapes() {
+  RegisterShapeInference("MatMul", MatMul);
+  RegisterShapeInference("Gemm", Gemm);
+  RegisterShapeInference("LayerNormalization", LayerNormalization);
+  RegisterShapeInference("ReduceMean", ReduceMean);
+}
+
+}  // namespace prism

@@ -1,0 +1,142 @@
+// Convolution and pooling output sizes (pads, strides, dilations, auto_pad, ceil_mode), global
+// pooling and batch normalization.
+#include "graph/shape_inference/inference_context.h"
+
+namespace prism {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+// Spatial output dims of a window sliding over input dims 2.. of x.
+std::vector<Dim> SlidingOutput(InferenceContext& context, const SymbolicShape& x,
+                               const std::vector<int64_t>& kernel, bool ceil_mode) {
+  const size_t spatial = x.dims.size() - 2;
+  if (kernel.size() != spatial)
+    context.Fail(MakeString("kernel has ", kernel.size(), " spatial dims, input ", x.ToString(),
+                            " has ", spatial));
+  const std::vector<int64_t> strides =
+      context.IntsAttr("strides").value_or(std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> dilations =
+      context.IntsAttr("dilations").value_or(std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> pads =
+      context.IntsAttr("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial || dilations.size() != spatial || pads.size() != 2 * spatial)
+    context.Fail(MakeString("strides, dilations and pads must have ", spatial, ", ", spatial,
+                            " and ", 2 * spatial, " values for input ", x.ToString()));
+  const Attribute* auto_pad_attribute = context.Attr("auto_pad");
+  const std::string auto_pad = auto_pad_attribute ? auto_pad_attribute->s : "NOTSET";
+  std::vector<Dim> out;
+  for (size_t i = 0; i < spatial; ++i) {
+    if (strides[i] <= 0) context.Fail(MakeString("strides must be positive, given ", strides[i]));
+    if (dilations[i] <= 0)
+      context.Fail(MakeString("dilations must be positive, given ", dilations[i]));
+    if (kernel[i] <= 0) context.Fail(MakeString("kernel dims must be positive, given ", kernel[i]));
+    if (pads[i] < 0 || pads[i + spatial] < 0)
+      context.Fail(
+          MakeString("pads must not be negative, given ", pads[i], " and ", pads[i + spatial]));
+    const Dim& in = x.dims[i + 2];
+    if (!in.IsKnown()) {
+      out.emplace_back();
+      continue;
+    }
+    const int64_t window = (kernel[i] - 1) * dilations[i] + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out.push_back(KnownDim(CeilDiv(in.value, strides[i])));
+      continue;
+    }
+    const bool valid = auto_pad == "VALID";
+    const int64_t begin = valid ? 0 : pads[i];
+    const int64_t end = valid ? 0 : pads[i + spatial];
+    const int64_t span = in.value + begin + end - window;
+    if (span < 0)
+      context.Fail(MakeString("window ", window, " (kernel ", kernel[i], ", dilation ",
+                              dilations[i], ") is larger than the padded input ", in.value, "+",
+                              begin, "+", end, " on spatial axis ", i));
+    int64_t size = span / strides[i] + 1;
+    if (ceil_mode && !valid) {
+      size = CeilDiv(span, strides[i]) + 1;
+      if (size - 1 >= CeilDiv(in.value + begin, strides[i])) --size;  // as the CPU kernel
+    }
+    out.push_back(KnownDim(size));
+  }
+  return out;
+}
+
+void Conv(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const SymbolicShape* w = context.InputShape(1);
+  if (!x || !w) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (x->dims.size() < 3 || w->dims.size() != x->dims.size())
+    context.Fail(MakeString("X ", x->ToString(), " and W ", w->ToString(),
+                            " must have one rank of 3 or more"));
+  const int64_t group = context.IntAttr("group", 1);
+  if (group <= 0) context.Fail(MakeString("group must be positive, given ", group));
+  const Dim& channels = x->dims[1];
+  const Dim& per_group = w->dims[1];
+  if (channels.IsKnown() && per_group.IsKnown() && channels.value != per_group.value * group)
+    context.Fail(MakeString("X has ", channels.value, " channels but W ", w->ToString(),
+                            " with group ", group, " expects ", per_group.value * group));
+  std::vector<int64_t> kernel;
+  if (auto attribute = context.IntsAttr("kernel_shape")) {
+    kernel = *attribute;
+  } else {
+    for (size_t d = 2; d < w->dims.size(); ++d) {
+      if (!w->dims[d].IsKnown()) {
+        SymbolicShape partial{{x->dims[0], w->dims[0]}};
+        partial.dims.resize(x->dims.size());
+        return context.SetOutput(0, context.InputElem(0), partial);
+      }
+      kernel.push_back(w->dims[d].value);
+    }
+  }
+  SymbolicShape out{{x->dims[0], w->dims[0]}};
+  for (const Dim& dim : SlidingOutput(context, *x, kernel, false)) out.dims.push_back(dim);
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+void Pool(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (x->dims.size() < 3) context.Fail(MakeString("X ", x->ToString(), " needs rank 3 or more"));
+  const auto kernel = context.IntsAttr("kernel_shape");
+  if (!kernel) context.Fail("attribute kernel_shape is required");
+  SymbolicShape out{{x->dims[0], x->dims[1]}};
+  for (const Dim& dim : SlidingOutput(context, *x, *kernel, context.IntAttr("ceil_mode", 0) != 0))
+    out.dims.push_back(dim);
+  context.SetOutput(0, context.InputElem(0), out);
+  if (context.GetNode().OpType() == "MaxPool") context.SetOutput(1, ElementType::kInt64, out);
+}
+
+void GlobalPool(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (x->dims.size() < 3) context.Fail(MakeString("X ", x->ToString(), " needs rank 3 or more"));
+  SymbolicShape out{{x->dims[0], x->dims[1]}};
+  out.dims.resize(x->dims.size(), KnownDim(1));
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+void BatchNormalization(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  context.SetOutput(0, context.InputElem(0), x ? std::optional<SymbolicShape>(*x) : std::nullopt);
+  // Training-mode outputs (running mean/var, saved stats) have the channel count's shape.
+  const ElementType stats = context.HasInput(3) ? context.InputElem(3) : context.InputElem(0);
+  std::optional<SymbolicShape> channel;
+  if (x && x->dims.size() >= 2) channel = SymbolicShape{{x->dims[1]}};
+  for (size_t o = 1; o < context.GetNode().OutputCount(); ++o) context.SetOutput(o, stats, channel);
+}
+
+}  // namespace
+
+void RegisterNnShapes() {
+  RegisterShapeInference("Conv", Conv);
+  RegisterShapeInference("MaxPool", Pool);
+  RegisterShapeInference("AveragePool", Pool);
+  RegisterShapeInference("GlobalAveragePool", GlobalPool);
+  RegisterShapeInference("GlobalMaxPool", GlobalPool);
+  RegisterShapeInference("BatchNormalization", BatchNormalization);
+}
+
+}  // namespace prism

@@ -1,0 +1,108 @@
+// The driver: walks the graph in topological order and calls each op's inference function.
+#include "graph/shape_inference.h"
+
+#include <map>
+
+#include "common/logging.h"
+#include "graph/shape_inference/inference_context.h"
+
+namespace prism {
+namespace {
+
+std::map<std::string, InferenceFunction>& Registry() {
+  static std::map<std::string, InferenceFunction> registry;
+  return registry;
+}
+
+void RegisterFamilies();
+
+// Small integer initializers take part in shape computations.
+void PropagateInitializers(const Graph& graph,
+                           std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
+  for (const auto& [name, tensor] : graph.Initializers()) {
+    if (!graph.IsConstantInitializer(name) || tensor.Shape().Rank() > 1 ||
+        tensor.NumElements() > 64)
+      continue;
+    PropagatedValues values;
+    values.is_scalar = tensor.Shape().Rank() == 0;
+    if (tensor.Type() == ElementType::kInt64) {
+      for (int64_t i = 0; i < tensor.NumElements(); ++i)
+        values.values.push_back(SymbolicInt{tensor.Data<int64_t>()[i], ""});
+    } else if (tensor.Type() == ElementType::kInt32) {
+      for (int64_t i = 0; i < tensor.NumElements(); ++i)
+        values.values.push_back(SymbolicInt{tensor.Data<int32_t>()[i], ""});
+    } else {
+      continue;
+    }
+    propagated[graph.FindNodeArg(name)] = std::move(values);
+  }
+}
+
+void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
+                std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
+  PropagateInitializers(graph, propagated);
+  for (NodeIndex index : graph.TopologicalOrder()) {
+    Node& node = *graph.MutableNode(index);
+    for (Graph* sub : node.MutableSubgraphs()) InferGraph(*sub, options, propagated);
+    if (node.FusedBody() != nullptr) continue;  // its outputs keep the group's inferred shapes
+    auto it = node.Domain().empty() ? Registry().find(node.OpType()) : Registry().end();
+    if (it == Registry().end()) {
+      PRISM_ENFORCE(!options.strict, kInvalidGraph, "no shape inference function for op ",
+                    node.Domain().empty() ? "" : node.Domain() + ".", node.OpType(), " (",
+                    node.Describe(), ")");
+      continue;
+    }
+    InferenceContext context(node, propagated);
+    if (options.strict) {
+      it->second(context);
+      continue;
+    }
+    try {
+      it->second(context);
+    } catch (const Exception& e) {
+      // Lenient (load, session): the node keeps what the model declared, and its kernel reports
+      // the problem with the actual values at run time.
+      PRISM_LOG(kVerbose, "shape inference left ", node.Describe(), " unresolved: ", e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void RegisterShapeInference(const std::string& op_type, InferenceFunction function) {
+  Registry()[op_type] = std::move(function);
+}
+
+bool HasShapeInference(const std::string& domain, const std::string& op_type) {
+  RegisterFamilies();
+  return domain.empty() && Registry().count(op_type) > 0;
+}
+
+void InferShapes(Graph& graph, const ShapeInferenceOptions& options) {
+  RegisterFamilies();
+  std::unordered_map<const NodeArg*, PropagatedValues> propagated;
+  InferGraph(graph, options, propagated);
+}
+
+// Families register once, explicitly (a static library would drop self-registering objects).
+void RegisterElementwiseShapes();
+void RegisterMathShapes();
+void RegisterNnShapes();
+void RegisterTensorShapes();
+void RegisterControlFlowShapes();
+
+namespace {
+void RegisterFamilies() {
+  static const bool done = [] {
+    RegisterElementwiseShapes();
+    RegisterMathShapes();
+    RegisterNnShapes();
+    RegisterTensorShapes();
+    RegisterControlFlowShapes();
+    return true;
+  }();
+  (void)done;
+}
+}  // namespace
+
+}  // namespace prism
