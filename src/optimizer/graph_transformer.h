@@ -42,6 +42,11 @@ class GraphTransformer {
   // EP types whose nodes it rewrites; empty: every node.
   const std::vector<std::string>& TargetProviders() const { return target_providers_; }
 
+  // Whether the pass may rewrite this node: always for passes without target EPs; otherwise only
+  // once partitioned, and only when the node's EP is one of the targets (a fusion must not
+  // produce an op the node's EP has no kernel for).
+  bool MayTouch(const Graph& graph, NodeIndex node, const TransformContext& context) const;
+
   // Rewrites graph (not its subgraphs: the manager visits those); returns whether it changed
   // anything. Leaves the graph resolved or unresolved: the manager calls Resolve() after a change.
   virtual bool Apply(Graph& graph, const TransformContext& context) const = 0;

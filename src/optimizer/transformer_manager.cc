@@ -1,6 +1,9 @@
 #include "optimizer/transformer_manager.h"
 
+#include <algorithm>
+
 #include "common/logging.h"
+#include "framework/execution_provider.h"
 
 namespace prism {
 
@@ -14,6 +17,16 @@ const char* TransformerLevelName(TransformerLevel level) {
       return "layout";
   }
   return "unknown";
+}
+
+bool GraphTransformer::MayTouch(const Graph& graph, NodeIndex node,
+                                const TransformContext& context) const {
+  if (target_providers_.empty()) return true;
+  const IExecutionProvider* provider =
+      context.provider_of ? context.provider_of(graph, node) : nullptr;
+  if (provider == nullptr) return false;
+  return std::find(target_providers_.begin(), target_providers_.end(), provider->Type()) !=
+         target_providers_.end();
 }
 
 TransformerManager::TransformerManager(std::set<std::string> disabled)

@@ -124,8 +124,7 @@ void InferenceSession::Initialize() {
   try {
     BuildState();
   } catch (const Exception& error) {
-    if (!MayRetryOnCpu(error, /*creating=*/true)) throw;
-    FallBackToCpu(error);
+    if (!FallBackToCpu(error, nullptr, /*creating=*/true)) throw;
   }
 }
 
@@ -152,9 +151,13 @@ bool InferenceSession::MayRetryOnCpu(const Exception& error, bool creating) cons
   return error.Code() == StatusCode::kEpFail;
 }
 
-void InferenceSession::FallBackToCpu(const Exception& error) const {
+bool InferenceSession::FallBackToCpu(const Exception& error,
+                                     const std::shared_ptr<const SessionState>& failed_on,
+                                     bool creating) const {
   std::lock_guard<std::mutex> lock(fallback_mutex_);
-  if (!fallback_enabled_) return;  // another thread's run fell back already
+  // Another thread's run fell back (or SetProviders ran) since this run started: retry there.
+  if (failed_on != nullptr && State() != failed_on) return true;
+  if (!MayRetryOnCpu(error, creating)) return false;
   std::string names;
   ProviderSpec cpu{kCpuExecutionProvider, {}};
   for (const ProviderSpec& spec : requested_providers_) {
@@ -169,6 +172,7 @@ void InferenceSession::FallBackToCpu(const Exception& error) const {
   const_cast<InferenceSession*>(this)->BuildState();
   fallback_enabled_ = false;  // once, as onnxruntime does
   fallback_notice_ = notice;
+  return true;
 }
 
 std::string InferenceSession::TakeFallbackNotice() const {
@@ -208,16 +212,18 @@ std::vector<Value> InferenceSession::RunTo(const RunOptions& run_options,
                                            const std::vector<std::string>& output_names,
                                            const std::vector<OutputDestination>& destinations,
                                            const OutputDestination& fallback) const {
+  std::shared_ptr<const SessionState> state = State();  // stays alive across SetProviders
   try {
-    return RunOnce(run_options, feed_names, feeds, output_names, destinations, fallback);
+    return RunOnce(state, run_options, feed_names, feeds, output_names, destinations, fallback);
   } catch (const Exception& error) {
-    if (!MayRetryOnCpu(error, /*creating=*/false)) throw;
-    FallBackToCpu(error);
-    return RunOnce(run_options, feed_names, feeds, output_names, destinations, fallback);
+    if (error.Code() != StatusCode::kEpFail || !FallBackToCpu(error, state, /*creating=*/false))
+      throw;
+    return RunOnce(State(), run_options, feed_names, feeds, output_names, destinations, fallback);
   }
 }
 
-std::vector<Value> InferenceSession::RunOnce(const RunOptions& run_options,
+std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const SessionState>& state,
+                                             const RunOptions& run_options,
                                              const std::vector<std::string>& feed_names,
                                              const std::vector<Value>& feeds,
                                              const std::vector<std::string>& output_names,
@@ -227,7 +233,6 @@ std::vector<Value> InferenceSession::RunOnce(const RunOptions& run_options,
   instrumentation.profiler = profiler_ && profiler_->Enabled() ? profiler_.get() : nullptr;
   const auto run_start =
       instrumentation.profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  std::shared_ptr<const SessionState> state = State();  // stays alive across SetProviders
   const Graph& graph = state->GetGraph();
   const GraphPlan& plan = state->MainPlan();
   PRISM_ENFORCE(feed_names.size() == feeds.size(), kInvalidArgument, feed_names.size(),

@@ -131,9 +131,10 @@ class InferenceSession {
   std::shared_ptr<const SessionState> State() const;
   void BuildState();
   bool MayRetryOnCpu(const Exception& error, bool creating) const;
-  // Rebuilds the session on the CPU EP alone (unless another thread already did) and disables
-  // fallback.
-  void FallBackToCpu(const Exception& error) const;
+  // Whether to retry: true when the session was rebuilt on the CPU EP alone now (fallback is
+  // then disabled) or, for a run, when another thread already rebuilt it since failed_on.
+  bool FallBackToCpu(const Exception& error, const std::shared_ptr<const SessionState>& failed_on,
+                     bool creating) const;
   // destinations: one per selected output, or empty for `fallback` everywhere.
   std::vector<Value> RunTo(const RunOptions& run_options,
                            const std::vector<std::string>& feed_names,
@@ -141,7 +142,8 @@ class InferenceSession {
                            const std::vector<std::string>& output_names,
                            const std::vector<OutputDestination>& destinations,
                            const OutputDestination& fallback) const;
-  std::vector<Value> RunOnce(const RunOptions& run_options,
+  std::vector<Value> RunOnce(const std::shared_ptr<const SessionState>& state,
+                             const RunOptions& run_options,
                              const std::vector<std::string>& feed_names,
                              const std::vector<Value>& feeds,
                              const std::vector<std::string>& output_names,

@@ -229,6 +229,51 @@ TEST(TransformerManager, FixpointIsBoundedAndDisabledPassesNeverRun) {
   EXPECT_EQ(disabled_calls, 0);
 }
 
+// An extended pass for one EP: it removes the Relu nodes it may touch.
+class ReluRemoverFor final : public GraphTransformer {
+ public:
+  explicit ReluRemoverFor(std::string provider)
+      : GraphTransformer("ReluRemover", TransformerLevel::kExtended, {std::move(provider)}) {}
+  bool Apply(Graph& graph, const TransformContext& context) const override {
+    bool changed = false;
+    for (NodeIndex index : std::vector<NodeIndex>(graph.TopologicalOrder())) {
+      const Node& node = graph.GetNode(index);
+      if (node.OpType() != "Relu" || !MayTouch(graph, index, context)) continue;
+      graph.ReplaceAllUses(node.Outputs()[0], node.Inputs()[0]);
+      graph.RemoveNode(index);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+TEST(TransformerManager, EpSpecificPassesTouchOnlyNodesOfTheirEps) {
+  // X -> Relu -> R -> Identity -> Y: the Relu runs on the CPU EP.
+  onnx::ModelProto proto = MakeModel();
+  auto* graph = proto.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {3});
+  AddNode(graph, "Relu", {"X"}, {"R"}, "relu");
+  AddNode(graph, "Identity", {"R"}, {"Y"}, "id");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  for (const std::string target : {"CPUExecutionProvider", "SomeDeviceExecutionProvider"}) {
+    Optimized base(proto, {"EliminateIdentity"});
+    auto cpu = CpuProvider();
+    TransformContext context;
+    context.provider_of = [&cpu](const Graph&, NodeIndex) { return cpu.get(); };
+    TransformerManager manager;
+    manager.Register(std::make_unique<ReluRemoverFor>(target));
+    manager.Run(*base.graph, TransformerLevel::kExtended, context);
+    EXPECT_EQ(Ops(*base.graph), target == "CPUExecutionProvider"
+                                    ? std::vector<std::string>{"Identity"}
+                                    : (std::vector<std::string>{"Relu", "Identity"}))
+        << target;
+    // Before partitioning (no EP lookup) it touches nothing.
+    Optimized unpartitioned(proto, {"EliminateIdentity"});
+    manager.Run(*unpartitioned.graph, TransformerLevel::kExtended, {});
+    EXPECT_EQ(Ops(*unpartitioned.graph), (std::vector<std::string>{"Relu", "Identity"}));
+  }
+}
+
 TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_TRUE(MakeDefaultTransformers(0, {})->Names(TransformerLevel::kBasic).empty());
   EXPECT_EQ(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kBasic),

@@ -1,6 +1,8 @@
 // The retry-on-CPU fallback lives in the core, so C and C++ callers get onnxruntime's Python
 // behaviour: an EP failing at session creation or in a Run makes the session rebuild on the CPU
 // EP alone and retry once, with a notice; model errors and disabled fallback are not retried.
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "session_test_util.h"
@@ -53,6 +55,21 @@ TEST(FallbackTest, RunFailingInAnEpIsRetriedOnCpuOnce) {
       << notice;
   EXPECT_EQ(session->TakeFallbackNotice(), "");
   EXPECT_EQ(CompareValues(kExpected, RunXY(*session)[0], {0, 0}), "");
+}
+
+TEST(FallbackTest, ConcurrentRunsFallBackOnceAndAllSucceed) {
+  auto session = MakeSession(AddRelu(), {FailingAtRun()});
+  std::vector<std::thread> threads;
+  std::vector<std::string> results(6);
+  for (size_t t = 0; t < results.size(); ++t)
+    threads.emplace_back([&, t] {
+      results[t] = CompareValues(kExpected, RunXY(*session)[0], {0, 0});
+    });
+  for (auto& thread : threads) thread.join();
+  for (const std::string& result : results) EXPECT_EQ(result, "");
+  EXPECT_EQ(session->Providers(), std::vector<std::string>{kCpuEp});
+  EXPECT_NE(session->TakeFallbackNotice(), "");
+  EXPECT_EQ(session->TakeFallbackNotice(), "") << "one notice: the fallback happened once";
 }
 
 TEST(FallbackTest, DisabledFallbackLetsTheEpErrorThrough) {
