@@ -151,7 +151,7 @@ def compare_model(name, args, models_dir, work_dir):
     feeds = dict(arrays)
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = args.threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ORT_LEVELS[args.ort_opt]
@@ -162,7 +162,7 @@ def compare_model(name, args, models_dir, work_dir):
 
     summary_path = os.path.join(work_dir, name, "prism_summary.json")
     prism_command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
-                     "-w", str(args.warmup), "--json", summary_path]
+                     "-w", str(args.warmup), "-x", str(args.threads), "--json", summary_path]
     prism_samples, ort_samples, rounds = [], [], []
     load = CpuLoad()
     load.start()
@@ -302,6 +302,9 @@ def main():
     parser.add_argument("--runs", type=int, default=10, help="timed runs per round and runtime")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs before timing")
     parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads of both runtimes (prism_perf -x, onnxruntime's "
+                             "intra_op_num_threads)")
     parser.add_argument("--ort-opt", choices=sorted(ORT_LEVELS), default="all",
                         help="onnxruntime graph optimization level (default: all, its default)")
     parser.add_argument("--work-dir", help="inputs and results (default: <build-dir>/compare)")

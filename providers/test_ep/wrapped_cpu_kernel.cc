@@ -39,6 +39,7 @@ class HostContext final : public OpKernelContext {
   std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) override {
     return outer_.RunSubgraph(subgraph, inputs);
   }
+  ThreadPool* IntraOpThreadPool() const override { return outer_.IntraOpThreadPool(); }
   std::vector<Value>& Outputs() { return outputs_; }
 
  private:

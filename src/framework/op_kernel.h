@@ -16,6 +16,7 @@ namespace prism {
 
 class IExecutionProvider;
 class Graph;
+class ThreadPool;
 
 class OpKernelInfo {
  public:
@@ -77,6 +78,8 @@ class OpKernelContext {
 
   // Scratch memory in the EP's default memory space.
   virtual const AllocatorPtr& TempAllocator() const = 0;
+  // The session's intra-op pool for ThreadPool::TryParallelFor; nullptr: run on this thread.
+  virtual ThreadPool* IntraOpThreadPool() const { return nullptr; }
   // Runs a subgraph of this node (If/Loop/Scan): inputs bind to its graph inputs in order,
   // outer-scope values resolve through this node's scope. Returns the subgraph's outputs.
   virtual std::vector<Value> RunSubgraph(const Graph& subgraph,

@@ -7,6 +7,8 @@
 
 #include <Eigen/Dense>
 
+#include "common/thread_pool.h"
+
 namespace prism::mlas {
 namespace {
 
@@ -77,16 +79,10 @@ void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
   }
 }
 
-}  // namespace
-
+// One block of C: rows [r0, r1) or columns [c0, c1) of the product.
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    ScaleC(m, n, beta, c, ldc);
-    return;
-  }
+void GemmBlock(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+               int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   if constexpr (std::is_floating_point_v<T>) {
     EigenGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
@@ -94,17 +90,47 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   }
 }
 
+}  // namespace
+
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc, ThreadPool* pool) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    ScaleC(m, n, beta, c, ldc);
+    return;
+  }
+  // Split C by rows, or by columns when it has few rows (a convolution's im2col product has a few
+  // dozen output channels and thousands of pixels). Each block is an independent product.
+  const bool by_rows = m >= n || m >= 64;
+  const int64_t units = by_rows ? m : n;
+  const double cost = 2.0 * static_cast<double>(k) * static_cast<double>(by_rows ? n : m);
+  ThreadPool::TryParallelFor(pool, units, cost, [&](int64_t begin, int64_t end) {
+    if (by_rows) {
+      const T* a_block = trans_a ? a + begin : a + begin * lda;
+      GemmBlock(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
+                c + begin * ldc, ldc);
+    } else {
+      const T* b_block = trans_b ? b + begin * ldb : b + begin;
+      GemmBlock(trans_a, trans_b, m, end - begin, k, alpha, a, lda, b_block, ldb, beta, c + begin,
+                ldc);
+    }
+  });
+}
+
 template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                          const float*, int64_t, float, float*, int64_t);
+                          const float*, int64_t, float, float*, int64_t, ThreadPool*);
 template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
-                           const double*, int64_t, double, double*, int64_t);
+                           const double*, int64_t, double, double*, int64_t, ThreadPool*);
 template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,
-                            const int32_t*, int64_t, int32_t, int32_t*, int64_t);
+                            const int32_t*, int64_t, int32_t, int32_t*, int64_t, ThreadPool*);
 template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t,
-                            const int64_t*, int64_t, int64_t, int64_t*, int64_t);
+                            const int64_t*, int64_t, int64_t, int64_t*, int64_t, ThreadPool*);
 template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*,
-                             int64_t, const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t);
+                             int64_t, const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t,
+                             ThreadPool*);
 template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*,
-                             int64_t, const uint64_t*, int64_t, uint64_t, uint64_t*, int64_t);
+                             int64_t, const uint64_t*, int64_t, uint64_t, uint64_t*, int64_t,
+                             ThreadPool*);
 
 }  // namespace prism::mlas

@@ -7,13 +7,19 @@
 
 #include <cstdint>
 
+namespace prism {
+class ThreadPool;
+}
+
 namespace prism::mlas {
 
 // Instantiated for float, double (Eigen) and int32_t, int64_t, uint32_t, uint64_t (plain
 // loops; unsigned arithmetic wraps, signed arithmetic is done in the unsigned domain so that
 // overflow wraps instead of being undefined).
+// pool: splits C into blocks computed in parallel (nullptr: the calling thread alone).
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc,
+          ThreadPool* pool = nullptr);
 
 }  // namespace prism::mlas

@@ -71,6 +71,7 @@ class KernelContext final : public OpKernelContext {
   }
 
   const AllocatorPtr& TempAllocator() const override { return step_.temp_allocator; }
+  ThreadPool* IntraOpThreadPool() const override { return state_.IntraOpPool(); }
 
   std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) override {
     auto it = frame_.Plan().subgraphs.find(&subgraph);

@@ -89,6 +89,11 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
                             {{"providers", names}});
   }
 
+  // intra_op_num_threads: 0 means the physical cores this process may use.
+  const int threads =
+      options.intra_op_num_threads > 0 ? options.intra_op_num_threads : DefaultIntraOpThreads();
+  if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads);
+
   // Each phase works on the session's own copy of the graph; the loaded model stays untouched.
   state->graph_ = model->MainGraph().Clone();
   Graph& graph = *state->graph_;

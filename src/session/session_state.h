@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "framework/data_transfer.h"
 #include "framework/execution_provider.h"
 #include "graph/model.h"
@@ -36,6 +37,8 @@ class SessionState {
   const DataTransferManager& DataTransfers() const { return data_transfers_; }
   const PartitionReport& Report() const { return report_; }
   const GraphPlan& MainPlan() const { return *main_plan_; }
+  // The intra-op pool kernels split their work over; nullptr with one thread.
+  ThreadPool* IntraOpPool() const { return intra_op_pool_.get(); }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -44,6 +47,7 @@ class SessionState {
   DataTransferManager data_transfers_;
   PartitionReport report_;
   std::unique_ptr<GraphPlan> main_plan_;
+  std::shared_ptr<ThreadPool> intra_op_pool_;
 };
 
 }  // namespace prism

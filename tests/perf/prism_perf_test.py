@@ -85,7 +85,8 @@ def test_help_lists_every_option(prism_perf):
 
 def test_options_without_effect_say_so(prism_perf, split_model):
     result = run(prism_perf, "-m", split_model, "-r", "1", "-w", "0", "-x", "2", "-y", "2", "-o", "2")
-    assert "note: -x/-y thread counts are accepted but have no effect yet" in result.stdout
+    assert "note: -y (inter-op threads) is accepted but has no effect yet" in result.stdout
+    assert "-x/-y" not in result.stdout  # intra-op threads take effect
     quiet = run(prism_perf, "-m", split_model, "-r", "1", "-w", "0", "-o", "0")
     assert "no effect" not in quiet.stdout
 

@@ -249,9 +249,9 @@ int Main(int argc, char** argv) {
     std::cout << PerfUsage();
     return 0;
   }
-  if (options.intra_op_threads > 0 || options.inter_op_threads > 0)
-    std::cout << "note: -x/-y thread counts are accepted but have no effect yet "
-                 "(kernels are single-threaded, the executor is sequential)\n";
+  if (options.inter_op_threads > 0)
+    std::cout << "note: -y (inter-op threads) is accepted but has no effect yet "
+                 "(the executor is sequential)\n";
   const bool profiling = !options.profile_path.empty() || options.top > 0;
   if (options.top > 0 && options.profile_path.empty() && !options.explain)
     std::cout << "note: --top profiles every run; latencies include the profiler's overhead\n";

@@ -60,7 +60,7 @@ std::string PerfUsage() {
   -e EPS          execution providers in priority order, comma-separated:
                   cpu, dnnl, cuda, test, or a full name (default: cpu; CPU is always last)
   -i "k=v ..."    options for the first non-CPU provider of -e, e.g. -e test -i "ops=Add,Relu"
-  -x N            intra-op threads (accepted; no effect yet)
+  -x N            intra-op threads (default 0: the physical cores this process may use)
   -y N            inter-op threads (accepted; no effect yet)
   -o LEVEL        graph optimization level 0 (none), 1 (basic), 2 (extended) or 99 (all, the
                   default)

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -42,7 +43,7 @@ struct ClipBounds {
 
 template <typename T>
 struct ClipDispatch {
-  void operator()(const Tensor& x, Tensor& y, const ClipBounds& bounds) const {
+  void operator()(const Tensor& x, Tensor& y, const ClipBounds& bounds, ThreadPool* pool) const {
     using C = ComputeTypeOf<T>;
     C lo = Lowest<T>();
     C hi = Highest<T>();
@@ -52,14 +53,15 @@ struct ClipDispatch {
     if (bounds.max_input) hi = ToCompute(bounds.max_input->Data<T>()[0]);
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
-    const int64_t n = x.NumElements();
-    for (int64_t i = 0; i < n; ++i) {
-      C v = ToCompute(in[i]);
-      // Comparisons with NaN are false, so NaN passes through both.
-      if (v < lo) v = lo;
-      if (v > hi) v = hi;
-      out[i] = FromCompute<T>(v);
-    }
+    ThreadPool::TryParallelFor(pool, x.NumElements(), 2.0, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        C v = ToCompute(in[i]);
+        // Comparisons with NaN are false, so NaN passes through both.
+        if (v < lo) v = lo;
+        if (v > hi) v = hi;
+        out[i] = FromCompute<T>(v);
+      }
+    });
   }
 };
 
@@ -80,7 +82,7 @@ class Clip final : public OpKernel {
       bounds.max_input = BoundInput(context, 2, "max", x);
     }
     Tensor& y = context.Output(0, x.Shape(), x.Type());
-    DispatchByType<ClipDispatch>(x.Type(), "Clip", x, y, bounds);
+    DispatchByType<ClipDispatch>(x.Type(), "Clip", x, y, bounds, context.IntraOpThreadPool());
   }
 
  private:

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "mlas/gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -14,6 +15,7 @@ namespace prism::cpu {
 namespace {
 
 struct GemmPlan {
+  ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: this thread)
   bool trans_a = false;
   bool trans_b = false;
   int64_t m = 0;
@@ -51,7 +53,7 @@ void RunFloatGemm(const GemmPlan& plan, const T* a, const T* b, const T* c,
     beta = static_cast<T>(plan.beta);
   }
   mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, static_cast<T>(plan.alpha), a,
-                lda, b, ldb, beta, y, plan.n);
+                lda, b, ldb, beta, y, plan.n, plan.pool);
 }
 
 // An integral float attribute as the integer type T (wrapping like the integer product does),
@@ -89,13 +91,13 @@ void RunIntegerGemm(const GemmPlan& plan, const T* a, const T* b, const T* c,
     // Exact integer arithmetic (the common case: alpha = beta = 1).
     if (c != nullptr) BroadcastC(c, c_shape, plan.m, plan.n, y);
     mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, alpha, a, lda, b, ldb,
-                  c != nullptr ? beta : T(0), y, plan.n);
+                  c != nullptr ? beta : T(0), y, plan.n, plan.pool);
     return;
   }
   // Fractional alpha or beta: exact integer product, then scale in double and truncate toward
   // zero as numpy's astype does (saturating instead of overflowing).
   mlas::Gemm<T>(plan.trans_a, plan.trans_b, plan.m, plan.n, plan.k, T(1), a, lda, b, ldb, T(0), y,
-                plan.n);
+                plan.n, plan.pool);
   std::vector<T> c_full;
   if (c != nullptr) {
     c_full.resize(static_cast<size_t>(plan.m * plan.n));
@@ -165,6 +167,7 @@ class Gemm final : public OpKernel {
                   b.Shape().ToString());
 
     GemmPlan plan;
+    plan.pool = context.IntraOpThreadPool();
     plan.trans_a = trans_a_;
     plan.trans_b = trans_b_;
     plan.alpha = alpha_;

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "mlas/gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -14,6 +15,7 @@ namespace {
 // Everything Compute needs once the shapes are known: the output shape, the matrix sizes and
 // the element offsets of the A and B matrices for each output batch entry.
 struct MatMulPlan {
+  ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: this thread)
   TensorShape output_shape;
   int64_t m = 0;
   int64_t n = 0;
@@ -114,12 +116,12 @@ void RunMatMul(const MatMulPlan& plan, const T* a, const T* b, T* y) {
   const int64_t n = plan.n;
   const int64_t k = plan.k;
   if (plan.fold_batch_into_m) {
-    mlas::Gemm<T>(false, false, plan.batch * m, n, k, T(1), a, k, b, n, T(0), y, n);
+    mlas::Gemm<T>(false, false, plan.batch * m, n, k, T(1), a, k, b, n, T(0), y, n, plan.pool);
     return;
   }
   for (int64_t entry = 0; entry < plan.batch; ++entry) {
     mlas::Gemm<T>(false, false, m, n, k, T(1), a + plan.a_offsets[entry], k,
-                  b + plan.b_offsets[entry], n, T(0), y + entry * m * n, n);
+                  b + plan.b_offsets[entry], n, T(0), y + entry * m * n, n, plan.pool);
   }
 }
 
@@ -173,7 +175,8 @@ class MatMul final : public OpKernel {
     PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, GetNode().Describe(),
                   ": MatMul inputs must have the same element type, got A ",
                   ElementTypeName(a.Type()), " and B ", ElementTypeName(b.Type()));
-    const MatMulPlan plan = PlanMatMul(GetNode(), a.Shape(), b.Shape());
+    MatMulPlan plan = PlanMatMul(GetNode(), a.Shape(), b.Shape());
+    plan.pool = context.IntraOpThreadPool();
     Tensor& y = context.Output(0, plan.output_shape, a.Type());
     if (y.NumElements() == 0) return;
     DispatchByType<MatMulDispatch, MatMulTypes>(a.Type(), "MatMul", plan, a, b, y);

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -79,12 +80,15 @@ template <typename Op>
 struct UnaryDispatch {
   template <typename T>
   struct Fn {
-    void operator()(const Tensor& x, Tensor& y) const {
+    void operator()(const Tensor& x, Tensor& y, ThreadPool* pool) const {
       const T* in = x.Data<T>();
       T* out = y.MutableData<T>();
       const Op op;
-      const int64_t n = x.NumElements();
-      for (int64_t i = 0; i < n; ++i) out[i] = FromCompute<T>(op(ToCompute(in[i])));
+      // Transcendentals cost tens of operations per element, Relu one: kUnitCost is a middle.
+      constexpr double kUnitCost = 8.0;
+      ThreadPool::TryParallelFor(pool, x.NumElements(), kUnitCost, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) out[i] = FromCompute<T>(op(ToCompute(in[i])));
+      });
     }
   };
 };
@@ -97,7 +101,8 @@ class UnaryMath final : public OpKernel {
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
     Tensor& y = context.Output(0, x.Shape(), x.Type());
-    DispatchByType<UnaryDispatch<Op>::template Fn, typename Op::Types>(x.Type(), Op::kName, x, y);
+    DispatchByType<UnaryDispatch<Op>::template Fn, typename Op::Types>(x.Type(), Op::kName, x, y,
+                                                                       context.IntraOpThreadPool());
   }
 };
 

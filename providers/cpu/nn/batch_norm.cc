@@ -8,6 +8,7 @@
 // saved_mean (batch mean) and saved_var (batch inverse standard deviation, as onnxruntime).
 #include <cmath>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -74,18 +75,24 @@ struct NormalizeImpl {
   // result exact when x is close to the mean; folding it into one offset (x * m + (bias - mean *
   // m)) cancels two rounded products and loses up to all the digits of x - mean.
   void operator()(const Tensor& x, Tensor& y, const Layout& layout, const std::vector<double>& mean,
-                  const std::vector<double>& multiplier, const std::vector<double>& bias) const {
+                  const std::vector<double>& multiplier, const std::vector<double>& bias,
+                  ThreadPool* pool) const {
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
-    for (int64_t n = 0; n < layout.batch; ++n)
-      for (int64_t g = 0; g < layout.groups; ++g) {
-        const int64_t base = (n * layout.groups + g) * layout.inner;
-        const double m = mean[g];
-        const double a = multiplier[g];
-        const double b = bias[g];
-        for (int64_t i = 0; i < layout.inner; ++i)
-          out[base + i] = FromCompute<T>((ToDouble(in[base + i]) - m) * a + b);
-      }
+    // (n, channel) rows are independent.
+    ThreadPool::TryParallelFor(
+        pool, layout.batch * layout.groups, 4.0 * static_cast<double>(layout.inner),
+        [&](int64_t first, int64_t last) {
+          for (int64_t row = first; row < last; ++row) {
+            const int64_t g = row % layout.groups;
+            const int64_t base = row * layout.inner;
+            const double m = mean[g];
+            const double a = multiplier[g];
+            const double b = bias[g];
+            for (int64_t i = 0; i < layout.inner; ++i)
+              out[base + i] = FromCompute<T>((ToDouble(in[base + i]) - m) * a + b);
+          }
+        });
   }
 };
 
@@ -151,7 +158,7 @@ class BatchNormalization final : public OpKernel {
       multiplier[g] = scale[g] / std::sqrt(var[g] + epsilon);
     Tensor& y = context.Output(0, shape, x.Type());
     DispatchByType<NormalizeImpl, FloatTypes>(x.Type(), node.OpType(), x, y, layout, mean,
-                                              multiplier, bias);
+                                              multiplier, bias, context.IntraOpThreadPool());
     if (!training_) return;
 
     const double momentum = static_cast<double>(momentum_);

@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include "common/thread_pool.h"
 #include "mlas/gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -20,6 +21,7 @@ enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
 // The resolved geometry of one Conv call.
 struct ConvPlan {
+  ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: this thread)
   int64_t batch = 0;
   int64_t in_channels = 0;
   int64_t out_channels = 0;
@@ -43,13 +45,13 @@ struct ConvPlan {
 // kernel window reaches into padding. The innermost spatial axis is handled as a run so that
 // 1-D, 2-D and 3-D all get a tight inner loop.
 template <typename T>
-void Im2Col(const ConvPlan& plan, const T* x, T* col) {
+void Im2ColChannels(const ConvPlan& plan, const T* x, T* col, int64_t channel_begin,
+                    int64_t channel_end) {
   const size_t rank = plan.in_spatial.size();
   const size_t last = rank - 1;
   const int64_t in_w = plan.in_spatial[last];
   const int64_t out_w = plan.out_spatial[last];
   const int64_t stride_w = plan.strides[last];
-  const int64_t channels = plan.InChannelsPerGroup();
   // Output positions over all axes but the last.
   const int64_t outer_count = plan.out_size / std::max<int64_t>(out_w, 1);
 
@@ -57,8 +59,10 @@ void Im2Col(const ConvPlan& plan, const T* x, T* col) {
   std::vector<int64_t> indices(2 * rank, 0);
   int64_t* kernel_index = indices.data();
   int64_t* out_index = kernel_index + rank;
-  T* dst = col;
-  for (int64_t c = 0; c < channels; ++c) {
+  // Each channel's rows start at a known place and its kernel odometer comes back to zero, so
+  // channel ranges are independent (the pool splits by channel).
+  T* dst = col + channel_begin * plan.kernel_size * plan.out_size;
+  for (int64_t c = channel_begin; c < channel_end; ++c) {
     const T* x_channel = x + c * plan.in_size;
     for (int64_t kpos = 0; kpos < plan.kernel_size; ++kpos) {
       // kernel_index walks the kernel window in row-major order, matching W's layout.
@@ -166,6 +170,14 @@ bool IsPointwise(const ConvPlan& plan) {
   return plan.out_spatial == plan.in_spatial;
 }
 
+template <typename T>
+void Im2Col(const ConvPlan& plan, const T* x, T* col) {
+  const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
+  ThreadPool::TryParallelFor(
+      plan.pool, plan.InChannelsPerGroup(), cost,
+      [&](int64_t begin, int64_t end) { Im2ColChannels(plan, x, col, begin, end); });
+}
+
 // Float and double convolution.
 template <typename T>
 void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) {
@@ -175,13 +187,17 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
   const int64_t w_group_size = out_per_group * col_rows;
 
   if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
-    for (int64_t n = 0; n < plan.batch; ++n) {
-      for (int64_t g = 0; g < plan.group; ++g) {
-        DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
-                        w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
-                        y + (n * plan.out_channels + g) * plan.out_size);
-      }
-    }
+    const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
+    ThreadPool::TryParallelFor(
+        plan.pool, plan.batch * plan.group, cost, [&](int64_t begin, int64_t end) {
+          for (int64_t index = begin; index < end; ++index) {
+            const int64_t n = index / plan.group;
+            const int64_t g = index % plan.group;
+            DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
+                            w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
+                            y + (n * plan.out_channels + g) * plan.out_size);
+          }
+        });
     return;
   }
 
@@ -207,7 +223,7 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
       }
       mlas::Gemm<T>(false, false, out_per_group, plan.out_size, col_rows, T(1),
                     w + g * w_group_size, col_rows, b_matrix, plan.out_size, beta, y_group,
-                    plan.out_size);
+                    plan.out_size, plan.pool);
     }
   }
 }
@@ -279,7 +295,8 @@ class Conv final : public OpKernel {
     const Tensor& x = context.RequiredInput(0);
     const Tensor& w = context.RequiredInput(1);
     const Tensor* b = context.Input(2);
-    const ConvPlan plan = Plan(x, w, b);
+    ConvPlan plan = Plan(x, w, b);
+    plan.pool = context.IntraOpThreadPool();
     Tensor& y = context.Output(0, plan.output_shape, x.Type());
     if (y.NumElements() == 0) return;
     DispatchByType<ConvImpl, ConvTypes>(x.Type(), "Conv", plan, x, w, b, y);

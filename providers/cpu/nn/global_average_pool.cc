@@ -1,7 +1,7 @@
 // GlobalAveragePool: the mean over all spatial axes of each (n, c) plane; the output keeps
 // the rank with every spatial dim set to 1.
-#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/common/compute_type.h"
+#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {

@@ -4,8 +4,8 @@
 // with 1 on the normalized axes.
 #include <cmath>
 
-#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/common/compute_type.h"
+#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {

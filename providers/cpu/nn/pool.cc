@@ -5,8 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "providers/cpu/cpu_kernel_families.h"
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
+#include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/nn/pool_attributes.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -85,6 +86,7 @@ struct PoolJob {
   const PoolAttributes* attrs;
   const PoolGeometry* geometry;
   const WindowTaps* taps;
+  ThreadPool* pool;  // planes are split over it (nullptr: this thread)
 };
 
 // Walks every output cell of every (n, c) plane and hands fn the window's position lists.
@@ -99,19 +101,25 @@ void ForEachOutput(const PoolJob& job, Fn&& fn) {
     in_size *= g.input[i];
     out_size *= g.output[i];
   }
-  std::vector<const std::vector<int64_t>*> lists(rank);
-  std::vector<int64_t> coord(rank);
-  for (int64_t p = 0; p < planes; ++p) {
-    std::fill(coord.begin(), coord.end(), 0);
-    for (int64_t o = 0; o < out_size; ++o) {
-      for (size_t i = 0; i < rank; ++i) lists[i] = &job.taps->positions[i][coord[i]];
-      fn(p, p * in_size, p * out_size + o, lists, coord);
-      for (size_t i = rank; i-- > 0;) {  // odometer over the output coordinates
-        if (++coord[i] < g.output[i]) break;
-        coord[i] = 0;
+  // (n, c) planes are independent: each chunk has its own odometer.
+  int64_t taps_per_output = 1;
+  for (size_t i = 0; i < rank; ++i) taps_per_output *= job.attrs->kernel_shape[i];
+  const double cost = static_cast<double>(out_size * taps_per_output);
+  ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    std::vector<const std::vector<int64_t>*> lists(rank);
+    std::vector<int64_t> coord(rank);
+    for (int64_t p = first; p < last; ++p) {
+      std::fill(coord.begin(), coord.end(), 0);
+      for (int64_t o = 0; o < out_size; ++o) {
+        for (size_t i = 0; i < rank; ++i) lists[i] = &job.taps->positions[i][coord[i]];
+        fn(p, p * in_size, p * out_size + o, lists, coord);
+        for (size_t i = rank; i-- > 0;) {  // odometer over the output coordinates
+          if (++coord[i] < g.output[i]) break;
+          coord[i] = 0;
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T>
@@ -197,7 +205,7 @@ class Pool final : public OpKernel {
     if (kind_ == PoolKind::kMax && context.OutputCount() > 1 && context.IsOutputRequested(1))
       indices = &context.Output(1, TensorShape(out_dims), ElementType::kInt64);
     const WindowTaps taps = BuildTaps(attrs_, geometry);
-    const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps};
+    const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps, context.IntraOpThreadPool()};
     if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
     } else {

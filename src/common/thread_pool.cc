@@ -1,0 +1,158 @@
+#include "common/thread_pool.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace prism {
+namespace {
+
+// Below this many basic operations a range runs inline: waking a thread costs microseconds.
+constexpr double kMinParallelCost = 40000.0;
+thread_local bool in_pool_task = false;
+
+}  // namespace
+
+struct ThreadPool::Job {
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  int64_t total = 0;
+  int64_t chunk = 1;
+  int64_t chunks = 0;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::exception_ptr error;
+};
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+void ThreadPool::RunChunks(Job& job) {
+  const bool nested = in_pool_task;
+  in_pool_task = true;
+  for (;;) {
+    const int64_t index = job.next.fetch_add(1);
+    if (index >= job.chunks) break;
+    const int64_t begin = index * job.chunk;
+    const int64_t end = std::min(job.total, begin + job.chunk);
+    try {
+      (*job.fn)(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job.mutex);
+      if (!job.error) job.error = std::current_exception();
+    }
+    if (job.done.fetch_add(1) + 1 == job.chunks) {
+      std::lock_guard<std::mutex> lock(job.mutex);
+      job.finished.notify_all();
+    }
+  }
+  in_pool_task = nested;
+}
+
+void ThreadPool::WorkerLoop() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping with nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    RunChunks(*job);
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
+                             const std::function<void(int64_t begin, int64_t end)>& fn) {
+  if (total <= 0) return;
+  const int threads = DegreeOfParallelism();
+  if (threads == 1 || in_pool_task || total == 1 ||
+      static_cast<double>(total) * cost_per_unit < kMinParallelCost) {
+    fn(0, total);
+    return;
+  }
+  // A few chunks per thread balance uneven progress (foreign load, cache misses).
+  const int64_t wanted = std::min<int64_t>(total, int64_t{4} * threads);
+  auto job = std::make_shared<Job>();
+  job->fn = &fn;
+  job->total = total;
+  job->chunk = (total + wanted - 1) / wanted;
+  job->chunks = (total + job->chunk - 1) / job->chunk;
+  const int64_t helpers = std::min<int64_t>(job->chunks - 1, static_cast<int64_t>(workers_.size()));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int64_t i = 0; i < helpers; ++i) queue_.push_back(job);
+  }
+  for (int64_t i = 0; i < helpers; ++i) wake_.notify_one();
+  RunChunks(*job);
+  std::unique_lock<std::mutex> lock(job->mutex);
+  job->finished.wait(lock, [&] { return job->done.load() == job->chunks; });
+  if (job->error) std::rethrow_exception(job->error);
+}
+
+void ThreadPool::TryParallelFor(ThreadPool* pool, int64_t total, double cost_per_unit,
+                                const std::function<void(int64_t begin, int64_t end)>& fn) {
+  if (pool != nullptr)
+    pool->ParallelFor(total, cost_per_unit, fn);
+  else if (total > 0)
+    fn(0, total);
+}
+
+namespace {
+
+// cgroup v2 "cpu.max": "<quota> <period>" or "max <period>".
+int CgroupCpuLimit() {
+  std::ifstream file("/sys/fs/cgroup/cpu.max");
+  std::string quota;
+  int64_t period = 0;
+  if (!(file >> quota >> period) || quota == "max" || period <= 0) return 0;
+  try {
+    const double cpus = std::stod(quota) / static_cast<double>(period);
+    return std::max(1, static_cast<int>(std::ceil(cpus)));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+int DefaultIntraOpThreads() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  int logical = static_cast<int>(std::thread::hardware_concurrency());
+  std::set<std::string> cores;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    logical = CPU_COUNT(&allowed);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &allowed)) continue;
+      std::ifstream siblings("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                             "/topology/thread_siblings_list");
+      std::string list;
+      cores.insert(siblings >> list ? list : std::to_string(cpu));
+    }
+  }
+  int threads = cores.empty() ? std::max(logical, 1) : static_cast<int>(cores.size());
+  if (const int limit = CgroupCpuLimit(); limit > 0) threads = std::min(threads, limit);
+  return std::max(threads, 1);
+}
+
+}  // namespace prism
