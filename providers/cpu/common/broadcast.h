@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "framework/tensor_shape.h"
 
 namespace prism::cpu {
@@ -82,27 +83,33 @@ class Broadcaster {
   std::vector<int64_t> strides_;
 };
 
-// out[k] = fn(a[..], b[..]) over the broadcast of two inputs.
+// out[k] = fn(a[..], b[..]) over the broadcast of two inputs. pool: long spans are split over
+// it (fn must then be safe to call from several threads, as a pure function is).
 template <typename A, typename B, typename Out, typename Fn>
-void BroadcastBinary(const Broadcaster& plan, const A* a, const B* b, Out* out, Fn&& fn) {
+void BroadcastBinary(const Broadcaster& plan, const A* a, const B* b, Out* out, Fn&& fn,
+                     ThreadPool* pool = nullptr) {
   plan.ForEachSpan(
       [&](int64_t output_offset, int64_t count, const int64_t* offsets, const int64_t* steps) {
         const A* pa = a + offsets[0];
         const B* pb = b + offsets[1];
         Out* po = out + output_offset;
-        if (steps[0] != 0 && steps[1] != 0) {
-          for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], pb[k]);
-        } else if (steps[1] != 0) {
-          const A av = *pa;
-          for (int64_t k = 0; k < count; ++k) po[k] = fn(av, pb[k]);
-        } else if (steps[0] != 0) {
-          const B bv = *pb;
-          for (int64_t k = 0; k < count; ++k) po[k] = fn(pa[k], bv);
-        } else {
-          const A av = *pa;
-          const B bv = *pb;
-          for (int64_t k = 0; k < count; ++k) po[k] = fn(av, bv);
-        }
+        const bool a_moves = steps[0] != 0;
+        const bool b_moves = steps[1] != 0;
+        ThreadPool::TryParallelFor(pool, count, 1.0, [&](int64_t begin, int64_t end) {
+          if (a_moves && b_moves) {
+            for (int64_t k = begin; k < end; ++k) po[k] = fn(pa[k], pb[k]);
+          } else if (b_moves) {
+            const A av = *pa;
+            for (int64_t k = begin; k < end; ++k) po[k] = fn(av, pb[k]);
+          } else if (a_moves) {
+            const B bv = *pb;
+            for (int64_t k = begin; k < end; ++k) po[k] = fn(pa[k], bv);
+          } else {
+            const A av = *pa;
+            const B bv = *pb;
+            for (int64_t k = begin; k < end; ++k) po[k] = fn(av, bv);
+          }
+        });
       });
 }
 

@@ -61,9 +61,9 @@ struct ArithmeticDispatch {
   template <typename T>
   struct Fn {
     void operator()(const Broadcaster& plan, const Tensor& a, const Tensor& b, Tensor& out,
-                    const Node& node) const {
+                    const Node& node, ThreadPool* pool) const {
       BroadcastBinary(plan, a.Data<T>(), b.Data<T>(), out.MutableData<T>(),
-                      ApplyArithmetic<kOp, T>{&node});
+                      ApplyArithmetic<kOp, T>{&node}, pool);
     }
   };
 };
@@ -88,8 +88,8 @@ class BinaryArithmetic final : public OpKernel {
                   ElementTypeName(b.Type()));
     const Broadcaster plan = MakePlan(a.Shape(), b.Shape(), what);
     Tensor& out = context.Output(0, plan.OutputShape(), a.Type());
-    DispatchByType<ArithmeticDispatch<kOp>::template Fn>(a.Type(), ArithmeticName(kOp), plan, a, b,
-                                                         out, GetNode());
+    DispatchByType<ArithmeticDispatch<kOp>::template Fn>(
+        a.Type(), ArithmeticName(kOp), plan, a, b, out, GetNode(), context.IntraOpThreadPool());
   }
 
  private:

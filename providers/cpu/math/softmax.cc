@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -21,26 +22,32 @@ struct SoftmaxLayout {
 
 template <typename T>
 struct SoftmaxImpl {
-  void operator()(const Tensor& x, Tensor& y, const SoftmaxLayout& layout) const {
+  void operator()(const Tensor& x, Tensor& y, const SoftmaxLayout& layout, ThreadPool* pool) const {
     using Acc = FloatComputeTypeOf<T>;
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
-    std::vector<Acc> exps(static_cast<size_t>(layout.extent));
-    for (int64_t o = 0; o < layout.outer; ++o) {
-      for (int64_t i = 0; i < layout.inner; ++i) {
-        const int64_t base = o * layout.extent * layout.inner + i;
-        Acc max_value = -std::numeric_limits<Acc>::infinity();
-        for (int64_t e = 0; e < layout.extent; ++e)
-          max_value = std::max<Acc>(max_value, ToCompute(in[base + e * layout.inner]));
-        Acc sum = 0;
-        for (int64_t e = 0; e < layout.extent; ++e) {
-          exps[e] = std::exp(static_cast<Acc>(ToCompute(in[base + e * layout.inner])) - max_value);
-          sum += exps[e];
-        }
-        for (int64_t e = 0; e < layout.extent; ++e)
-          out[base + e * layout.inner] = FromCompute<T>(exps[e] / sum);
-      }
-    }
+    // Each (outer, inner) line is independent; each chunk has its own exps scratch.
+    const double cost = 24.0 * static_cast<double>(layout.extent);
+    ThreadPool::TryParallelFor(
+        pool, layout.outer * layout.inner, cost, [&](int64_t first, int64_t last) {
+          std::vector<Acc> exps(static_cast<size_t>(layout.extent));
+          for (int64_t line = first; line < last; ++line) {
+            const int64_t o = line / layout.inner;
+            const int64_t i = line % layout.inner;
+            const int64_t base = o * layout.extent * layout.inner + i;
+            Acc max_value = -std::numeric_limits<Acc>::infinity();
+            for (int64_t e = 0; e < layout.extent; ++e)
+              max_value = std::max<Acc>(max_value, ToCompute(in[base + e * layout.inner]));
+            Acc sum = 0;
+            for (int64_t e = 0; e < layout.extent; ++e) {
+              exps[e] =
+                  std::exp(static_cast<Acc>(ToCompute(in[base + e * layout.inner])) - max_value);
+              sum += exps[e];
+            }
+            for (int64_t e = 0; e < layout.extent; ++e)
+              out[base + e * layout.inner] = FromCompute<T>(exps[e] / sum);
+          }
+        });
   }
 };
 
@@ -71,8 +78,8 @@ class Softmax final : public OpKernel {
       layout.inner = shape.SizeFromDimension(axis + 1);
     }
     Tensor& y = context.Output(0, shape, x.Type());
-    DispatchByType<SoftmaxImpl, TypeList<float, double, Float16, BFloat16>>(x.Type(), node.OpType(),
-                                                                            x, y, layout);
+    DispatchByType<SoftmaxImpl, TypeList<float, double, Float16, BFloat16>>(
+        x.Type(), node.OpType(), x, y, layout, context.IntraOpThreadPool());
   }
 
  private:

@@ -4,6 +4,7 @@
 // with 1 on the normalized axes.
 #include <cmath>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -93,6 +94,7 @@ struct LayerNormJob {
   const BroadcastOffsets* bias_offsets;
   std::vector<double>* mean;
   std::vector<double>* inv_std_dev;
+  ThreadPool* pool;  // rows are split over it (nullptr: this thread)
 };
 
 template <typename T>
@@ -101,28 +103,32 @@ struct LayerNormImpl {
     const T* in = job.x->Data<T>();
     T* out = job.y->MutableData<T>();
     const double count = static_cast<double>(job.cols);
-    for (int64_t r = 0; r < job.rows; ++r) {
-      const T* row = in + r * job.cols;
-      double sum = 0;
-      for (int64_t c = 0; c < job.cols; ++c) sum += ToDouble(row[c]);
-      const double mean = sum / count;
-      double squares = 0;
-      for (int64_t c = 0; c < job.cols; ++c) {
-        const double d = ToDouble(row[c]) - mean;
-        squares += d * d;
+    const double cost = 8.0 * static_cast<double>(job.cols);
+    ThreadPool::TryParallelFor(job.pool, job.rows, cost, [&](int64_t first, int64_t last) {
+      for (int64_t r = first; r < last; ++r) {
+        const T* row = in + r * job.cols;
+        double sum = 0;
+        for (int64_t c = 0; c < job.cols; ++c) sum += ToDouble(row[c]);
+        const double mean = sum / count;
+        double squares = 0;
+        for (int64_t c = 0; c < job.cols; ++c) {
+          const double d = ToDouble(row[c]) - mean;
+          squares += d * d;
+        }
+        const double inv_std_dev = 1.0 / std::sqrt(squares / count + job.epsilon);
+        (*job.mean)[r] = mean;
+        (*job.inv_std_dev)[r] = inv_std_dev;
+        const int64_t scale_row = job.scale_offsets->row_offsets[r];
+        const int64_t bias_row = job.bias != nullptr ? job.bias_offsets->row_offsets[r] : 0;
+        for (int64_t c = 0; c < job.cols; ++c) {
+          double value = (ToDouble(row[c]) - mean) * inv_std_dev *
+                         (*job.scale)[scale_row + job.scale_offsets->col_offsets[c]];
+          if (job.bias != nullptr)
+            value += (*job.bias)[bias_row + job.bias_offsets->col_offsets[c]];
+          out[r * job.cols + c] = FromCompute<T>(value);
+        }
       }
-      const double inv_std_dev = 1.0 / std::sqrt(squares / count + job.epsilon);
-      (*job.mean)[r] = mean;
-      (*job.inv_std_dev)[r] = inv_std_dev;
-      const int64_t scale_row = job.scale_offsets->row_offsets[r];
-      const int64_t bias_row = job.bias != nullptr ? job.bias_offsets->row_offsets[r] : 0;
-      for (int64_t c = 0; c < job.cols; ++c) {
-        double value = (ToDouble(row[c]) - mean) * inv_std_dev *
-                       (*job.scale)[scale_row + job.scale_offsets->col_offsets[c]];
-        if (job.bias != nullptr) value += (*job.bias)[bias_row + job.bias_offsets->col_offsets[c]];
-        out[r * job.cols + c] = FromCompute<T>(value);
-      }
-    }
+    });
   }
 };
 
@@ -175,7 +181,8 @@ class LayerNormalization final : public OpKernel {
                            bias != nullptr ? &bias_values : nullptr,
                            &bias_offsets,
                            &mean,
-                           &inv_std_dev};
+                           &inv_std_dev,
+                           context.IntraOpThreadPool()};
     DispatchByType<LayerNormImpl, FloatTypes>(x.Type(), node.OpType(), job);
 
     std::vector<int64_t> stats_dims = shape.Dims();

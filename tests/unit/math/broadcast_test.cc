@@ -149,3 +149,33 @@ TEST(LegacyBroadcastShapeTest, MismatchesThrow) {
 
 }  // namespace
 }  // namespace prism::cpu
+
+namespace prism::cpu {
+namespace {
+
+// Long spans split over the pool give the same result as one thread, for every broadcast form.
+TEST(BroadcasterTest, SpansSplitOverAPoolMatchOneThread) {
+  ThreadPool pool(3);
+  const std::vector<std::pair<TensorShape, TensorShape>> cases = {
+      {TensorShape({3, 70000}), TensorShape({3, 70000})},  // both move
+      {TensorShape({3, 70000}), TensorShape({3, 1})},      // b repeats along the span
+      {TensorShape({1}), TensorShape({2, 90000})},         // a is one element
+  };
+  for (const auto& [shape_a, shape_b] : cases) {
+    const Broadcaster plan({shape_a, shape_b});
+    std::vector<float> a(static_cast<size_t>(shape_a.Size()));
+    std::vector<float> b(static_cast<size_t>(shape_b.Size()));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 977) * 0.5f;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 311) - 100.0f;
+    const size_t size = static_cast<size_t>(plan.OutputShape().Size());
+    std::vector<float> serial(size, -1.0f);
+    std::vector<float> parallel(size, -2.0f);
+    auto fn = [](float x, float y) { return x * y + 1.0f; };
+    BroadcastBinary(plan, a.data(), b.data(), serial.data(), fn);
+    BroadcastBinary(plan, a.data(), b.data(), parallel.data(), fn, &pool);
+    EXPECT_EQ(serial, parallel) << shape_a.ToString() << " x " << shape_b.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace prism::cpu
