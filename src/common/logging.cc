@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
+#include <string>
 
 namespace prism {
 namespace {
@@ -43,6 +45,17 @@ Severity MinLogSeverity() {
 
 void SetMinLogSeverity(Severity severity) {
   MinSeverityStorage() = static_cast<int>(severity);
+}
+
+void LogWarningOnce(const std::string& key, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!seen.insert(key).second) return;
+  }
+  if (static_cast<int>(Severity::kWarning) >= static_cast<int>(MinLogSeverity()))
+    LogMessage(Severity::kWarning, message);
 }
 
 void LogMessage(Severity severity, const std::string& message) {

@@ -13,6 +13,8 @@ enum class Severity : int { kVerbose = 0, kInfo = 1, kWarning = 2, kError = 3, k
 Severity MinLogSeverity();
 void SetMinLogSeverity(Severity severity);
 void LogMessage(Severity severity, const std::string& message);
+// A warning logged the first time key is seen in this process only (settings without effect).
+void LogWarningOnce(const std::string& key, const std::string& message);
 
 }  // namespace prism
 

@@ -87,16 +87,23 @@ bool CopyIntoPreallocated(const SessionState& state, const std::string& name, co
 InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderSpec> providers)
     : options_(std::move(options)), requested_providers_(std::move(providers)) {
   if (options_.enable_profiling) profiler_ = std::make_unique<Profiler>();
-  if (options_.intra_op_num_threads > 1 || options_.inter_op_num_threads > 1)
-    PRISM_LOG(kVerbose,
-              "intra_op/inter_op thread counts are accepted but have no effect yet: "
-              "kernels are single-threaded and the executor is sequential");
-  if (options_.graph_optimization_level != GraphOptimizationLevel::kDisableAll)
-    PRISM_LOG(kVerbose,
-              "graph_optimization_level is accepted but has no effect yet: "
-              "no graph optimizer exists");
+  // Settings without effect yet say so, once per process each, naming themselves.
+  if (options_.inter_op_num_threads > 1)
+    LogWarningOnce("inter_op_num_threads",
+                   "SessionOptions.inter_op_num_threads is accepted but has no effect yet: the "
+                   "executor runs one node at a time");
   if (options_.execution_mode == ExecutionMode::kParallel)
-    PRISM_LOG(kVerbose, "execution_mode parallel is accepted; runs stay sequential for now");
+    LogWarningOnce("execution_mode",
+                   "SessionOptions.execution_mode parallel is accepted but has "
+                   "no effect yet: runs stay sequential");
+  if (options_.config_entries.count("session.intra_op.allow_spinning"))
+    LogWarningOnce("session.intra_op.allow_spinning",
+                   "session.intra_op.allow_spinning is accepted but has no effect: the intra-op "
+                   "pool never spins (idle workers sleep)");
+  if (!options_.enable_cpu_mem_arena || !options_.enable_mem_pattern)
+    LogWarningOnce("memory_options",
+                   "SessionOptions.enable_cpu_mem_arena and enable_mem_pattern "
+                   "have no effect yet: tensors are allocated one by one");
 }
 
 InferenceSession::~InferenceSession() = default;

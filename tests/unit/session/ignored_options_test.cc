@@ -1,0 +1,57 @@
+// Settings accepted for compatibility but without effect yet warn once per process, naming
+// themselves; settings that take effect stay quiet.
+#include <gtest/gtest.h>
+
+#include "session_test_util.h"
+
+namespace prism::testing {
+namespace {
+
+using onnx::TensorProto;
+
+onnx::ModelProto ReluModel() {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {2});
+  AddNode(graph, "Relu", {"X"}, {"Y"}, "relu");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  return model;
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+TEST(IgnoredOptions, WarnOncePerProcessNamingThemselves) {
+  SessionOptions options;
+  options.inter_op_num_threads = 4;
+  options.execution_mode = ExecutionMode::kParallel;
+  options.enable_mem_pattern = false;
+  options.config_entries["session.intra_op.allow_spinning"] = "0";
+  ::testing::internal::CaptureStderr();
+  auto first = MakeSession(ReluModel(), {}, options);
+  auto second = MakeSession(ReluModel(), {}, options);
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Count(logged, "SessionOptions.inter_op_num_threads is accepted but has no effect"), 1u)
+      << logged;
+  EXPECT_EQ(Count(logged, "SessionOptions.execution_mode parallel is accepted"), 1u) << logged;
+  EXPECT_EQ(Count(logged, "session.intra_op.allow_spinning is accepted but has no effect"), 1u)
+      << logged;
+  EXPECT_EQ(Count(logged, "enable_cpu_mem_arena and enable_mem_pattern have no effect yet"), 1u)
+      << logged;
+}
+
+TEST(IgnoredOptions, SettingsThatTakeEffectAreQuiet) {
+  SessionOptions options;
+  options.intra_op_num_threads = 2;
+  options.graph_optimization_level = GraphOptimizationLevel::kBasic;
+  ::testing::internal::CaptureStderr();
+  auto session = MakeSession(ReluModel(), {}, options);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+}  // namespace
+}  // namespace prism::testing
