@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/common/broadcast.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
@@ -65,8 +66,9 @@ struct PowByBase {
   template <typename E>
   struct Fn {
     void operator()(const Broadcaster& plan, const Tensor& x, const Tensor& y, Tensor& out,
-                    const Node& node) const {
-      BroadcastBinary(plan, x.Data<T>(), y.Data<E>(), out.MutableData<T>(), ApplyPow<T, E>{&node});
+                    const Node& node, ThreadPool* pool) const {
+      BroadcastBinary(plan, x.Data<T>(), y.Data<E>(), out.MutableData<T>(), ApplyPow<T, E>{&node},
+                      pool);
     }
   };
 };
@@ -74,8 +76,9 @@ struct PowByBase {
 template <typename T>
 struct PowDispatch {
   void operator()(const Broadcaster& plan, const Tensor& x, const Tensor& y, Tensor& out,
-                  const Node& node) const {
-    DispatchByType<PowByBase<T>::template Fn>(y.Type(), "Pow (exponent)", plan, x, y, out, node);
+                  const Node& node, ThreadPool* pool) const {
+    DispatchByType<PowByBase<T>::template Fn>(y.Type(), "Pow (exponent)", plan, x, y, out, node,
+                                              pool);
   }
 };
 
@@ -100,7 +103,8 @@ class Pow final : public OpKernel {
     }
     const Broadcaster plan = MakePlan(x.Shape(), y.Shape(), what);
     Tensor& out = context.Output(0, plan.OutputShape(), x.Type());
-    DispatchByType<PowDispatch, PowBaseTypes>(x.Type(), "Pow", plan, x, y, out, GetNode());
+    DispatchByType<PowDispatch, PowBaseTypes>(x.Type(), "Pow", plan, x, y, out, GetNode(),
+                                              context.IntraOpThreadPool());
   }
 
  private:

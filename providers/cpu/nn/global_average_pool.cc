@@ -1,5 +1,6 @@
 // GlobalAveragePool: the mean over all spatial axes of each (n, c) plane; the output keeps
 // the rank with every spatial dim set to 1.
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -9,16 +10,21 @@ namespace {
 
 template <typename T>
 struct GlobalAverageImpl {
-  void operator()(const Tensor& x, Tensor& y, int64_t planes, int64_t plane_size) const {
+  void operator()(const Tensor& x, Tensor& y, int64_t planes, int64_t plane_size,
+                  ThreadPool* pool) const {
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* plane = in + p * plane_size;
-      double sum = 0;
-      for (int64_t i = 0; i < plane_size; ++i) sum += static_cast<double>(ToCompute(plane[i]));
-      // An empty plane has no mean: 0 / 0 gives NaN.
-      out[p] = FromCompute<T>(sum / static_cast<double>(plane_size));
-    }
+    ThreadPool::TryParallelFor(pool, planes, static_cast<double>(plane_size),
+                               [&](int64_t first, int64_t last) {
+                                 for (int64_t p = first; p < last; ++p) {
+                                   const T* plane = in + p * plane_size;
+                                   double sum = 0;
+                                   for (int64_t i = 0; i < plane_size; ++i)
+                                     sum += static_cast<double>(ToCompute(plane[i]));
+                                   // An empty plane has no mean: 0 / 0 gives NaN.
+                                   out[p] = FromCompute<T>(sum / static_cast<double>(plane_size));
+                                 }
+                               });
   }
 };
 
@@ -36,7 +42,8 @@ class GlobalAveragePool final : public OpKernel {
     out_dims[1] = shape[1];
     Tensor& y = context.Output(0, TensorShape(out_dims), x.Type());
     DispatchByType<GlobalAverageImpl, TypeList<float, double, Float16, BFloat16>>(
-        x.Type(), GetNode().OpType(), x, y, shape.SizeToDimension(2), shape.SizeFromDimension(2));
+        x.Type(), GetNode().OpType(), x, y, shape.SizeToDimension(2), shape.SizeFromDimension(2),
+        context.IntraOpThreadPool());
   }
 };
 
