@@ -356,6 +356,11 @@ std::vector<std::string> InferenceSession::Providers() const {
   return names;
 }
 
+int InferenceSession::IntraOpThreads() const {
+  const ThreadPool* pool = State()->IntraOpPool();
+  return pool != nullptr ? pool->DegreeOfParallelism() : 1;
+}
+
 std::vector<MemoryInfo> InferenceSession::ProviderMemories() const {
   std::vector<MemoryInfo> memories;
   for (const auto& provider : State()->Providers())

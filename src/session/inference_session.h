@@ -98,6 +98,8 @@ class InferenceSession {
   // The EPs in use, in priority order (names), and their options.
   std::vector<std::string> Providers() const;
   std::vector<ProviderOptions> ProviderOptionsList() const;
+  // The degree of parallelism kernels get from the session's intra-op pool (1: no pool).
+  int IntraOpThreads() const;
   // Each EP's default memory, in the order of Providers().
   std::vector<MemoryInfo> ProviderMemories() const;
   // Rebuilds the plan with another provider list (onnxruntime's set_providers).

@@ -157,6 +157,7 @@ def test_split_model_partition_and_copied_bytes(prism_perf, split_model, tmp_pat
     assert summary["device_memory"]["TestExecutionProvider"]["available"] is True
     assert summary["device_memory"]["TestExecutionProvider"]["peak_live_allocations"] >= 1
     assert "TestExecutionProvider: 3 nodes" in stdout
+    assert summary["intra_op_threads"] >= 1 and "Intra-op threads: " in stdout
     assert "copies per run: 4.0, bytes copied per run: 96" in stdout
 
 
@@ -378,3 +379,10 @@ def test_dot_renders_with_graphviz(prism_perf, split_model, tmp_path):
     png = tmp_path / "partition.png"
     subprocess.run(["dot", "-Tpng", str(dot_file), "-o", str(png)], check=True)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_intra_op_threads_are_reported(prism_perf, split_model, tmp_path):
+    one, out_one = run_json(prism_perf, tmp_path, "-m", split_model, "-x", "1", "-r", "1", "-w", "0")
+    three, out_three = run_json(prism_perf, tmp_path, "-m", split_model, "-x", "3", "-r", "1", "-w", "0")
+    assert one["intra_op_threads"] == 1 and "Intra-op threads: 1" in out_one
+    assert three["intra_op_threads"] == 3 and "Intra-op threads: 3" in out_three

@@ -158,6 +158,7 @@ void WriteJson(const PerfOptions& options, const InferenceSession& session,
   json.Key("nodes").Int(static_cast<int64_t>(report.nodes.size()));
   json.Key("main_graph_nodes")
       .Int(static_cast<int64_t>(session.GetModel().MainGraph().NodeCount()));
+  json.Key("intra_op_threads").Int(session.IntraOpThreads());
   json.Key("providers").BeginArray();
   for (const std::string& name : session.Providers()) json.String(name);
   json.EndArray();
@@ -323,6 +324,7 @@ int Main(int argc, char** argv) {
   const LatencyStats& stats = timings.stats;
   std::cout << "Model: " << options.model_path << " (" << report.nodes.size() << " nodes)\n";
   std::cout << "Providers: " << Describe(session.Providers()) << "\n";
+  std::cout << "Intra-op threads: " << session.IntraOpThreads() << "\n";
   std::cout << "Inputs"
             << (options.input_dir.empty() ? MakeString(" (random, seed ", options.seed, ")")
                                           : " (from " + options.input_dir + ")")
