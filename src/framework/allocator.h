@@ -2,11 +2,26 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "framework/memory_info.h"
 
 namespace prism {
+
+// What an allocator has done, as onnxruntime's allocator statistics name it. Byte counts are what
+// callers asked for, rounded as the allocator rounds them.
+struct AllocatorStats {
+  int64_t num_allocs = 0;            // Alloc calls that returned memory (the interface's requests)
+  int64_t num_frees = 0;             // Free calls with a non-null pointer
+  int64_t bytes_in_use = 0;          // handed out and not yet freed
+  int64_t max_bytes_in_use = 0;      // peak of bytes_in_use
+  int64_t max_alloc_size = 0;        // largest single request
+  int64_t num_reserves = 0;          // allocations from the system (an arena's regions)
+  int64_t total_reserved_bytes = 0;  // held from the system now (an arena's size)
+  int64_t num_arena_extensions = 0;  // regions an arena added
+  int64_t num_arena_shrinkages = 0;  // Shrink calls that returned regions to the system
+};
 
 class IAllocator {
  public:
@@ -15,6 +30,10 @@ class IAllocator {
   virtual void* Alloc(size_t bytes) = 0;
   virtual void Free(void* pointer) = 0;
   virtual const MemoryInfo& Info() const = 0;
+  // Statistics, for allocators that keep them; false when this one does not.
+  virtual bool GetStats(AllocatorStats* /*stats*/) const { return false; }
+  // Returns memory held but unused to the system (arenas); the bytes released.
+  virtual int64_t Shrink() { return 0; }
 };
 
 using AllocatorPtr = std::shared_ptr<IAllocator>;

@@ -58,4 +58,9 @@ KernelDefBuilder& KernelDefBuilder::CpuOutput(int index) {
   return *this;
 }
 
+KernelDefBuilder& KernelDefBuilder::MayInplace(int input, int output) {
+  def_.may_inplace.emplace_back(input, output);
+  return *this;
+}
+
 }  // namespace prism

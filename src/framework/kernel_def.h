@@ -5,6 +5,7 @@
 #include <climits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/element_type.h"
@@ -32,8 +33,12 @@ struct KernelDef {
   int since_version = 1;
   int end_version = INT_MAX;  // inclusive
   std::vector<TypeConstraint> constraints;
-  std::set<int> cpu_inputs;          // inputs that must be in CPU memory even on a device EP
-  std::set<int> cpu_outputs;         // outputs produced in CPU memory
+  std::set<int> cpu_inputs;   // inputs that must be in CPU memory even on a device EP
+  std::set<int> cpu_outputs;  // outputs produced in CPU memory
+  // (input, output) pairs where the output may take over the input's buffer when nothing else
+  // reads that input afterwards and both have the same type and size: the kernel computes
+  // output element i from input element i alone (elementwise), so it may write over it.
+  std::vector<std::pair<int, int>> may_inplace;
   std::string VersionRange() const;  // "7-12", "14+"
 };
 
@@ -49,6 +54,7 @@ class KernelDefBuilder {
   KernelDefBuilder& AlsoOptional();
   KernelDefBuilder& CpuInput(int index);
   KernelDefBuilder& CpuOutput(int index);
+  KernelDefBuilder& MayInplace(int input, int output);
   KernelDef Build() const { return def_; }
 
  private:

@@ -66,6 +66,8 @@ class Tensor {
   size_t SizeInBytes() const { return StorageBytes(type_, shape_.Size()); }
   const MemoryInfo& Location() const { return location_; }
 
+  // What keeps the data alive (null for memory the caller owns); shared by views of it.
+  const std::shared_ptr<void>& Buffer() const { return owner_; }
   const void* RawData() const { return data_; }
   void* MutableRawData() { return data_; }
 

@@ -132,7 +132,7 @@ class ExecutionPlanner::Impl {
       step.node = &node;
       step.provider = provider;
       step.kernel_def = def;
-      step.temp_allocator = provider->GetAllocator(MemType::kDefault);
+      step.temp_allocator = in_.allocators.For(*provider, MemType::kDefault);
       for (size_t i = 0; i < node.InputCount(); ++i) {
         if (!node.HasInput(i)) {
           step.inputs.push_back(-1);
@@ -163,8 +163,8 @@ class ExecutionPlanner::Impl {
       }
       for (size_t o = 0; o < node.OutputCount(); ++o) {
         const bool on_cpu = def->cpu_outputs.count(static_cast<int>(o)) > 0;
-        AllocatorPtr allocator = on_cpu ? provider->GetAllocator(MemType::kCpuOutput)
-                                        : provider->GetAllocator(MemType::kDefault);
+        AllocatorPtr allocator =
+            in_.allocators.For(*provider, on_cpu ? MemType::kCpuOutput : MemType::kDefault);
         step.output_allocators.push_back(allocator);
         if (!node.HasOutput(o)) {
           step.outputs.push_back(-1);
@@ -220,10 +220,10 @@ class ExecutionPlanner::Impl {
  private:
   AllocatorPtr AllocatorFor(const MemoryInfo& memory) const {
     for (const auto& provider : in_.providers) {
-      AllocatorPtr allocator = provider->GetAllocator(MemType::kDefault);
+      AllocatorPtr allocator = in_.allocators.For(*provider, MemType::kDefault);
       if (allocator->Info().SameSpace(memory)) return allocator;
     }
-    return GetCpuAllocator();
+    return in_.allocators.For(*in_.providers.back(), MemType::kDefault);  // the CPU EP's
   }
 
   static void ComputeReleases(GraphPlan& plan) {

@@ -13,6 +13,7 @@
 #include "session/execution_plan.h"
 #include "session/graph_partitioner.h"
 #include "session/partition_report.h"
+#include "session/session_allocators.h"
 
 namespace prism {
 
@@ -26,6 +27,7 @@ struct PlannerInputs {
   const DataTransferManager& data_transfers;
   const Assignment& assignment;
   CompiledKernels& compiled_kernels;
+  SessionAllocators& allocators;  // steps allocate through the session's wrappers (arenas)
 };
 
 // The constant initializer `name` as seen from graph (enclosing graphs included), or nullptr when

@@ -4,6 +4,7 @@
 
 #include "common/logging.h"
 #include "framework/compute_trace.h"
+#include "session/memory_pattern.h"
 #include "session/profiler.h"
 
 namespace prism {
@@ -11,10 +12,20 @@ namespace prism {
 class ExecutionFrame {
  public:
   ExecutionFrame(const GraphPlan& plan, const ExecutionFrame* parent)
-      : plan_(plan), parent_(parent), slots_(plan.slot_names.size()) {}
+      : plan_(plan),
+        parent_(parent),
+        slots_(plan.slot_names.size()),
+        allocated_here_(plan.slot_names.size(), false) {}
 
   const GraphPlan& Plan() const { return plan_; }
   std::vector<Value>& Slots() { return slots_; }
+  // Whether this run allocated the slot's buffer for a kernel's output (not a feed, a constant
+  // or a view made by a kernel): only those may be written over in place.
+  std::vector<bool>& AllocatedHere() { return allocated_here_; }
+
+  // The main graph's memory pattern, recording or replaying (at most one is set).
+  PatternRecorder* recorder = nullptr;
+  PatternRun* replay = nullptr;
 
   // A value visible from this frame by name (for child frames' outer scope).
   const Value& Lookup(const std::string& name) const {
@@ -29,17 +40,20 @@ class ExecutionFrame {
   const GraphPlan& plan_;
   const ExecutionFrame* parent_;
   std::vector<Value> slots_;
+  std::vector<bool> allocated_here_;
 };
 
 namespace {
 
 class KernelContext final : public OpKernelContext {
  public:
-  KernelContext(const SessionState& state, const ExecutionStep& step, ExecutionFrame& frame,
-                const RunOptions& run_options, RunInstrumentation* instrumentation)
+  KernelContext(const SessionState& state, const ExecutionStep& step, int step_index,
+                ExecutionFrame& frame, const RunOptions& run_options,
+                RunInstrumentation* instrumentation)
       : OpKernelContext(*step.node),
         state_(state),
         step_(step),
+        step_index_(step_index),
         frame_(frame),
         run_options_(run_options),
         instrumentation_(instrumentation),
@@ -56,7 +70,8 @@ class KernelContext final : public OpKernelContext {
     PRISM_ENFORCE(i < step_.outputs.size(), kRuntimeException, GetNode().Describe(),
                   ": output index ", i, " is out of range");
     Value& slot = SlotFor(i);
-    slot = Value(Tensor(type, shape, step_.output_allocators[i]));
+    slot = Value(NewOutputTensor(i, shape, type));
+    if (step_.outputs[i] >= 0) frame_.AllocatedHere()[step_.outputs[i]] = true;
     return slot.MutableTensor();
   }
 
@@ -64,13 +79,24 @@ class KernelContext final : public OpKernelContext {
     PRISM_ENFORCE(i < step_.outputs.size(), kRuntimeException, GetNode().Describe(),
                   ": output index ", i, " is out of range");
     SlotFor(i) = std::move(value);
+    if (step_.outputs[i] >= 0) frame_.AllocatedHere()[step_.outputs[i]] = false;
   }
 
   bool IsOutputRequested(size_t i) const override {
     return i < step_.outputs.size() && step_.outputs[i] >= 0;
   }
 
-  const AllocatorPtr& TempAllocator() const override { return step_.temp_allocator; }
+  const AllocatorPtr& TempAllocator() const override {
+    if (temp_allocator_ == nullptr) {
+      if (frame_.replay != nullptr)
+        temp_allocator_ = frame_.replay->ScratchAllocator(step_index_, step_.temp_allocator);
+      else if (frame_.recorder != nullptr)
+        temp_allocator_ = frame_.recorder->Wrap(step_.temp_allocator, step_index_, -1);
+      else
+        temp_allocator_ = step_.temp_allocator;
+    }
+    return temp_allocator_;
+  }
   ThreadPool* IntraOpThreadPool() const override { return state_.IntraOpPool(); }
 
   std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) override {
@@ -94,13 +120,66 @@ class KernelContext final : public OpKernelContext {
   }
 
  private:
+  // Output i's storage: an input's buffer taken over in place, the memory pattern's planned
+  // bytes, or a new buffer from the step's allocator.
+  Tensor NewOutputTensor(size_t i, const TensorShape& shape, ElementType type) {
+    const AllocatorPtr& allocator = step_.output_allocators[i];
+    const int out_slot = step_.outputs[i];
+    const size_t bytes = StorageBytes(type, shape.Size());
+    if (out_slot >= 0 && type != ElementType::kString && bytes > 0) {
+      if (const Tensor* reusable = InplaceCandidate(i, type, bytes, allocator->Info()))
+        return Tensor(type, shape, reusable->Buffer(), const_cast<void*>(reusable->RawData()),
+                      reusable->Location());
+      if (!frame_.Plan().keep[out_slot]) {
+        if (frame_.replay != nullptr) {
+          if (std::shared_ptr<void> planned =
+                  frame_.replay->Take(step_index_, static_cast<int>(i), bytes))
+            return Tensor(type, shape, planned, planned.get(), allocator->Info());
+        } else if (frame_.recorder != nullptr) {
+          return Tensor(type, shape,
+                        frame_.recorder->Wrap(allocator, step_index_, static_cast<int>(i)));
+        }
+      }
+    }
+    return Tensor(type, shape, allocator);
+  }
+
+  // An input whose buffer output i may take over: the kernel def allows it, this step is the
+  // input's last reader, this run allocated it, the slot alone holds the buffer, and type, size
+  // and memory match.
+  const Tensor* InplaceCandidate(size_t i, ElementType type, size_t bytes,
+                                 const MemoryInfo& memory) {
+    if (step_.kernel_def == nullptr) return nullptr;
+    for (const auto& [input, output] : step_.kernel_def->may_inplace) {
+      if (output != static_cast<int>(i) || input < 0 ||
+          static_cast<size_t>(input) >= step_.inputs.size())
+        continue;
+      const int slot = step_.inputs[static_cast<size_t>(input)];
+      if (slot < 0 || !frame_.AllocatedHere()[slot] || frame_.Plan().keep[slot]) continue;
+      if (std::find(step_.release_after.begin(), step_.release_after.end(), slot) ==
+          step_.release_after.end())
+        continue;
+      const Value& value = frame_.Slots()[slot];
+      if (!value.IsTensor()) continue;
+      const Tensor& tensor = value.GetTensor();
+      if (tensor.Type() != type || tensor.SizeInBytes() != bytes ||
+          !tensor.Location().SameSpace(memory) || tensor.Buffer() == nullptr ||
+          tensor.Buffer().use_count() != 1)
+        continue;
+      return &tensor;
+    }
+    return nullptr;
+  }
+
   Value& SlotFor(size_t i) {
     return step_.outputs[i] >= 0 ? frame_.Slots()[step_.outputs[i]] : scratch_outputs_[i];
   }
 
   const SessionState& state_;
   const ExecutionStep& step_;
+  int step_index_;
   ExecutionFrame& frame_;
+  mutable AllocatorPtr temp_allocator_;
   const RunOptions& run_options_;
   RunInstrumentation* instrumentation_;
   std::vector<Value> scratch_outputs_;  // outputs the graph omits but kernels still write
@@ -233,7 +312,26 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   }
   for (const auto& [name, slot] : plan.outer_slots) slots[slot] = parent->Lookup(name);
 
-  for (const ExecutionStep& step : plan.steps) {
+  // The main graph's memory pattern: replayed when these feed shapes have one, else recorded.
+  std::shared_ptr<PatternRecorder> recorder;
+  std::unique_ptr<PatternRun> replay;
+  std::string pattern_key;
+  if (parent == nullptr && state.PatternCache() != nullptr) {
+    pattern_key = MemoryPatternCache::Key(inputs);
+    if (!pattern_key.empty()) {
+      if (auto pattern = state.PatternCache()->Find(pattern_key)) {
+        replay = std::make_unique<PatternRun>(std::move(pattern));
+        frame.replay = replay.get();
+      } else if (state.PatternCache()->ShouldRecord(pattern_key)) {
+        recorder = std::make_shared<PatternRecorder>();
+        frame.recorder = recorder.get();
+      }
+    }
+  }
+
+  for (size_t step_index = 0; step_index < plan.steps.size(); ++step_index) {
+    const ExecutionStep& step = plan.steps[step_index];
+    if (recorder) recorder->SetCurrentStep(static_cast<int>(step_index));
     if (run_options.terminate != nullptr && run_options.terminate->load())
       PRISM_THROW(kFail, "the run was terminated (RunOptions.terminate)");
     if (step.kind == ExecutionStep::Kind::kCopy) {
@@ -254,7 +352,8 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
         }
       }
     } else {
-      KernelContext context(state, step, frame, run_options, instrumentation);
+      KernelContext context(state, step, static_cast<int>(step_index), frame, run_options,
+                            instrumentation);
       std::vector<ProfileTypeShape> profiled_inputs;
       Profiler::Clock::time_point start;
       if (profiler) {
@@ -290,11 +389,15 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
       if (hooks != nullptr && hooks->computed != nullptr) ReportCompute(*hooks, step, context);
     }
     for (int slot : step.release_after) slots[slot] = Value();
+    if (replay) replay->EndStep(static_cast<int>(step_index));
   }
 
   std::vector<Value> outputs;
   outputs.reserve(plan.output_slots.size());
   for (int slot : plan.output_slots) outputs.push_back(slots[slot]);
+  // Buffers still held now (the outputs, values never released) outlive the run: the pattern
+  // leaves them out.
+  if (recorder) state.PatternCache()->Insert(pattern_key, recorder->Finish());
   return outputs;
 }
 

@@ -100,10 +100,6 @@ InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderS
     LogWarningOnce("session.intra_op.allow_spinning",
                    "session.intra_op.allow_spinning is accepted but has no effect: the intra-op "
                    "pool never spins (idle workers sleep)");
-  if (!options_.enable_cpu_mem_arena || !options_.enable_mem_pattern)
-    LogWarningOnce("memory_options",
-                   "SessionOptions.enable_cpu_mem_arena and enable_mem_pattern "
-                   "have no effect yet: tensors are allocated one by one");
 }
 
 InferenceSession::~InferenceSession() = default;
@@ -312,6 +308,7 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
       results.push_back(CopyValue(state->DataTransfers(), produced, allocator));
     }
   }
+  if (ShrinkCpuArenaAfterRun(run_options)) state->Allocators().ShrinkCpuArenas();
   runs_.fetch_add(1, std::memory_order_relaxed);
   copies_.fetch_add(instrumentation.copies.load(), std::memory_order_relaxed);
   bytes_copied_.fetch_add(instrumentation.bytes_copied.load(), std::memory_order_relaxed);
@@ -322,6 +319,39 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
                                             std::move(args));
   }
   return results;
+}
+
+bool InferenceSession::ShrinkCpuArenaAfterRun(const RunOptions& run_options) {
+  auto it = run_options.config_entries.find("memory.enable_memory_arena_shrinkage");
+  if (it == run_options.config_entries.end() || it->second.empty()) return false;
+  // onnxruntime's form: "cpu:0;gpu:0", the devices whose arenas shrink when the run ends.
+  bool cpu = false;
+  size_t start = 0;
+  const std::string& text = it->second;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(';', start), text.size());
+    const std::string entry = text.substr(start, end - start);
+    start = end + 1;
+    if (entry.empty()) continue;
+    const size_t colon = entry.find(':');
+    const std::string device = entry.substr(0, colon);
+    const std::string id = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    PRISM_ENFORCE(colon != std::string::npos && !device.empty() && !id.empty() &&
+                      id.find_first_not_of("0123456789") == std::string::npos,
+                  kInvalidArgument, "run config entry memory.enable_memory_arena_shrinkage: '",
+                  entry, "' is not of the form device:id (as in \"cpu:0;gpu:0\")");
+    if (device == "cpu")
+      cpu = true;
+    else
+      LogWarningOnce("arena_shrinkage_" + device,
+                     MakeString("memory.enable_memory_arena_shrinkage names '", device,
+                                "': only CPU memory has an arena in this build; ignored"));
+  }
+  return cpu;
+}
+
+std::vector<NamedAllocatorStats> InferenceSession::AllocatorStatistics() const {
+  return State()->Allocators().Stats();
 }
 
 std::vector<ValueInfo> InferenceSession::Inputs() const {

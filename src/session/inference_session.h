@@ -14,6 +14,7 @@
 #include "framework/value.h"
 #include "graph/model.h"
 #include "session/partition_report.h"
+#include "session/session_allocators.h"
 #include "session/session_options.h"
 
 namespace prism {
@@ -120,6 +121,9 @@ class InferenceSession {
   const SessionOptions& Options() const { return options_; }
 
   RunStatistics Statistics() const;
+  // The session's allocators (one per memory space its plan allocates in) and what each did:
+  // requests, bytes in use and at peak, the arena's size and growth.
+  std::vector<NamedAllocatorStats> AllocatorStatistics() const;
 
   // With SessionOptions.enable_profiling: stops profiling and writes the Chrome trace to path,
   // or to "<profile_file_prefix>_<YYYY-MM-DD_HH-MM-SS>.json" when path is empty; returns the
@@ -130,6 +134,9 @@ class InferenceSession {
   const Profiler* GetProfiler() const { return profiler_.get(); }
 
  private:
+  // Whether run_options ask for the CPU arena to shrink when the run ends; throws on a malformed
+  // memory.enable_memory_arena_shrinkage entry.
+  static bool ShrinkCpuArenaAfterRun(const RunOptions& run_options);
   std::shared_ptr<const SessionState> State() const;
   void BuildState();
   bool MayRetryOnCpu(const Exception& error, bool creating) const;

@@ -14,8 +14,8 @@ enum class GraphOptimizationLevel : int { kDisableAll = 0, kBasic = 1, kExtended
 enum class ExecutionMode : int { kSequential = 0, kParallel = 1 };
 
 struct SessionOptions {
-  // Accepted for compatibility; no effect yet (see docs/sessions.md): kernels are
-  // single-threaded and the executor is sequential.
+  // The intra-op pool's threads (0: the physical cores this process may use). inter_op and
+  // execution_mode are accepted and warn once: the executor runs one node at a time.
   int intra_op_num_threads = 0;
   int inter_op_num_threads = 0;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
@@ -25,7 +25,10 @@ struct SessionOptions {
   std::vector<std::string> disabled_optimizers;
   // Where the transformed graph is written as an ONNX model at session creation ("" = nowhere).
   std::string optimized_model_filepath;
+  // CPU memory through a per-session arena (session.arena_* config entries); off: every tensor
+  // is its own system allocation.
   bool enable_cpu_mem_arena = true;
+  // One block per run planned from recorded lifetimes, per set of feed shapes (memory_pattern.h).
   bool enable_mem_pattern = true;
 
   int log_severity_level = 2;
@@ -51,6 +54,10 @@ struct RunOptions {
   std::string run_tag;
   // Set from another thread to stop a run between nodes (it then fails with a clear error).
   std::atomic<bool>* terminate = nullptr;
+  // Free-form entries (onnxruntime's add_run_config_entry). Known keys:
+  //   memory.enable_memory_arena_shrinkage = "cpu:0": the session's CPU arena returns its
+  //     unused regions to the system when the run ends (other devices: logged, ignored).
+  std::map<std::string, std::string> config_entries;
 };
 
 // One entry of the session's provider list: a name in onnxruntime's spelling and options.

@@ -152,7 +152,10 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
     profiler->RecordSession("fuse_and_compile", fuse_start, Profiler::Clock::now(), {},
                             {{"fused_nodes", static_cast<int64_t>(fused.size())}});
 
-  PlannerInputs planner_inputs{state->providers_, state->data_transfers_, assignment, compiled};
+  state->allocators_ = std::make_unique<SessionAllocators>(options);
+  if (options.enable_mem_pattern) state->pattern_cache_ = std::make_unique<MemoryPatternCache>();
+  PlannerInputs planner_inputs{state->providers_, state->data_transfers_, assignment, compiled,
+                               *state->allocators_};
   ExecutionPlanner planner(planner_inputs, state->report_, profiler);
   const auto planning_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   state->main_plan_ = planner.PlanMain(graph);

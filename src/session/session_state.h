@@ -12,7 +12,9 @@
 #include "framework/execution_provider.h"
 #include "graph/model.h"
 #include "session/execution_plan.h"
+#include "session/memory_pattern.h"
 #include "session/partition_report.h"
+#include "session/session_allocators.h"
 #include "session/session_options.h"
 
 namespace prism {
@@ -39,6 +41,10 @@ class SessionState {
   const GraphPlan& MainPlan() const { return *main_plan_; }
   // The intra-op pool kernels split their work over; nullptr with one thread.
   ThreadPool* IntraOpPool() const { return intra_op_pool_.get(); }
+  // The allocators the plan allocates from (arenas; statistics). Thread-safe.
+  SessionAllocators& Allocators() const { return *allocators_; }
+  // The main graph's memory patterns by feed shapes; nullptr with enable_mem_pattern off.
+  MemoryPatternCache* PatternCache() const { return pattern_cache_.get(); }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -48,6 +54,8 @@ class SessionState {
   PartitionReport report_;
   std::unique_ptr<GraphPlan> main_plan_;
   std::shared_ptr<ThreadPool> intra_op_pool_;
+  std::unique_ptr<SessionAllocators> allocators_;
+  std::unique_ptr<MemoryPatternCache> pattern_cache_;
 };
 
 }  // namespace prism

@@ -121,9 +121,13 @@ void RegisterArithmetic(KernelRegistry& registry) {
   std::vector<E> v14 = v13;
   for (E e : {E::kInt8, E::kInt16, E::kUint8, E::kUint16}) v14.push_back(e);
   const auto add = [&](int since, int end, const std::vector<E>& types) {
-    registry.Register(
-        KernelDefBuilder(name).Versions(since, end).Constraint("T", types, {0, 1}, {0}).Build(),
-        factory);
+    registry.Register(KernelDefBuilder(name)
+                          .Versions(since, end)
+                          .Constraint("T", types, {0, 1}, {0})
+                          .MayInplace(0, 0)
+                          .MayInplace(1, 0)
+                          .Build(),
+                      factory);
   };
   add(1, 5, v1);
   add(6, 6, v6);

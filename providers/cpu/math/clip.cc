@@ -114,9 +114,12 @@ void RegisterClipKernels(KernelRegistry& registry) {
   std::vector<E> v13 = v12;
   v13.push_back(E::kBFloat16);
   const auto add = [&](int since, int end, const std::vector<E>& types, std::vector<int> inputs) {
-    registry.Register(
-        KernelDefBuilder("Clip").Versions(since, end).Constraint("T", types, inputs, {0}).Build(),
-        factory);
+    registry.Register(KernelDefBuilder("Clip")
+                          .Versions(since, end)
+                          .Constraint("T", types, inputs, {0})
+                          .MayInplace(0, 0)
+                          .Build(),
+                      factory);
   };
   add(1, 5, floats, {0});
   add(6, 10, floats, {0});

@@ -111,9 +111,12 @@ void RegisterUnary(KernelRegistry& registry,
                    const std::vector<std::tuple<int, int, std::vector<ElementType>>>& ranges) {
   const auto factory = MakeKernelFactory<UnaryMath<Op>>();
   for (const auto& [since, end, types] : ranges) {
-    registry.Register(
-        KernelDefBuilder(Op::kName).Versions(since, end).Constraint("T", types, {0}, {0}).Build(),
-        factory);
+    registry.Register(KernelDefBuilder(Op::kName)
+                          .Versions(since, end)
+                          .Constraint("T", types, {0}, {0})
+                          .MayInplace(0, 0)
+                          .Build(),
+                      factory);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include "common/thread_pool.h"
+#include "framework/scratch_buffer.h"
 #include "mlas/gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -22,6 +23,7 @@ enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 // The resolved geometry of one Conv call.
 struct ConvPlan {
   ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: this thread)
+  AllocatorPtr scratch;        // the kernel context's scratch allocator (im2col)
   int64_t batch = 0;
   int64_t in_channels = 0;
   int64_t out_channels = 0;
@@ -202,8 +204,7 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
   }
 
   const bool pointwise = IsPointwise(plan);
-  std::vector<T> col;
-  if (!pointwise) col.resize(static_cast<size_t>(col_rows * plan.out_size));
+  ScratchBuffer<T> col(plan.scratch, pointwise ? 0 : static_cast<size_t>(col_rows * plan.out_size));
   for (int64_t n = 0; n < plan.batch; ++n) {
     for (int64_t g = 0; g < plan.group; ++g) {
       const T* x_group = x + (n * plan.in_channels + g * in_per_group) * plan.in_size;
@@ -297,6 +298,7 @@ class Conv final : public OpKernel {
     const Tensor* b = context.Input(2);
     ConvPlan plan = Plan(x, w, b);
     plan.pool = context.IntraOpThreadPool();
+    plan.scratch = context.TempAllocator();
     Tensor& y = context.Output(0, plan.output_shape, x.Type());
     if (y.NumElements() == 0) return;
     DispatchByType<ConvImpl, ConvTypes>(x.Type(), "Conv", plan, x, w, b, y);

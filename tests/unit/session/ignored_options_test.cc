@@ -29,7 +29,6 @@ TEST(IgnoredOptions, WarnOncePerProcessNamingThemselves) {
   SessionOptions options;
   options.inter_op_num_threads = 4;
   options.execution_mode = ExecutionMode::kParallel;
-  options.enable_mem_pattern = false;
   options.config_entries["session.intra_op.allow_spinning"] = "0";
   ::testing::internal::CaptureStderr();
   auto first = MakeSession(ReluModel(), {}, options);
@@ -40,14 +39,14 @@ TEST(IgnoredOptions, WarnOncePerProcessNamingThemselves) {
   EXPECT_EQ(Count(logged, "SessionOptions.execution_mode parallel is accepted"), 1u) << logged;
   EXPECT_EQ(Count(logged, "session.intra_op.allow_spinning is accepted but has no effect"), 1u)
       << logged;
-  EXPECT_EQ(Count(logged, "enable_cpu_mem_arena and enable_mem_pattern have no effect yet"), 1u)
-      << logged;
 }
 
 TEST(IgnoredOptions, SettingsThatTakeEffectAreQuiet) {
   SessionOptions options;
   options.intra_op_num_threads = 2;
   options.graph_optimization_level = GraphOptimizationLevel::kBasic;
+  options.enable_mem_pattern = false;
+  options.enable_cpu_mem_arena = false;
   ::testing::internal::CaptureStderr();
   auto session = MakeSession(ReluModel(), {}, options);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");

@@ -1,0 +1,49 @@
+// The allocators one session's plan allocates from: each EP allocator the session uses is
+// wrapped once, CPU-accessible memory in an arena (enable_cpu_mem_arena) or, with the arena off,
+// in a counting pass-through; device memory in a counting pass-through (a device EP brings its own
+// arena). Every wrapper keeps statistics, so requests per run are visible either way.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/allocator.h"
+#include "framework/execution_provider.h"
+#include "session/session_options.h"
+
+namespace prism {
+
+struct NamedAllocatorStats {
+  std::string memory;  // MemoryInfo::ToString()
+  bool arena = false;
+  AllocatorStats stats;
+};
+
+class SessionAllocators {
+ public:
+  explicit SessionAllocators(const SessionOptions& options);
+
+  // The session's allocator for what provider->GetAllocator(mem_type) gives.
+  AllocatorPtr For(const IExecutionProvider& provider, MemType mem_type);
+  // The session's allocator for a memory space, or nullptr when no EP's allocator was wrapped.
+  AllocatorPtr ForMemory(const MemoryInfo& memory) const;
+  std::vector<NamedAllocatorStats> Stats() const;
+  // Shrinks the arenas of CPU-accessible memory; returns the bytes released.
+  int64_t ShrinkCpuArenas();
+
+ private:
+  struct Entry {
+    const IAllocator* backing = nullptr;
+    AllocatorPtr wrapper;
+    bool arena = false;
+  };
+  bool use_arena_;
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::map<std::string, std::string> config_;
+};
+
+}  // namespace prism
