@@ -117,9 +117,16 @@ def test_latency_percentiles_are_ordered(prism_perf, bench_model, tmp_path):
     assert summary["throughput_runs_per_s"] > 0
     assert summary["session_creation_ms"] > 0 and summary["first_run_ms"] > 0
     assert summary["peak_rss_mib"] > 1
-    assert summary["device_memory"]["CPUExecutionProvider"]["available"] is False
+    # The session's CPU arena: after the first run, each timed run takes one block for the
+    # memory pattern plus one buffer per graph output, and nothing from the system.
+    cpu = summary["allocators"]["Cpu:0"]
+    outputs = len(onnx.load(bench_model("mnist_cnn")).graph.output)
+    assert cpu["arena"] is True
+    assert 1 <= cpu["requests_per_run"] <= outputs + 1
+    assert cpu["system_allocations_during_timed_runs"] == 0
+    assert 0 < cpu["max_bytes_in_use"] <= cpu["total_reserved_bytes"]
     for line in ["Session creation:", "First run:", "Latency (ms): median", "Throughput:",
-                 "Peak resident memory:", "CPUExecutionProvider: n/a", "copy nodes: 0",
+                 "Peak resident memory:", "Cpu:0 (arena): ", "copy nodes: 0",
                  "bytes copied per run: 0"]:
         assert line in stdout, line
 
@@ -154,8 +161,9 @@ def test_split_model_partition_and_copied_bytes(prism_perf, split_model, tmp_pat
     assert partition["constants_placed_once"] == 1
     assert partition["copies_per_run"] == 4
     assert partition["bytes_copied_per_run"] == 4 * 6 * 4
-    assert summary["device_memory"]["TestExecutionProvider"]["available"] is True
-    assert summary["device_memory"]["TestExecutionProvider"]["peak_live_allocations"] >= 1
+    # The device EP's memory appears among the session's allocators, counted, not an arena.
+    device = summary["allocators"]["TestDevice:0"]
+    assert device["arena"] is False and device["num_allocs"] >= 1
     assert "TestExecutionProvider: 3 nodes" in stdout
     assert summary["intra_op_threads"] >= 1 and "Intra-op threads: " in stdout
     assert "copies per run: 4.0, bytes copied per run: 96" in stdout

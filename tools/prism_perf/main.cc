@@ -14,7 +14,6 @@
 
 #include "common/json_writer.h"
 #include "common/status.h"
-#include "device_memory.h"
 #include "explain.h"
 #include "input_generator.h"
 #include "input_loader.h"
@@ -31,6 +30,37 @@ using Clock = std::chrono::steady_clock;
 
 double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double Mebibytes(int64_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// One of the session's allocators before and after the timed runs.
+struct AllocatorUse {
+  NamedAllocatorStats before;
+  NamedAllocatorStats after;
+  int runs = 0;
+  double RequestsPerRun() const {
+    return runs > 0 ? static_cast<double>(after.stats.num_allocs - before.stats.num_allocs) / runs
+                    : 0.0;
+  }
+};
+
+std::vector<AllocatorUse> CompareAllocators(const std::vector<NamedAllocatorStats>& before,
+                                            const std::vector<NamedAllocatorStats>& after,
+                                            int runs) {
+  std::vector<AllocatorUse> uses;
+  for (const NamedAllocatorStats& now : after) {
+    AllocatorUse use;
+    use.after = now;
+    use.runs = runs;
+    use.before.memory = now.memory;
+    for (const NamedAllocatorStats& then : before)
+      if (then.memory == now.memory) use.before = then;
+    uses.push_back(std::move(use));
+  }
+  return uses;
 }
 
 double PeakResidentMegabytes() {
@@ -147,7 +177,7 @@ void RunTimed(const InferenceSession& session, const PerfOptions& options,
 
 void WriteJson(const PerfOptions& options, const InferenceSession& session,
                const GeneratedInputs& inputs, const Timings& timings,
-               const std::vector<DeviceMemory>& device_memory, const ProfileSummary* top,
+               const std::vector<AllocatorUse>& allocators, const ProfileSummary* top,
                const std::string& profile_file) {
   const PartitionReport& report = session.Report();
   const LatencyStats& stats = timings.stats;
@@ -189,16 +219,22 @@ void WriteJson(const PerfOptions& options, const InferenceSession& session,
   json.EndArray();
   json.Key("throughput_runs_per_s").Number(timings.throughput);
   json.Key("peak_rss_mib").Number(PeakResidentMegabytes());
-  json.Key("device_memory").BeginObject();
-  for (const DeviceMemory& memory : device_memory) {
-    json.Key(memory.provider).BeginObject();
-    json.Key("available").Bool(memory.available);
-    if (memory.available) {
-      json.Key("peak_live_allocations").Int(memory.peak_live_allocations);
-      json.Key("live_allocations").Int(memory.live_allocations);
-    } else {
-      json.Key("note").String(memory.note);
-    }
+  json.Key("allocators").BeginObject();
+  for (const AllocatorUse& use : allocators) {
+    const AllocatorStats& stats = use.after.stats;
+    json.Key(use.after.memory).BeginObject();
+    json.Key("arena").Bool(use.after.arena);
+    json.Key("requests_per_run").Number(use.RequestsPerRun());
+    json.Key("system_allocations_during_timed_runs")
+        .Int(stats.num_reserves - use.before.stats.num_reserves);
+    json.Key("num_allocs").Int(stats.num_allocs);
+    json.Key("num_reserves").Int(stats.num_reserves);
+    json.Key("bytes_in_use").Int(stats.bytes_in_use);
+    json.Key("max_bytes_in_use").Int(stats.max_bytes_in_use);
+    json.Key("max_alloc_size").Int(stats.max_alloc_size);
+    json.Key("total_reserved_bytes").Int(stats.total_reserved_bytes);
+    json.Key("num_arena_extensions").Int(stats.num_arena_extensions);
+    json.Key("num_arena_shrinkages").Int(stats.num_arena_shrinkages);
     json.EndObject();
   }
   json.EndObject();
@@ -312,8 +348,10 @@ int Main(int argc, char** argv) {
     run_options.run_tag = MakeString("warmup_", i);
     session.Run(run_options, inputs.names, inputs.values, {});
   }
+  const std::vector<NamedAllocatorStats> allocators_before = session.AllocatorStatistics();
   RunTimed(session, options, inputs, timings);
-  const std::vector<DeviceMemory> device_memory = ReadDeviceMemory(session.Providers());
+  const std::vector<AllocatorUse> allocators =
+      CompareAllocators(allocators_before, session.AllocatorStatistics(), timings.stats.count);
 
   std::optional<ProfileSummary> top;
   if (options.top > 0 && session.GetProfiler() != nullptr)
@@ -345,13 +383,16 @@ int Main(int argc, char** argv) {
               stats.max_ms);
   std::printf("Throughput: %.2f runs/s\n", timings.throughput);
   std::printf("Peak resident memory: %.1f MiB\n", PeakResidentMegabytes());
-  std::cout << "Device memory:\n";
-  for (const DeviceMemory& memory : device_memory) {
-    if (memory.available)
-      std::printf("  %s: peak %lld live allocations, %lld live after the runs\n",
-                  memory.provider.c_str(), memory.peak_live_allocations, memory.live_allocations);
-    else
-      std::printf("  %s: n/a (%s)\n", memory.provider.c_str(), memory.note.c_str());
+  std::cout << "Allocators (the session's, per memory):\n";
+  for (const AllocatorUse& use : allocators) {
+    const AllocatorStats& stats = use.after.stats;
+    std::printf(
+        "  %s%s: %.1f requests per timed run, %lld system allocations during them; peak in "
+        "use %.2f MiB, largest request %.2f MiB, held from the system %.2f MiB\n",
+        use.after.memory.c_str(), use.after.arena ? " (arena)" : "", use.RequestsPerRun(),
+        static_cast<long long>(stats.num_reserves - use.before.stats.num_reserves),
+        Mebibytes(stats.max_bytes_in_use), Mebibytes(stats.max_alloc_size),
+        Mebibytes(stats.total_reserved_bytes));
   }
   const double runs = std::max<double>(1.0, static_cast<double>(stats.count));
   std::cout << "Partition:\n";
@@ -371,8 +412,7 @@ int Main(int argc, char** argv) {
     std::cout << "Profile: " << profile_file << " (" << 1 + options.warmup_runs + stats.count
               << " model_run events: run_tag first_run, warmup_<i>, run_<i>)\n";
   if (!options.json_path.empty())
-    WriteJson(options, session, inputs, timings, device_memory, top ? &*top : nullptr,
-              profile_file);
+    WriteJson(options, session, inputs, timings, allocators, top ? &*top : nullptr, profile_file);
   return 0;
 }
 
