@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 2
+#define PRISM_API_VERSION 3
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -419,6 +419,26 @@ typedef struct PrismApi {
      (copied); count 0 clears. Names matching no transformer are logged and ignored. */
   PrismStatus* (*SetDisabledOptimizers)(PrismSessionOptions* options, const char* const* names,
                                         size_t count);
+
+  /* ===== version 3 ===== */
+
+  /* --- memory --- */
+  /* A run configuration entry (onnxruntime's AddRunConfigEntry), replacing an earlier value of
+     the key; key and value [in, borrowed] (copied). Known key:
+     "memory.enable_memory_arena_shrinkage" = "cpu:0": the session's CPU arena returns its unused
+     regions to the system when the run ends. */
+  PrismStatus* (*AddRunConfigEntry)(PrismRunOptions* options, const char* key, const char* value);
+  /* The statistics of the session's allocator for one memory space, as key/value strings
+     (onnxruntime's allocator statistics): "NumAllocs" (requests), "NumFrees", "InUse" (bytes),
+     "MaxInUse", "MaxAllocSize", "NumReserves" (system allocations), "TotalAllocated" (bytes held
+     from the system: the arena's size), "NumArenaExtensions", "NumArenaShrinkages", "Arena"
+     ("1"/"0"). memory_name [in, borrowed]: a memory's name as MemoryInfoGetName gives it ("Cpu",
+     an EP's device memory); device_id its device. keys, values [out, owned]
+     ReleaseStringArray(count). Fails naming the memories the session has when it has no
+     allocator for this one. */
+  PrismStatus* (*SessionGetAllocatorStats)(const PrismSession* session, const char* memory_name,
+                                           int device_id, char*** keys, char*** values,
+                                           size_t* count);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 2).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 3).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 2
+API_VERSION = 3
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -165,7 +165,14 @@ _TABLE_V2 = [
     ("SetDisabledOptimizers", _STATUS, [_P, _PSTR, _SIZE]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2
+# Appended by version 3.
+_TABLE_V3 = [
+    # memory
+    ("AddRunConfigEntry", _STATUS, [_P, _STR, _STR]),
+    ("SessionGetAllocatorStats", _STATUS, [_P, _STR, ctypes.c_int, _PPSTR, _PPSTR, _PSIZE]),
+]
+
+_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

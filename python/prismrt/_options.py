@@ -286,7 +286,11 @@ class RunOptions:
         self._only_execute_path_to_fetches = _check_bool("only_execute_path_to_fetches", value)
 
     def add_run_config_entry(self, key, value):
-        self._config_entries[_check_str("key", key)] = _check_str("value", value)
+        key, value = _check_str("key", key), _check_str("value", value)
+        # Known to the runtime: "memory.enable_memory_arena_shrinkage" ("cpu:0").
+        api().check(api().AddRunConfigEntry(self._handle.pointer, key.encode("utf-8"),
+                                            value.encode("utf-8")))
+        self._config_entries[key] = value
 
     def get_run_config_entry(self, key):
         if key not in self._config_entries:

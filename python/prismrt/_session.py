@@ -328,6 +328,22 @@ class InferenceSession:
                 c.ReleaseStringArray(values, count)
         return result
 
+    def get_allocator_stats(self, memory_name="Cpu", device_id=0):
+        """The session's allocator statistics for one memory (Prism's addition; the names are
+        onnxruntime's allocator statistics keys): NumAllocs, NumFrees, InUse, MaxInUse,
+        MaxAllocSize, NumReserves, TotalAllocated, NumArenaExtensions, NumArenaShrinkages,
+        Arena. Values are ints."""
+        c = api()
+        keys, values, count = _PSTR(), _PSTR(), ctypes.c_size_t(0)
+        c.check(c.SessionGetAllocatorStats(self._session.pointer, memory_name.encode("utf-8"),
+                                           int(device_id), ctypes.byref(keys),
+                                           ctypes.byref(values), ctypes.byref(count)))
+        try:
+            return {decode(keys[i]): int(decode(values[i])) for i in range(count.value)}
+        finally:
+            c.ReleaseStringArray(keys, count)
+            c.ReleaseStringArray(values, count)
+
     def set_providers(self, providers=None, provider_options=None):
         """Re-plans the session for a new provider list (priority order)."""
         requested = _normalize_providers(providers, provider_options)

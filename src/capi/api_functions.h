@@ -170,6 +170,11 @@ PrismStatus* SessionEndProfiling(PrismSession* session, char** path) noexcept;
 PrismStatus* SessionSetFallbackEnabled(PrismSession* session, int enabled) noexcept;
 PrismStatus* SessionGetFallbackEnabled(const PrismSession* session, int* enabled) noexcept;
 PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notice) noexcept;
+PrismStatus* AddRunConfigEntry(PrismRunOptions* options, const char* key,
+                               const char* value) noexcept;
+PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* memory_name,
+                                      int device_id, char*** keys, char*** values,
+                                      size_t* count) noexcept;
 PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
                                    size_t count) noexcept;
 

@@ -124,6 +124,8 @@ constexpr PrismApi kApiV1 = {
     .SessionGetFallbackEnabled = SessionGetFallbackEnabled,
     .SessionTakeFallbackNotice = SessionTakeFallbackNotice,
     .SetDisabledOptimizers = SetDisabledOptimizers,
+    .AddRunConfigEntry = AddRunConfigEntry,
+    .SessionGetAllocatorStats = SessionGetAllocatorStats,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \
@@ -131,6 +133,7 @@ constexpr PrismApi kApiV1 = {
 #define PRISM_ABI_SIZE(version, bytes)
 #include "capi/abi_offsets_v1.inc"
 #include "capi/abi_offsets_v2.inc"
+#include "capi/abi_offsets_v3.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

@@ -29,6 +29,16 @@ PrismStatus* RunOptionsSetRunTag(PrismRunOptions* options, const char* tag) noex
   });
 }
 
+PrismStatus* AddRunConfigEntry(PrismRunOptions* options, const char* key,
+                               const char* value) noexcept {
+  return Guard(__func__, [&] {
+    Require(options, "options");
+    const std::string name = Require(key, "key");
+    PRISM_ENFORCE(!name.empty(), kInvalidArgument, "AddRunConfigEntry: the key is empty");
+    options->options.config_entries[name] = Require(value, "value");
+  });
+}
+
 PrismStatus* RunOptionsSetTerminate(PrismRunOptions* options) noexcept {
   return Guard(__func__, [&] { Require(options, "options")->terminate.store(true); });
 }

@@ -252,6 +252,55 @@ PrismStatus* SessionGetFallbackEnabled(const PrismSession* session, int* enabled
   });
 }
 
+PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* memory_name,
+                                      int device_id, char*** keys, char*** values,
+                                      size_t* count) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    const std::string wanted =
+        prism::MakeString(Require(memory_name, "memory_name"), ":", device_id);
+    Require(keys, "keys");
+    Require(values, "values");
+    Require(count, "count");
+    const std::vector<NamedAllocatorStats> all = session->session->AllocatorStatistics();
+    const NamedAllocatorStats* found = nullptr;
+    std::string known;
+    for (const NamedAllocatorStats& named : all) {
+      if (named.memory == wanted) found = &named;
+      known += (known.empty() ? "" : ", ") + named.memory;
+    }
+    PRISM_ENFORCE(found != nullptr, kInvalidArgument, "the session has no allocator for ", wanted,
+                  " memory; it has: ", known);
+    const AllocatorStats& stats = found->stats;
+    const std::vector<std::pair<std::string, int64_t>> entries = {
+        {"NumAllocs", stats.num_allocs},
+        {"NumFrees", stats.num_frees},
+        {"InUse", stats.bytes_in_use},
+        {"MaxInUse", stats.max_bytes_in_use},
+        {"MaxAllocSize", stats.max_alloc_size},
+        {"NumReserves", stats.num_reserves},
+        {"TotalAllocated", stats.total_reserved_bytes},
+        {"NumArenaExtensions", stats.num_arena_extensions},
+        {"NumArenaShrinkages", stats.num_arena_shrinkages},
+        {"Arena", found->arena ? 1 : 0}};
+    std::vector<std::string> key_list, value_list;
+    for (const auto& [key, value] : entries) {
+      key_list.push_back(key);
+      value_list.push_back(std::to_string(value));
+    }
+    char** key_array = nullptr;
+    size_t key_count = 0;
+    CopyToCStringArray(key_list, &key_array, &key_count);
+    try {
+      CopyToCStringArray(value_list, values, count);
+    } catch (...) {
+      FreeCStringArray(key_array, key_count);
+      throw;
+    }
+    *keys = key_array;
+  });
+}
+
 PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notice) noexcept {
   return Guard(__func__, [&] {
     Require(session, "session");

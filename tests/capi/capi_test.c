@@ -500,6 +500,79 @@ static void TestFallback(PrismEnv* env) {
   free(path);
 }
 
+/* The value of key in a SessionGetAllocatorStats answer (-1 when absent). */
+static long long StatOf(char** keys, char** values, size_t count, const char* key) {
+  for (size_t i = 0; i < count; ++i)
+    if (strcmp(keys[i], key) == 0) return atoll(values[i]);
+  return -1;
+}
+
+static long long CpuAllocs(PrismSession* session, const char* key) {
+  char** keys = NULL;
+  char** values = NULL;
+  size_t count = 0;
+  OK(g_api->SessionGetAllocatorStats(session, "Cpu", 0, &keys, &values, &count));
+  const long long value = StatOf(keys, values, count, key);
+  g_api->ReleaseStringArray(keys, count);
+  g_api->ReleaseStringArray(values, count);
+  return value;
+}
+
+/* The session's CPU arena and memory pattern seen through the allocator statistics; run config
+   entries reach the run. */
+static void TestAllocatorStats(PrismEnv* env) {
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  PrismRunOptions* run_options = NULL;
+  char* path = DataPath("mnist_cnn.onnx");
+  char** keys = NULL;
+  char** values = NULL;
+  size_t count = 0;
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->CreateSession(env, path, options, &session));
+  RunMnist(session, NULL); /* records the memory pattern */
+  CHECK(CpuAllocs(session, "Arena") == 1);
+  const long long before = CpuAllocs(session, "NumAllocs");
+  const long long reserves = CpuAllocs(session, "NumReserves");
+  RunMnist(session, NULL);
+  /* One block for the pattern, one buffer for the one output; nothing from the system. */
+  CHECK(CpuAllocs(session, "NumAllocs") - before <= 2);
+  CHECK(CpuAllocs(session, "NumReserves") == reserves);
+  CHECK(CpuAllocs(session, "TotalAllocated") >= CpuAllocs(session, "MaxInUse"));
+  EXPECT_ERROR(g_api->SessionGetAllocatorStats(session, "Gpu", 0, &keys, &values, &count),
+               PRISM_INVALID_ARGUMENT, "no allocator for Gpu:0 memory; it has: Cpu:0");
+
+  OK(g_api->CreateRunOptions(&run_options));
+  OK(g_api->AddRunConfigEntry(run_options, "memory.enable_memory_arena_shrinkage", "cpu:0"));
+  RunMnist(session, run_options);
+  OK(g_api->AddRunConfigEntry(run_options, "memory.enable_memory_arena_shrinkage", "cpu"));
+  {
+    static const int64_t kShape[4] = {1, 1, 28, 28};
+    const char* input_names[1] = {"input"};
+    const char* output_names[1] = {"output"};
+    PrismMemoryInfo* cpu = NULL;
+    PrismValue* input = NULL;
+    PrismValue* output = NULL;
+    size_t size = 0;
+    float* data = (float*)ReadFile("mnist_input.bin", &size);
+    OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+    OK(g_api->CreateTensorWithDataAsValue(cpu, data, size, kShape, 4, PRISM_TYPE_FLOAT, &input));
+    EXPECT_ERROR(g_api->Run(session, run_options, input_names, (const PrismValue* const*)&input, 1,
+                            output_names, 1, &output),
+                 PRISM_INVALID_ARGUMENT, "'cpu' is not of the form device:id");
+    g_api->ReleaseValue(input);
+    g_api->ReleaseMemoryInfo(cpu);
+    free(data);
+  }
+  EXPECT_ERROR(g_api->AddRunConfigEntry(run_options, "", "x"), PRISM_INVALID_ARGUMENT,
+               "the key is empty");
+  g_api->ReleaseRunOptions(run_options);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  free(path);
+}
+
 /* Profiling writes a trace at SessionEndProfiling, once. */
 static void TestProfiling(PrismEnv* env) {
   PrismSessionOptions* options = NULL;
@@ -821,6 +894,7 @@ int main(int argc, char** argv) {
   TestMnist(env);
   TestProfiling(env);
   TestFallback(env);
+  TestAllocatorStats(env);
   TestStrings(env);
   TestElementTypes();
   TestSequencesAndOptionals();

@@ -395,6 +395,34 @@ def test_run_options(add_relu_path):
     assert ro.get_run_config_entry("key") == "value"
 
 
+def test_arena_statistics_and_shrinkage(add_relu_path):
+    sess = ort.InferenceSession(add_relu_path)
+    feeds = add_relu_feeds()
+    expected = reference(add_relu_path, feeds)
+    sess.run(None, feeds)  # records the memory pattern
+    before = sess.get_allocator_stats()
+    assert before["Arena"] == 1 and before["NumAllocs"] >= 1
+    assert_close(sess.run(None, feeds)[0], expected[0])
+    after = sess.get_allocator_stats()
+    # One output: at most the pattern's block and the output, and nothing from the system.
+    assert 1 <= after["NumAllocs"] - before["NumAllocs"] <= 2
+    assert after["NumReserves"] == before["NumReserves"]
+    ro = ort.RunOptions()
+    ro.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    assert_close(sess.run(None, feeds, ro)[0], expected[0])
+    ro.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu")
+    with pytest.raises(InvalidArgument, match="not of the form device:id"):
+        sess.run(None, feeds, ro)
+    with pytest.raises(InvalidArgument, match="no allocator for Gpu:0"):
+        sess.get_allocator_stats("Gpu")
+    options = ort.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    plain = ort.InferenceSession(add_relu_path, options)
+    plain.run(None, feeds)
+    stats = plain.get_allocator_stats()
+    assert stats["Arena"] == 0 and stats["NumReserves"] == stats["NumAllocs"]
+
+
 # ---- running ------------------------------------------------------------------------------
 def test_output_selection(add_relu_path):
     feeds = add_relu_feeds()
