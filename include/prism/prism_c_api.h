@@ -139,6 +139,7 @@ typedef struct PrismEnv PrismEnv;
 typedef struct PrismSessionOptions PrismSessionOptions;
 typedef struct PrismSession PrismSession;
 typedef struct PrismRunOptions PrismRunOptions;
+typedef struct PrismThreadingOptions PrismThreadingOptions;
 typedef struct PrismValue PrismValue;
 typedef struct PrismMemoryInfo PrismMemoryInfo;
 typedef struct PrismAllocator PrismAllocator;
@@ -439,6 +440,23 @@ typedef struct PrismApi {
   PrismStatus* (*SessionGetAllocatorStats)(const PrismSession* session, const char* memory_name,
                                            int device_id, char*** keys, char*** values,
                                            size_t* count);
+
+  /* --- global thread pools (onnxruntime's CreateEnvWithGlobalThreadPools) --- */
+  /* Sizes for the process's global pools; 0 (the default) means the physical cores the process
+     may use, 1 no pool (the calling thread). out [out, owned] ReleaseThreadingOptions. */
+  PrismStatus* (*CreateThreadingOptions)(PrismThreadingOptions** out);
+  void (*ReleaseThreadingOptions)(PrismThreadingOptions* options);
+  PrismStatus* (*SetGlobalIntraOpNumThreads)(PrismThreadingOptions* options, int threads);
+  PrismStatus* (*SetGlobalInterOpNumThreads)(PrismThreadingOptions* options, int threads);
+  /* An environment as CreateEnv makes, after creating the process's global thread pools (once
+     per process: a later call with the same sizes reuses them, other sizes fail naming both). */
+  PrismStatus* (*CreateEnvWithGlobalThreadPools)(PrismLoggingLevel logging_level,
+                                                 const char* log_id,
+                                                 const PrismThreadingOptions* threading_options,
+                                                 PrismEnv** out);
+  /* Sessions made with these options use the global pools instead of their own (session
+     creation fails when none exist); SetIntraOpNumThreads then has no effect. */
+  PrismStatus* (*DisablePerSessionThreads)(PrismSessionOptions* options);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

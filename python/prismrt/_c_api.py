@@ -170,6 +170,13 @@ _TABLE_V3 = [
     # memory
     ("AddRunConfigEntry", _STATUS, [_P, _STR, _STR]),
     ("SessionGetAllocatorStats", _STATUS, [_P, _STR, ctypes.c_int, _PPSTR, _PPSTR, _PSIZE]),
+    # global thread pools
+    ("CreateThreadingOptions", _STATUS, [_PP]),
+    ("ReleaseThreadingOptions", _VOID, [_P]),
+    ("SetGlobalIntraOpNumThreads", _STATUS, [_P, ctypes.c_int]),
+    ("SetGlobalInterOpNumThreads", _STATUS, [_P, ctypes.c_int]),
+    ("CreateEnvWithGlobalThreadPools", _STATUS, [_ENUM, _STR, _P, _PP]),
+    ("DisablePerSessionThreads", _STATUS, [_P]),
 ]
 
 _TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3

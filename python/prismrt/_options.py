@@ -53,6 +53,7 @@ class SessionOptions:
         self._optimized_model_filepath = ""
         self._enable_cpu_mem_arena = True
         self._enable_mem_pattern = True
+        self._use_per_session_threads = True
         self._enable_mem_reuse = True
         self._use_deterministic_compute = False
         self._config_entries = {}
@@ -154,6 +155,15 @@ class SessionOptions:
         self._enable_cpu_mem_arena = _check_bool("enable_cpu_mem_arena", value)
 
     @property
+    def use_per_session_threads(self):
+        return self._use_per_session_threads
+
+    @use_per_session_threads.setter
+    def use_per_session_threads(self, value):
+        # False: use the pools of prismrt.set_global_thread_pool_sizes().
+        self._use_per_session_threads = _check_bool("use_per_session_threads", value)
+
+    @property
     def enable_mem_pattern(self):
         return self._enable_mem_pattern
 
@@ -211,6 +221,8 @@ class SessionOptions:
             c.check(c.SetSessionLogId(pointer, self._logid.encode("utf-8")))
         c.check(c.EnableCpuMemArena(pointer, int(self._enable_cpu_mem_arena)))
         c.check(c.EnableMemPattern(pointer, int(self._enable_mem_pattern)))
+        if not self._use_per_session_threads:
+            c.check(c.DisablePerSessionThreads(pointer))
         for key, value in self._config_entries.items():
             c.check(c.AddSessionConfigEntry(pointer, key.encode("utf-8"), value.encode("utf-8")))
         return options

@@ -31,6 +31,24 @@ def get_version_string():
     return api().version_string
 
 
+def set_global_thread_pool_sizes(intra_op_num_threads=0, inter_op_num_threads=0):
+    """Creates the process's global thread pools (onnxruntime's function of this name; the C
+    ABI's CreateEnvWithGlobalThreadPools): sessions whose SessionOptions.use_per_session_threads
+    is False share them instead of starting their own. 0 means the physical cores the process may
+    use. Once per process: the same sizes again are accepted, other sizes raise."""
+    c = api()
+    options = ctypes.c_void_p()
+    c.check(c.CreateThreadingOptions(ctypes.byref(options)))
+    try:
+        c.check(c.SetGlobalIntraOpNumThreads(options, int(intra_op_num_threads)))
+        c.check(c.SetGlobalInterOpNumThreads(options, int(inter_op_num_threads)))
+        handle = ctypes.c_void_p()
+        c.check(c.CreateEnvWithGlobalThreadPools(2, b"prismrt", options, ctypes.byref(handle)))
+        c.ReleaseEnv(handle)  # the pools belong to the process, not to this environment
+    finally:
+        c.ReleaseThreadingOptions(options)
+
+
 def set_default_logger_severity(severity):
     """Process-wide minimum log severity: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal."""
     api().check(api().SetLogSeverityLevel(env().handle, int(severity)))

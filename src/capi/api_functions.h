@@ -175,6 +175,14 @@ PrismStatus* AddRunConfigEntry(PrismRunOptions* options, const char* key,
 PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* memory_name,
                                       int device_id, char*** keys, char*** values,
                                       size_t* count) noexcept;
+PrismStatus* CreateThreadingOptions(PrismThreadingOptions** out) noexcept;
+void ReleaseThreadingOptions(PrismThreadingOptions* options) noexcept;
+PrismStatus* SetGlobalIntraOpNumThreads(PrismThreadingOptions* options, int threads) noexcept;
+PrismStatus* SetGlobalInterOpNumThreads(PrismThreadingOptions* options, int threads) noexcept;
+PrismStatus* CreateEnvWithGlobalThreadPools(PrismLoggingLevel logging_level, const char* log_id,
+                                            const PrismThreadingOptions* threading_options,
+                                            PrismEnv** out) noexcept;
+PrismStatus* DisablePerSessionThreads(PrismSessionOptions* options) noexcept;
 PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
                                    size_t count) noexcept;
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "prism/prism_c_api.h"
+#include "session/global_thread_pools.h"
 #include "session/inference_session.h"
 
 struct PrismStatus {
@@ -23,6 +24,10 @@ struct PrismStatus {
 
 struct PrismEnv {
   std::string log_id;
+};
+
+struct PrismThreadingOptions {
+  prism::GlobalThreadPoolSizes sizes;
 };
 
 struct PrismSessionOptions {

@@ -126,6 +126,12 @@ constexpr PrismApi kApiV1 = {
     .SetDisabledOptimizers = SetDisabledOptimizers,
     .AddRunConfigEntry = AddRunConfigEntry,
     .SessionGetAllocatorStats = SessionGetAllocatorStats,
+    .CreateThreadingOptions = CreateThreadingOptions,
+    .ReleaseThreadingOptions = ReleaseThreadingOptions,
+    .SetGlobalIntraOpNumThreads = SetGlobalIntraOpNumThreads,
+    .SetGlobalInterOpNumThreads = SetGlobalInterOpNumThreads,
+    .CreateEnvWithGlobalThreadPools = CreateEnvWithGlobalThreadPools,
+    .DisablePerSessionThreads = DisablePerSessionThreads,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \

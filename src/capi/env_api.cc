@@ -4,6 +4,7 @@
 #include "capi/api_guard.h"
 #include "capi/api_objects.h"
 #include "common/logging.h"
+#include "session/global_thread_pools.h"
 #include "session/provider_library.h"
 
 namespace prism::capi {
@@ -14,6 +15,43 @@ PrismStatus* CreateEnv(PrismLoggingLevel logging_level, const char* log_id,
     Require(log_id, "log_id");
     Require(out, "out");
     const Severity severity = CheckedSeverity(logging_level, "logging_level");
+    auto env = std::make_unique<PrismEnv>();
+    env->log_id = log_id;
+    SetMinLogSeverity(severity);
+    *out = env.release();
+  });
+}
+
+PrismStatus* CreateThreadingOptions(PrismThreadingOptions** out) noexcept {
+  return Guard(__func__, [&] { *Require(out, "out") = new PrismThreadingOptions(); });
+}
+
+void ReleaseThreadingOptions(PrismThreadingOptions* options) noexcept {
+  delete options;
+}
+
+PrismStatus* SetGlobalIntraOpNumThreads(PrismThreadingOptions* options, int threads) noexcept {
+  return Guard(__func__, [&] {
+    PRISM_ENFORCE(threads >= 0, kInvalidArgument, "threads must be >= 0, got ", threads);
+    Require(options, "options")->sizes.intra_op_threads = threads;
+  });
+}
+
+PrismStatus* SetGlobalInterOpNumThreads(PrismThreadingOptions* options, int threads) noexcept {
+  return Guard(__func__, [&] {
+    PRISM_ENFORCE(threads >= 0, kInvalidArgument, "threads must be >= 0, got ", threads);
+    Require(options, "options")->sizes.inter_op_threads = threads;
+  });
+}
+
+PrismStatus* CreateEnvWithGlobalThreadPools(PrismLoggingLevel logging_level, const char* log_id,
+                                            const PrismThreadingOptions* threading_options,
+                                            PrismEnv** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(log_id, "log_id");
+    Require(out, "out");
+    const Severity severity = CheckedSeverity(logging_level, "logging_level");
+    CreateGlobalThreadPools(Require(threading_options, "threading_options")->sizes);
     auto env = std::make_unique<PrismEnv>();
     env->log_id = log_id;
     SetMinLogSeverity(severity);

@@ -71,6 +71,11 @@ PrismStatus* SetOptimizedModelFilePath(PrismSessionOptions* options, const char*
   });
 }
 
+PrismStatus* DisablePerSessionThreads(PrismSessionOptions* options) noexcept {
+  return Guard(__func__,
+               [&] { Require(options, "options")->options.use_per_session_threads = false; });
+}
+
 PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
                                    size_t count) noexcept {
   return Guard(__func__, [&] {

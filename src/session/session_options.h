@@ -17,6 +17,9 @@ struct SessionOptions {
   // The intra-op pool's threads (0: the physical cores this process may use). inter_op and
   // execution_mode are accepted and warn once: the executor runs one node at a time.
   int intra_op_num_threads = 0;
+  // false: the session uses the process's global thread pools (global_thread_pools.h), which
+  // must exist; intra_op_num_threads is then not used (onnxruntime's DisablePerSessionThreads).
+  bool use_per_session_threads = true;
   int inter_op_num_threads = 0;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   // Which graph transformers run (src/optimizer): none, basic, basic+extended, all.

@@ -9,6 +9,7 @@
 #include "optimizer/transformer_manager.h"
 #include "session/cpu_node_evaluator.h"
 #include "session/execution_planner.h"
+#include "session/global_thread_pools.h"
 #include "session/graph_partitioner.h"
 #include "session/node_fuser.h"
 #include "session/profiler.h"
@@ -89,10 +90,19 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
                             {{"providers", names}});
   }
 
-  // intra_op_num_threads: 0 means the physical cores this process may use.
-  const int threads =
-      options.intra_op_num_threads > 0 ? options.intra_op_num_threads : DefaultIntraOpThreads();
-  if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads);
+  // intra_op_num_threads: 0 means the physical cores this process may use. Without per-session
+  // threads, the process's global pool serves every such session.
+  if (!options.use_per_session_threads) {
+    PRISM_ENFORCE(GlobalThreadPoolsCreated(), kInvalidArgument,
+                  "use_per_session_threads is off but this process has no global thread pools: "
+                  "create them first (C ABI CreateEnvWithGlobalThreadPools, Python "
+                  "prismrt.set_global_thread_pool_sizes)");
+    state->intra_op_pool_ = GlobalIntraOpPool();
+  } else {
+    const int threads =
+        options.intra_op_num_threads > 0 ? options.intra_op_num_threads : DefaultIntraOpThreads();
+    if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads);
+  }
 
   // Each phase works on the session's own copy of the graph; the loaded model stays untouched.
   state->graph_ = model->MainGraph().Clone();

@@ -573,6 +573,35 @@ static void TestAllocatorStats(PrismEnv* env) {
   free(path);
 }
 
+/* Sessions without per-session threads run on the global pools. */
+static void TestGlobalThreadPools(void) {
+  PrismThreadingOptions* threading = NULL;
+  PrismEnv* env = NULL;
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  char* path = DataPath("mnist_cnn.onnx");
+
+  OK(g_api->CreateThreadingOptions(&threading));
+  EXPECT_ERROR(g_api->SetGlobalIntraOpNumThreads(threading, -1), PRISM_INVALID_ARGUMENT,
+               "threads must be >= 0, got -1");
+  OK(g_api->SetGlobalIntraOpNumThreads(threading, 2));
+  OK(g_api->SetGlobalInterOpNumThreads(threading, 1));
+  OK(g_api->CreateEnvWithGlobalThreadPools(PRISM_LOGGING_WARNING, "global", threading, &env));
+  OK(g_api->SetGlobalIntraOpNumThreads(threading, 3));
+  EXPECT_ERROR(
+      g_api->CreateEnvWithGlobalThreadPools(PRISM_LOGGING_WARNING, "again", threading, &env),
+      PRISM_INVALID_ARGUMENT, "exist already with 2 intra-op and 1 inter-op threads");
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->DisablePerSessionThreads(options));
+  OK(g_api->CreateSession(env, path, options, &session));
+  RunMnist(session, NULL);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  g_api->ReleaseEnv(env);
+  g_api->ReleaseThreadingOptions(threading);
+  free(path);
+}
+
 /* Profiling writes a trace at SessionEndProfiling, once. */
 static void TestProfiling(PrismEnv* env) {
   PrismSessionOptions* options = NULL;
@@ -895,6 +924,7 @@ int main(int argc, char** argv) {
   TestProfiling(env);
   TestFallback(env);
   TestAllocatorStats(env);
+  TestGlobalThreadPools();
   TestStrings(env);
   TestElementTypes();
   TestSequencesAndOptionals();
