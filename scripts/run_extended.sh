@@ -34,7 +34,7 @@ for part in "${parts[@]}"; do
   echo "== run_extended: $part"
   case "$part" in
     tsan)
-      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*:DeviceIo*:Placement*:Fusion*:Fallback*:Arena*:MemoryPlan*'
+      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*:DeviceIo*:Placement*:Fusion*:Fallback*:Arena*:MemoryPlan*:ParallelExecution*:GlobalThreadPools*'
       ;;
     asan)
       dir="$root/build-asan"

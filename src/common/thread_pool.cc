@@ -16,7 +16,10 @@ namespace {
 
 // Below this many basic operations a range runs inline: waking a thread costs microseconds.
 constexpr double kMinParallelCost = 40000.0;
-thread_local bool in_pool_task = false;
+// The pool whose task this thread is running: a ParallelFor on that same pool runs inline (its
+// workers may all be waiting on this task), one on another pool splits as usual (an inter-op
+// worker running a kernel uses the intra-op pool).
+thread_local const ThreadPool* running_task_of = nullptr;
 
 }  // namespace
 
@@ -46,8 +49,8 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::RunChunks(Job& job) {
-  const bool nested = in_pool_task;
-  in_pool_task = true;
+  const ThreadPool* outer = running_task_of;
+  running_task_of = this;
   for (;;) {
     const int64_t index = job.next.fetch_add(1);
     if (index >= job.chunks) break;
@@ -64,7 +67,7 @@ void ThreadPool::RunChunks(Job& job) {
       job.finished.notify_all();
     }
   }
-  in_pool_task = nested;
+  running_task_of = outer;
 }
 
 void ThreadPool::WorkerLoop() {
@@ -85,7 +88,7 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
                              const std::function<void(int64_t begin, int64_t end)>& fn) {
   if (total <= 0) return;
   const int threads = DegreeOfParallelism();
-  if (threads == 1 || in_pool_task || total == 1 ||
+  if (threads == 1 || running_task_of == this || total == 1 ||
       static_cast<double>(total) * cost_per_unit < kMinParallelCost) {
     fn(0, total);
     return;

@@ -1,6 +1,7 @@
 // The intra-op thread pool: a cost-based parallel-for whose caller works too, with workers that
 // sleep on a condition variable (never spin while idle). Several threads may call ParallelFor on
-// one pool at once (concurrent Runs of one session); a ParallelFor inside a pool task runs inline.
+// one pool at once (concurrent Runs of one session); a ParallelFor inside a task of the same pool
+// runs inline, one on another pool splits over that pool.
 #pragma once
 
 #include <condition_variable>
@@ -37,7 +38,7 @@ class ThreadPool {
  private:
   struct Job;
   void WorkerLoop();
-  static void RunChunks(Job& job);
+  void RunChunks(Job& job);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

@@ -55,6 +55,13 @@ struct GraphPlan {
   std::vector<int> output_slots;
   std::vector<ExecutionStep> steps;
   std::vector<bool> keep;  // slots never released (graph outputs)
+  // For execution_mode parallel: per step, how many steps must finish before it, which steps
+  // wait on it and the distinct slots it reads (implicit subgraph reads included); per slot, how
+  // many steps read it (it is released when the last of them finishes).
+  std::vector<int> dependency_count;
+  std::vector<std::vector<int>> dependents;
+  std::vector<std::vector<int>> reads;
+  std::vector<int> reader_count;
   // Defs of this graph's fused nodes' steps (their kernels come from Compile, not a registry).
   std::vector<std::unique_ptr<KernelDef>> fused_kernel_defs;
   // Plans of the subgraphs of this graph's nodes.

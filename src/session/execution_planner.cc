@@ -213,6 +213,7 @@ class ExecutionPlanner::Impl {
       plan->keep[slot] = true;
     }
     ComputeReleases(*plan);
+    ComputeDependencies(*plan);
     ComputeDirectInputReads(*plan);
     return plan;
   }
@@ -248,6 +249,47 @@ class ExecutionPlanner::Impl {
     for (size_t slot = 0; slot < last_use.size(); ++slot)
       if (last_use[slot] >= 0 && !plan.keep[slot])
         plan.steps[last_use[slot]].release_after.push_back(static_cast<int>(slot));
+  }
+
+  static void ComputeDependencies(GraphPlan& plan) {
+    const size_t steps = plan.steps.size();
+    std::vector<int> producer(plan.slot_names.size(), -1);
+    plan.dependency_count.assign(steps, 0);
+    plan.dependents.assign(steps, {});
+    plan.reads.assign(steps, {});
+    plan.reader_count.assign(plan.slot_names.size(), 0);
+    for (size_t s = 0; s < steps; ++s) {
+      const ExecutionStep& step = plan.steps[s];
+      std::vector<int>& reads = plan.reads[s];
+      auto read = [&](int slot) {
+        if (slot >= 0 && std::find(reads.begin(), reads.end(), slot) == reads.end())
+          reads.push_back(slot);
+      };
+      if (step.kind == ExecutionStep::Kind::kCopy) {
+        read(step.copy_source);
+      } else {
+        for (int slot : step.inputs) read(slot);
+        for (const NodeArg* arg : step.node->ImplicitInputs()) {
+          auto it = plan.slot_of.find(arg->name);
+          if (it != plan.slot_of.end()) read(it->second);
+        }
+      }
+      std::vector<int> waits_on;
+      for (int slot : reads) {
+        ++plan.reader_count[slot];
+        const int from = producer[slot];
+        if (from >= 0 && std::find(waits_on.begin(), waits_on.end(), from) == waits_on.end())
+          waits_on.push_back(from);
+      }
+      for (int from : waits_on) plan.dependents[from].push_back(static_cast<int>(s));
+      plan.dependency_count[s] = static_cast<int>(waits_on.size());
+      if (step.kind == ExecutionStep::Kind::kCopy) {
+        producer[step.copy_target] = static_cast<int>(s);
+      } else {
+        for (int slot : step.outputs)
+          if (slot >= 0) producer[slot] = static_cast<int>(s);
+      }
+    }
   }
 
   // Which graph inputs something other than a copy step reads in their planned memory: kernel

@@ -1,6 +1,11 @@
 #include "session/executor.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
 
 #include "common/logging.h"
 #include "framework/compute_trace.h"
@@ -15,17 +20,19 @@ class ExecutionFrame {
       : plan_(plan),
         parent_(parent),
         slots_(plan.slot_names.size()),
-        allocated_here_(plan.slot_names.size(), false) {}
+        allocated_here_(plan.slot_names.size(), 0) {}
 
   const GraphPlan& Plan() const { return plan_; }
   std::vector<Value>& Slots() { return slots_; }
   // Whether this run allocated the slot's buffer for a kernel's output (not a feed, a constant
   // or a view made by a kernel): only those may be written over in place.
-  std::vector<bool>& AllocatedHere() { return allocated_here_; }
+  // (char, not bool: steps running in parallel write their own slots' entries.)
+  std::vector<char>& AllocatedHere() { return allocated_here_; }
 
   // The main graph's memory pattern, recording or replaying (at most one is set).
   PatternRecorder* recorder = nullptr;
   PatternRun* replay = nullptr;
+  bool parallel = false;  // steps run concurrently (execution_mode parallel)
 
   // A value visible from this frame by name (for child frames' outer scope).
   const Value& Lookup(const std::string& name) const {
@@ -40,7 +47,7 @@ class ExecutionFrame {
   const GraphPlan& plan_;
   const ExecutionFrame* parent_;
   std::vector<Value> slots_;
-  std::vector<bool> allocated_here_;
+  std::vector<char> allocated_here_;
 };
 
 namespace {
@@ -149,7 +156,7 @@ class KernelContext final : public OpKernelContext {
   // and memory match.
   const Tensor* InplaceCandidate(size_t i, ElementType type, size_t bytes,
                                  const MemoryInfo& memory) {
-    if (step_.kernel_def == nullptr) return nullptr;
+    if (step_.kernel_def == nullptr || frame_.parallel) return nullptr;
     for (const auto& [input, output] : step_.kernel_def->may_inplace) {
       if (output != static_cast<int>(i) || input < 0 ||
           static_cast<size_t>(input) >= step_.inputs.size())
@@ -278,6 +285,65 @@ bool ValueInMemory(const Value& value, const MemoryInfo& memory) {
 
 namespace {
 
+// Runs every step of plan on pool's threads (the caller included), each once all the steps
+// producing what it reads have finished; a slot is released when its last reader finishes (or,
+// never read, when produced). The first failure stops the scheduling; it is rethrown once the
+// steps already running have returned.
+void RunInParallel(ThreadPool& pool, const GraphPlan& plan, std::vector<Value>& slots,
+                   const std::function<void(size_t)>& run_step) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<size_t> ready;
+  std::vector<int> waiting = plan.dependency_count;
+  std::vector<int> readers_left = plan.reader_count;
+  size_t unfinished = plan.steps.size();
+  std::exception_ptr error;
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    if (waiting[s] == 0) ready.push_back(s);
+  auto release_unread = [&](int slot) {
+    if (slot >= 0 && plan.reader_count[slot] == 0 && !plan.keep[slot]) slots[slot] = Value();
+  };
+  auto worker = [&] {
+    for (;;) {
+      size_t step_index = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return error || unfinished == 0 || !ready.empty(); });
+        if (error || unfinished == 0) return;
+        step_index = ready.front();
+        ready.pop_front();
+      }
+      try {
+        run_step(step_index);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        changed.notify_all();
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      for (int next : plan.dependents[step_index])
+        if (--waiting[static_cast<size_t>(next)] == 0) ready.push_back(static_cast<size_t>(next));
+      for (int slot : plan.reads[step_index])
+        if (--readers_left[slot] == 0 && !plan.keep[slot]) slots[slot] = Value();
+      const ExecutionStep& step = plan.steps[step_index];
+      if (step.kind == ExecutionStep::Kind::kCopy)
+        release_unread(step.copy_target);
+      else
+        for (int slot : step.outputs) release_unread(slot);
+      --unfinished;
+      changed.notify_all();
+    }
+  };
+  // One worker loop per thread; a pool thread busy elsewhere joins late or never, and the
+  // caller's loop alone can finish every step.
+  const int threads = pool.DegreeOfParallelism();
+  pool.ParallelFor(threads, 1e12, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) worker();
+  });
+  if (error) std::rethrow_exception(error);
+}
+
 std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
                             const std::vector<Value>& inputs, const ExecutionFrame* parent,
                             const RunOptions& run_options, RunInstrumentation* instrumentation) {
@@ -313,10 +379,14 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   for (const auto& [name, slot] : plan.outer_slots) slots[slot] = parent->Lookup(name);
 
   // The main graph's memory pattern: replayed when these feed shapes have one, else recorded.
+  // execution_mode parallel: the main graph's steps run as their inputs become ready, on the
+  // inter-op pool. Lifetimes then depend on timing, so the memory pattern and in-place reuse
+  // (both keyed to the plan's order) stay off, as onnxruntime turns the pattern off there.
+  frame.parallel = parent == nullptr && state.InterOpPool() != nullptr && plan.steps.size() > 1;
   std::shared_ptr<PatternRecorder> recorder;
   std::unique_ptr<PatternRun> replay;
   std::string pattern_key;
-  if (parent == nullptr && state.PatternCache() != nullptr) {
+  if (parent == nullptr && !frame.parallel && state.PatternCache() != nullptr) {
     pattern_key = MemoryPatternCache::Key(inputs);
     if (!pattern_key.empty()) {
       if (auto pattern = state.PatternCache()->Find(pattern_key)) {
@@ -329,7 +399,8 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
     }
   }
 
-  for (size_t step_index = 0; step_index < plan.steps.size(); ++step_index) {
+  // One step: a copy, or a kernel with its profiling and checks. Releases are the caller's.
+  auto run_step = [&](size_t step_index) {
     const ExecutionStep& step = plan.steps[step_index];
     if (recorder) recorder->SetCurrentStep(static_cast<int>(step_index));
     if (run_options.terminate != nullptr && run_options.terminate->load())
@@ -388,8 +459,16 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
       const ComputeTraceHooks* hooks = CurrentComputeTraceHooks();
       if (hooks != nullptr && hooks->computed != nullptr) ReportCompute(*hooks, step, context);
     }
-    for (int slot : step.release_after) slots[slot] = Value();
-    if (replay) replay->EndStep(static_cast<int>(step_index));
+  };
+
+  if (frame.parallel) {
+    RunInParallel(*state.InterOpPool(), plan, slots, run_step);
+  } else {
+    for (size_t step_index = 0; step_index < plan.steps.size(); ++step_index) {
+      run_step(step_index);
+      for (int slot : plan.steps[step_index].release_after) slots[slot] = Value();
+      if (replay) replay->EndStep(static_cast<int>(step_index));
+    }
   }
 
   std::vector<Value> outputs;

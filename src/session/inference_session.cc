@@ -88,14 +88,10 @@ InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderS
     : options_(std::move(options)), requested_providers_(std::move(providers)) {
   if (options_.enable_profiling) profiler_ = std::make_unique<Profiler>();
   // Settings without effect yet say so, once per process each, naming themselves.
-  if (options_.inter_op_num_threads > 1)
+  if (options_.inter_op_num_threads > 1 && options_.execution_mode != ExecutionMode::kParallel)
     LogWarningOnce("inter_op_num_threads",
-                   "SessionOptions.inter_op_num_threads is accepted but has no effect yet: the "
-                   "executor runs one node at a time");
-  if (options_.execution_mode == ExecutionMode::kParallel)
-    LogWarningOnce("execution_mode",
-                   "SessionOptions.execution_mode parallel is accepted but has "
-                   "no effect yet: runs stay sequential");
+                   "SessionOptions.inter_op_num_threads has no effect with execution_mode "
+                   "sequential: set execution_mode parallel to run independent nodes at once");
   if (options_.config_entries.count("session.intra_op.allow_spinning"))
     LogWarningOnce("session.intra_op.allow_spinning",
                    "session.intra_op.allow_spinning is accepted but has no effect: the intra-op "

@@ -14,8 +14,9 @@ enum class GraphOptimizationLevel : int { kDisableAll = 0, kBasic = 1, kExtended
 enum class ExecutionMode : int { kSequential = 0, kParallel = 1 };
 
 struct SessionOptions {
-  // The intra-op pool's threads (0: the physical cores this process may use). inter_op and
-  // execution_mode are accepted and warn once: the executor runs one node at a time.
+  // The intra-op pool's threads (0: the physical cores this process may use). With
+  // execution_mode parallel, independent nodes run at once on inter_op_num_threads threads
+  // (0: the same default); the memory pattern and in-place reuse are then off.
   int intra_op_num_threads = 0;
   // false: the session uses the process's global thread pools (global_thread_pools.h), which
   // must exist; intra_op_num_threads is then not used (onnxruntime's DisablePerSessionThreads).

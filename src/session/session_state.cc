@@ -98,10 +98,17 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
                   "create them first (C ABI CreateEnvWithGlobalThreadPools, Python "
                   "prismrt.set_global_thread_pool_sizes)");
     state->intra_op_pool_ = GlobalIntraOpPool();
+    if (options.execution_mode == ExecutionMode::kParallel)
+      state->inter_op_pool_ = GlobalInterOpPool();
   } else {
     const int threads =
         options.intra_op_num_threads > 0 ? options.intra_op_num_threads : DefaultIntraOpThreads();
     if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads);
+    // inter_op_num_threads: steps at once in parallel mode (0: the physical cores, as above).
+    const int inter =
+        options.inter_op_num_threads > 0 ? options.inter_op_num_threads : DefaultIntraOpThreads();
+    if (options.execution_mode == ExecutionMode::kParallel && inter > 1)
+      state->inter_op_pool_ = std::make_shared<ThreadPool>(inter);
   }
 
   // Each phase works on the session's own copy of the graph; the loaded model stays untouched.

@@ -41,6 +41,8 @@ class SessionState {
   const GraphPlan& MainPlan() const { return *main_plan_; }
   // The intra-op pool kernels split their work over; nullptr with one thread.
   ThreadPool* IntraOpPool() const { return intra_op_pool_.get(); }
+  // The pool execution_mode parallel runs independent steps on; nullptr when sequential.
+  ThreadPool* InterOpPool() const { return inter_op_pool_.get(); }
   // The allocators the plan allocates from (arenas; statistics). Thread-safe.
   SessionAllocators& Allocators() const { return *allocators_; }
   // The main graph's memory patterns by feed shapes; nullptr with enable_mem_pattern off.
@@ -54,6 +56,7 @@ class SessionState {
   PartitionReport report_;
   std::unique_ptr<GraphPlan> main_plan_;
   std::shared_ptr<ThreadPool> intra_op_pool_;
+  std::shared_ptr<ThreadPool> inter_op_pool_;
   std::unique_ptr<SessionAllocators> allocators_;
   std::unique_ptr<MemoryPatternCache> pattern_cache_;
 };
