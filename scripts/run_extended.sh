@@ -6,14 +6,26 @@
 #   asan     AddressSanitizer+UBSan build (build-asan/), every unit test and the conformance suites
 #   models   every ../shared/bench model against onnxruntime (resnet50, bert_base included)
 #   bench    benchmarks/compare.py on the default models (timings, not pass/fail)
-# Usage: scripts/run_extended.sh [PART...]   (default: tsan asan models; bench only when named)
+#   isa      run-time instruction sets: no AVX outside the AVX2 unit (objdump), every unit test
+#            and the node conformance suite under qemu-x86_64 -cpu Nehalem (a CPU without AVX),
+#            and the whole suite with PRISM_CPU_ISA forced to baseline and to avx2
+#   isa-smoke  CI's share of isa: the leak check, every unit test under qemu Nehalem, the unit
+#            tests with PRISM_CPU_ISA=baseline
+# Usage: scripts/run_extended.sh [PART...]   (default: tsan asan models isa; bench only when named)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" >/dev/null
 shared="${PRISM_SHARED_DIR:-$root/../shared}"
 export PRISM_SHARED_DIR="$(cd "$shared" && pwd)"
 parts=("$@")
-if [ "${#parts[@]}" -eq 0 ]; then parts=(tsan asan models); fi
+if [ "${#parts[@]}" -eq 0 ]; then parts=(tsan asan models isa); fi
+build="$root/build"
+
+# Runs gtest arguments under qemu on a CPU model without AVX (Nehalem: SSE4.2); the test EP
+# plugin and the test data are found as in a native run.
+under_nehalem() {
+  (cd "$build" && qemu-x86_64 -cpu Nehalem ./prism_unit_tests "$@")
+}
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -56,8 +68,25 @@ for part in "${parts[@]}"; do
     bench)
       "$root/.venv/bin/python" "$root/benchmarks/compare.py" --build-dir "$root/build"
       ;;
+    isa | isa-smoke)
+      cmake --build "$build" -j "$(nproc)" --target prism_unit_tests prism prism_provider_test \
+        prism_onnx_test
+      python3 "$root/scripts/check_isa_leaks.py" "$build/libprism_core.so" "$build/libprism.so" \
+        "$build/libprism_provider_test.so"
+      under_nehalem --gtest_brief=1
+      if [ "$part" = isa-smoke ]; then
+        (cd "$build" && PRISM_CPU_ISA=baseline ./prism_unit_tests --gtest_brief=1)
+      else
+        (cd "$build" && qemu-x86_64 -cpu Nehalem ./prism_onnx_test --suite node \
+          --ops-file "$root/tests/conformance/core_ops.txt" \
+          --expected-failures "$root/tests/conformance/expected_failures.txt" \
+          --report-dir "$build/conformance-report/node-nehalem")
+        (cd "$build" && PRISM_CPU_ISA=baseline ctest -j "$(nproc)" --output-on-failure)
+        (cd "$build" && PRISM_CPU_ISA=avx2 ctest -j "$(nproc)" --output-on-failure)
+      fi
+      ;;
     *)
-      echo "run_extended: unknown part '$part' (tsan, asan, models, bench)" >&2
+      echo "run_extended: unknown part '$part' (tsan, asan, models, bench, isa, isa-smoke)" >&2
       exit 2
       ;;
   esac

@@ -28,11 +28,6 @@ std::vector<std::pair<std::string, KernelFamilyRegistrar>> KernelFamilies() {
 
 CpuExecutionProvider::CpuExecutionProvider(ProviderOptions options)
     : IExecutionProvider(kCpuExecutionProvider), options_(std::move(options)) {
-#if defined(PRISM_REQUIRES_AVX2)
-  PRISM_ENFORCE(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), kEpFail,
-                "this build of Prism needs a CPU with AVX2 and FMA (configure with "
-                "-DPRISM_ENABLE_AVX2=OFF for older CPUs)");
-#endif
 }
 
 std::shared_ptr<KernelRegistry> CpuExecutionProvider::SharedRegistry() {

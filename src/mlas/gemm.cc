@@ -1,23 +1,15 @@
-// Floating-point GEMM through Eigen's blocked product; integer GEMM as plain exact loops.
+// Floating-point GEMM through the ISA-dispatched kernels; integer GEMM as plain exact loops.
 #include "mlas/gemm.h"
 
 #include <algorithm>
 #include <type_traits>
 #include <vector>
 
-#include <Eigen/Dense>
-
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 
 namespace prism::mlas {
 namespace {
-
-template <typename T>
-using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using ConstMatrixMap = Eigen::Map<const RowMajorMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-template <typename T>
-using MatrixMap = Eigen::Map<RowMajorMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // Scales C by beta, treating beta == 0 as "overwrite" so uninitialized C never leaks NaNs.
 template <typename T>
@@ -32,23 +24,17 @@ void ScaleC(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
   }
 }
 
+// Floating-point blocks go to the active ISA level's kernels (Eigen's blocked product compiled
+// for that level).
 template <typename T>
-void EigenGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+void FloatGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  // A stored transposed is a K x M row-major matrix; Eigen's transpose() is a free view.
-  ConstMatrixMap<T> a_map(a, trans_a ? k : m, trans_a ? m : k, Eigen::OuterStride<>(lda));
-  ConstMatrixMap<T> b_map(b, trans_b ? n : k, trans_b ? k : n, Eigen::OuterStride<>(ldb));
-  MatrixMap<T> c_map(c, m, n, Eigen::OuterStride<>(ldc));
   ScaleC(m, n, beta, c, ldc);
-  if (trans_a && trans_b) {
-    c_map.noalias() += alpha * (a_map.transpose() * b_map.transpose());
-  } else if (trans_a) {
-    c_map.noalias() += alpha * (a_map.transpose() * b_map);
-  } else if (trans_b) {
-    c_map.noalias() += alpha * (a_map * b_map.transpose());
-  } else {
-    c_map.noalias() += alpha * (a_map * b_map);
-  }
+  const IsaKernels& kernels = ActiveKernels();
+  if constexpr (std::is_same_v<T, float>)
+    kernels.gemm_accumulate_f32(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  else
+    kernels.gemm_accumulate_f64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
 }
 
 template <typename T>
@@ -84,7 +70,7 @@ template <typename T>
 void GemmBlock(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   if constexpr (std::is_floating_point_v<T>) {
-    EigenGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    FloatGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
     IntegerGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }

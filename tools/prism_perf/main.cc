@@ -18,6 +18,7 @@
 #include "input_generator.h"
 #include "input_loader.h"
 #include "latency_stats.h"
+#include "mlas/cpu_isa.h"
 #include "perf_options.h"
 #include "profile_summary.h"
 #include "session/inference_session.h"
@@ -189,6 +190,7 @@ void WriteJson(const PerfOptions& options, const InferenceSession& session,
   json.Key("main_graph_nodes")
       .Int(static_cast<int64_t>(session.GetModel().MainGraph().NodeCount()));
   json.Key("intra_op_threads").Int(session.IntraOpThreads());
+  json.Key("cpu_isa").String(mlas::IsaName(mlas::ActiveIsa()));
   json.Key("providers").BeginArray();
   for (const std::string& name : session.Providers()) json.String(name);
   json.EndArray();
@@ -363,6 +365,7 @@ int Main(int argc, char** argv) {
   std::cout << "Model: " << options.model_path << " (" << report.nodes.size() << " nodes)\n";
   std::cout << "Providers: " << Describe(session.Providers()) << "\n";
   std::cout << "Intra-op threads: " << session.IntraOpThreads() << "\n";
+  std::cout << "CPU ISA: " << mlas::IsaName(mlas::ActiveIsa()) << " (PRISM_CPU_ISA overrides)\n";
   std::cout << "Inputs"
             << (options.input_dir.empty() ? MakeString(" (random, seed ", options.seed, ")")
                                           : " (from " + options.input_dir + ")")

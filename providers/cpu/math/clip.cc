@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -54,6 +55,10 @@ struct ClipDispatch {
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
     ThreadPool::TryParallelFor(pool, x.NumElements(), 2.0, [&](int64_t begin, int64_t end) {
+      if constexpr (std::is_same_v<T, float>) {
+        mlas::ActiveKernels().clamp_f32(out + begin, in + begin, end - begin, lo, hi);
+        return;
+      }
       for (int64_t i = begin; i < end; ++i) {
         C v = ToCompute(in[i]);
         // Comparisons with NaN are false, so NaN passes through both.

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -89,8 +90,12 @@ struct NormalizeImpl {
             const double m = mean[g];
             const double a = multiplier[g];
             const double b = bias[g];
-            for (int64_t i = 0; i < layout.inner; ++i)
-              out[base + i] = FromCompute<T>((ToDouble(in[base + i]) - m) * a + b);
+            if constexpr (std::is_same_v<T, float>) {
+              mlas::ActiveKernels().normalize_f32(out + base, in + base, layout.inner, m, a, b);
+            } else {
+              for (int64_t i = 0; i < layout.inner; ++i)
+                out[base + i] = FromCompute<T>((ToDouble(in[base + i]) - m) * a + b);
+            }
           }
         });
   }

@@ -7,11 +7,10 @@
 #include <type_traits>
 #include <vector>
 
-#include <Eigen/Core>
-
 #include "common/thread_pool.h"
 #include "framework/scratch_buffer.h"
 #include "mlas/gemm.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -118,50 +117,19 @@ void Im2ColChannels(const ConvPlan& plan, const T* x, T* col, int64_t channel_be
   }
 }
 
-// Depthwise 2-D: y[oh, ow] = sum over the window of x * w for one channel. Returns the
-// channel's output without any scratch buffer.
+// Depthwise 2-D: y[oh, ow] = sum over the window of x * w for one channel, without scratch.
+// Float and double planes run in the ISA-dispatched kernels (the whole plane per call, so the
+// dispatch costs one indirect call per channel).
 template <typename T>
 void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y) {
-  const int64_t in_h = plan.in_spatial[0];
-  const int64_t in_w = plan.in_spatial[1];
-  const int64_t out_h = plan.out_spatial[0];
-  const int64_t out_w = plan.out_spatial[1];
-  const int64_t kernel_h = plan.kernel[0];
-  const int64_t kernel_w = plan.kernel[1];
-  const int64_t stride_h = plan.strides[0];
-  const int64_t stride_w = plan.strides[1];
-  const int64_t dilation_h = plan.dilations[0];
-  const int64_t dilation_w = plan.dilations[1];
-  const int64_t pad_h = plan.pads_begin[0];
-  const int64_t pad_w = plan.pads_begin[1];
-  using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
-
-  std::fill(y, y + out_h * out_w, bias);
-  for (int64_t kh = 0; kh < kernel_h; ++kh) {
-    for (int64_t kw = 0; kw < kernel_w; ++kw) {
-      const T weight = w[kh * kernel_w + kw];
-      const int64_t offset_w = kw * dilation_w - pad_w;
-      int64_t ow_begin = offset_w >= 0 ? 0 : (-offset_w + stride_w - 1) / stride_w;
-      int64_t ow_end = in_w - offset_w > 0 ? (in_w - offset_w - 1) / stride_w + 1 : 0;
-      ow_begin = std::min(ow_begin, out_w);
-      ow_end = std::clamp(ow_end, ow_begin, out_w);
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        const int64_t ih = oh * stride_h + kh * dilation_h - pad_h;
-        if (ih < 0 || ih >= in_h || ow_begin == ow_end) continue;
-        const T* src = x + ih * in_w + (ow_begin * stride_w + offset_w);
-        T* dst = y + oh * out_w + ow_begin;
-        const int64_t count = ow_end - ow_begin;
-        // Eigen's array expressions are explicitly vectorized (plain loops are not at -O2).
-        Eigen::Map<Row> dst_row(dst, count);
-        if (stride_w == 1) {
-          dst_row += weight * Eigen::Map<const Row>(src, count);
-        } else {
-          dst_row += weight * Eigen::Map<const Row, Eigen::Unaligned, Eigen::InnerStride<>>(
-                                  src, count, Eigen::InnerStride<>(stride_w));
-        }
-      }
-    }
-  }
+  const mlas::DepthwiseGeometry geometry{
+      plan.in_spatial[0], plan.in_spatial[1], plan.out_spatial[0], plan.out_spatial[1],
+      plan.kernel[0],     plan.kernel[1],     plan.strides[0],     plan.strides[1],
+      plan.dilations[0],  plan.dilations[1],  plan.pads_begin[0],  plan.pads_begin[1]};
+  if constexpr (std::is_same_v<T, float>)
+    mlas::ActiveKernels().depthwise2d_f32(geometry, x, w, bias, y);
+  else
+    mlas::ActiveKernels().depthwise2d_f64(geometry, x, w, bias, y);
 }
 
 // True when the input itself is the im2col matrix: a 1x1 kernel, stride 1, no padding.

@@ -1,0 +1,56 @@
+// The kernels compiled once per instruction-set level (src/mlas/isa/), as a table of plain
+// function pointers: callers take the table of the active level (ActiveKernels) and stay in
+// baseline code themselves.
+#pragma once
+
+#include <cstdint>
+
+#include "mlas/cpu_isa.h"
+
+namespace prism::mlas {
+
+// One channel of a 2-D depthwise convolution: geometry only, no framework types.
+struct DepthwiseGeometry {
+  int64_t in_h, in_w, out_h, out_w;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+};
+
+struct IsaKernels {
+  // C += alpha * op(A) * op(B), row-major, op(A) m x k, op(B) k x n (see gemm.h for layouts).
+  void (*gemm_accumulate_f32)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                              float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                              float* c, int64_t ldc);
+  void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                              double alpha, const double* a, int64_t lda, const double* b,
+                              int64_t ldb, double* c, int64_t ldc);
+  // dst[i] += weight * src[i * src_stride] for i < count.
+  void (*scaled_add_f32)(float* dst, const float* src, int64_t count, int64_t src_stride,
+                         float weight);
+  void (*scaled_add_f64)(double* dst, const double* src, int64_t count, int64_t src_stride,
+                         double weight);
+  // y[oh, ow] = bias + sum over the window of x * w, for one channel (y is written, not read).
+  void (*depthwise2d_f32)(const DepthwiseGeometry& geometry, const float* x, const float* w,
+                          float bias, float* y);
+  void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
+                          double bias, double* y);
+  // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
+  // computed in double as the portable kernel does.
+  void (*normalize_f32)(float* dst, const float* src, int64_t count, double mean, double multiplier,
+                        double bias);
+  // dst[i] = src[i] raised to lo and lowered to hi; NaN passes through.
+  void (*clamp_f32)(float* dst, const float* src, int64_t count, float lo, float hi);
+};
+
+// The table of a level; a level this build lacks gives the baseline table.
+const IsaKernels& KernelsFor(CpuIsa isa);
+// The table of ActiveIsa().
+const IsaKernels& ActiveKernels();
+
+namespace baseline {
+extern const IsaKernels kKernels;
+}
+namespace avx2 {
+extern const IsaKernels kKernels;
+}
+
+}  // namespace prism::mlas
