@@ -100,7 +100,12 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
                   " has an unnamed initializer");
     PRISM_ENFORCE(graph->initializers_.count(init.name()) == 0, kInvalidGraph, "graph ", path,
                   " has two initializers named '", init.name(), "'");
-    Tensor tensor = TensorFromProto(init, policy_, what);
+    // The loader's proto is its own, parsed for this build and discarded after it: taking the
+    // bytes over (the one const_cast of the loader) keeps a model's weights in memory once.
+    std::string* raw = take_initializer_bytes_ && init.has_raw_data()
+                           ? const_cast<onnx::TensorProto&>(init).mutable_raw_data()
+                           : nullptr;
+    Tensor tensor = TensorFromProto(init, policy_, what, raw);
     NodeArg* arg = GetOrCreateArg(*graph, init.name());
     arg->type = ValueType::Tensor(tensor.Type());
     SymbolicShape shape;

@@ -19,8 +19,11 @@ namespace prism {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const Model& model, const ExternalDataPolicy& policy)
-      : model_(model), policy_(policy) {}
+  // take_initializer_bytes: the caller's protos are its own and discarded after Build, so
+  // initializers take over their raw_data bytes instead of copying them (see Build).
+  GraphBuilder(const Model& model, const ExternalDataPolicy& policy,
+               bool take_initializer_bytes = false)
+      : model_(model), policy_(policy), take_initializer_bytes_(take_initializer_bytes) {}
 
   // parent is null for the main graph; path names the graph in errors ("main", "If
   // 'x'/then_branch").
@@ -38,6 +41,7 @@ class GraphBuilder {
 
   const Model& model_;
   const ExternalDataPolicy& policy_;
+  bool take_initializer_bytes_ = false;
 };
 
 ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& what);

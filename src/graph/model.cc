@@ -1,10 +1,12 @@
 #include "graph/model.h"
 
 #include <filesystem>
-#include <fstream>
 #include <limits>
 
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
 #include "graph/graph_builder.h"
@@ -22,13 +24,22 @@ class ModelLoader {
                                            const std::string& directory) {
     PRISM_ENFORCE(size <= static_cast<size_t>(std::numeric_limits<int>::max()), kInvalidProtobuf,
                   "model of ", size, " bytes exceeds protobuf's 2 GiB limit; use external data");
+    google::protobuf::io::ArrayInputStream input(data, static_cast<int>(size));
+    return Load(input, directory);
+  }
+
+  // From a stream: a file is read in blocks, never whole, so that the weights are held once by
+  // the parsed proto, whose bytes the initializers then take over.
+  static std::shared_ptr<const Model> Load(google::protobuf::io::ZeroCopyInputStream& input,
+                                           const std::string& directory) {
     onnx::ModelProto proto;
-    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data),
-                                                  static_cast<int>(size));
-    stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    stream.SetRecursionLimit(200);
-    PRISM_ENFORCE(proto.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage(),
-                  kInvalidProtobuf, "failed to parse the model: not a valid ONNX ModelProto");
+    {
+      google::protobuf::io::CodedInputStream stream(&input);
+      stream.SetTotalBytesLimit(std::numeric_limits<int>::max());
+      stream.SetRecursionLimit(200);
+      PRISM_ENFORCE(proto.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage(),
+                    kInvalidProtobuf, "failed to parse the model: not a valid ONNX ModelProto");
+    }
     PRISM_ENFORCE(proto.has_graph(), kInvalidGraph, "the model has no graph");
 
     auto model = std::make_shared<Model>();
@@ -69,7 +80,7 @@ class ModelLoader {
       meta.custom_metadata[entry.key()] = entry.value();
 
     ExternalDataPolicy policy{directory};
-    GraphBuilder builder(*model, policy);
+    GraphBuilder builder(*model, policy, /*take_initializer_bytes=*/true);
     model->main_graph_ = builder.Build(proto.graph(), nullptr, "main");
     PRISM_ENFORCE(
         model->main_graph_->OuterScopeValues().empty(), kInvalidGraph, "the main graph reads '",
@@ -90,17 +101,19 @@ std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path) {
                 path, "'");
   PRISM_ENFORCE(std::filesystem::is_regular_file(status), kInvalidArgument, "model path '", path,
                 "' is not a regular file");
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  PRISM_ENFORCE(file.is_open(), kNoSuchFile, "cannot open model file '", path, "'");
-  const std::streamsize size = file.tellg();
-  PRISM_ENFORCE(size >= 0, kNoSuchFile, "cannot read model file '", path, "'");
-  file.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  PRISM_ENFORCE(file.read(bytes.data(), size) || size == 0, kNoSuchFile, "cannot read model file '",
-                path, "'");
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  PRISM_ENFORCE(!error, kNoSuchFile, "cannot read model file '", path, "'");
+  PRISM_ENFORCE(size <= static_cast<uintmax_t>(std::numeric_limits<int>::max()), kInvalidProtobuf,
+                "model of ", size, " bytes exceeds protobuf's 2 GiB limit; use external data");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  PRISM_ENFORCE(fd >= 0, kNoSuchFile, "cannot open model file '", path, "'");
+  google::protobuf::io::FileInputStream input(fd);
+  input.SetCloseOnDelete(true);
   const size_t slash = path.find_last_of('/');
   const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  return ModelLoader::Load(bytes.data(), bytes.size(), directory);
+  std::shared_ptr<const Model> model = ModelLoader::Load(input, directory);
+  PRISM_ENFORCE(input.GetErrno() == 0, kNoSuchFile, "cannot read model file '", path, "'");
+  return model;
 }
 
 std::shared_ptr<const Model> Model::LoadFromBytes(const void* data, size_t size,

@@ -138,7 +138,7 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
 }  // namespace
 
 Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy& policy,
-                       const std::string& what) {
+                       const std::string& what, std::string* take_raw_data) {
   PRISM_ENFORCE(proto.data_type() != 0, kInvalidGraph, what, " has no data_type");
   PRISM_ENFORCE(IsKnownElementType(proto.data_type()), kInvalidGraph, what,
                 " has unknown element type ", proto.data_type());
@@ -180,6 +180,14 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     PRISM_ENFORCE(proto.raw_data().size() == bytes, kInvalidGraph, what, " has ",
                   proto.raw_data().size(), " bytes of raw_data, but shape ", shape.ToString(),
                   " of ", ElementTypeName(type), " needs ", bytes);
+    if (take_raw_data != nullptr && bytes > 0) {
+      // The string's heap buffer (malloc: 16-byte aligned, enough for every element type)
+      // becomes the tensor's storage.
+      auto owner = std::make_shared<std::string>(std::move(*take_raw_data));
+      take_raw_data->clear();
+      void* data = owner->data();
+      return Tensor(type, shape, std::shared_ptr<void>(owner, data), data, CpuMemoryInfo());
+    }
     Tensor tensor(type, shape, GetCpuAllocator());
     if (bytes) std::memcpy(tensor.MutableRawData(), proto.raw_data().data(), bytes);
     return tensor;

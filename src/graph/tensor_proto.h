@@ -18,9 +18,11 @@ struct ExternalDataPolicy {
 
 // Decodes a TensorProto into a CPU tensor. Validates element type, dims, that the data size
 // matches the shape, and confines external data to the model's folder (memory-mapped).
-// what names the tensor in error messages ("initializer 'w'").
+// what names the tensor in error messages ("initializer 'w'"). take_raw_data, when given, is
+// proto's own raw_data (mutable): the tensor then takes those bytes over instead of copying
+// them, so loading a model holds each weight once.
 Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy& policy,
-                       const std::string& what);
+                       const std::string& what, std::string* take_raw_data = nullptr);
 // Encodes a CPU tensor (raw_data for numeric types, string_data for strings).
 void TensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 

@@ -11,6 +11,9 @@
 namespace prism::mlas {
 namespace {
 
+// Below this many floating-point operations a product runs on the calling thread alone.
+constexpr double kMinParallelFlops = 200000.0;
+
 // Scales C by beta, treating beta == 0 as "overwrite" so uninitialized C never leaks NaNs.
 template <typename T>
 void ScaleC(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
@@ -86,20 +89,38 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
     ScaleC(m, n, beta, c, ldc);
     return;
   }
-  // Split C by rows, or by columns when it has few rows (a convolution's im2col product has a few
-  // dozen output channels and thousands of pixels). Each block is an independent product.
-  const bool by_rows = m >= n || m >= 64;
+  // One block of C per thread. A block re-packs the whole operand it shares with the others (B
+  // for a block of rows, A for a block of columns), so split along the longer side of C: rows
+  // when m >= n (repacking B, k x n, per block), columns otherwise (repacking A, m x k). Fine
+  // chunks would repack more and starve the product's micro-kernel of rows or columns.
+  const bool by_rows = m >= n;
   const int64_t units = by_rows ? m : n;
-  const double cost = 2.0 * static_cast<double>(k) * static_cast<double>(by_rows ? n : m);
-  ThreadPool::TryParallelFor(pool, units, cost, [&](int64_t begin, int64_t end) {
-    if (by_rows) {
-      const T* a_block = trans_a ? a + begin : a + begin * lda;
-      GemmBlock(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
-                c + begin * ldc, ldc);
-    } else {
-      const T* b_block = trans_b ? b + begin * ldb : b + begin;
-      GemmBlock(trans_a, trans_b, m, end - begin, k, alpha, a, lda, b_block, ldb, beta, c + begin,
-                ldc);
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  constexpr int64_t kMultiple = 16;  // block edges on whole SIMD registers and micro-tiles
+  int64_t blocks = pool != nullptr && flops >= kMinParallelFlops ? pool->DegreeOfParallelism() : 1;
+  blocks = std::max<int64_t>(1, std::min(blocks, units / kMultiple));
+  if (blocks == 1) {
+    GemmBlock(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  const int64_t block = (units + blocks - 1) / blocks;
+  const int64_t edge = (block + kMultiple - 1) / kMultiple * kMultiple;
+  const int64_t count = (units + edge - 1) / edge;
+  // Each unit of the ParallelFor is one whole block (cost: large enough never to run inline).
+  pool->ParallelFor(count, 1e12, [&](int64_t first, int64_t last) {
+    for (int64_t index = first; index < last; ++index) {
+      const int64_t begin = index * edge;
+      const int64_t end = std::min(units, begin + edge);
+      if (by_rows) {
+        const T* a_block = trans_a ? a + begin : a + begin * lda;
+        GemmBlock(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
+                  c + begin * ldc, ldc);
+      } else {
+        const T* b_block = trans_b ? b + begin * ldb : b + begin;
+        GemmBlock(trans_a, trans_b, m, end - begin, k, alpha, a, lda, b_block, ldb, beta, c + begin,
+                  ldc);
+      }
     }
   });
 }

@@ -396,3 +396,35 @@ def test_intra_op_threads_are_reported(prism_perf, split_model, tmp_path):
     three, out_three = run_json(prism_perf, tmp_path, "-m", split_model, "-x", "3", "-r", "1", "-w", "0")
     assert one["intra_op_threads"] == 1 and "Intra-op threads: 1" in out_one
     assert three["intra_op_threads"] == 3 and "Intra-op threads: 3" in out_three
+
+
+def matmul_model(path, rows, cols, seed=0):
+    """Y = MatMul(X, W): X [1, rows], W a float initializer [rows, cols] in raw_data."""
+    from onnx import TensorProto, helper
+    weights = np.random.RandomState(seed).standard_normal((rows, cols)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["Y"])], "weights",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, rows])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, cols])],
+        [numpy_helper.from_array(weights, "W")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return weights.nbytes / 2**20
+
+
+def test_weights_are_held_once(prism_perf, tmp_path):
+    # Loading reads the file in blocks and the initializers take the parsed bytes over: the peak
+    # resident memory is the weights once plus the process. Reading the whole file, parsing it
+    # and copying each initializer held them three times at the peak. (40 MiB: protobuf reserves
+    # a bytes field of up to 50 MB at once and grows larger ones, which doubles them briefly.)
+    small_mib = matmul_model(tmp_path / "small.onnx", 16, 16)
+    big_mib = matmul_model(tmp_path / "big.onnx", 2560, 4096)
+    assert big_mib == pytest.approx(40, rel=0.01)
+    base, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "small.onnx"), "-r", "2",
+                       "-w", "0", "-x", "1")
+    big, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "big.onnx"), "-r", "2", "-w",
+                      "0", "-x", "1")
+    extra = big["peak_rss_mib"] - base["peak_rss_mib"]
+    assert big_mib - small_mib <= extra <= 1.3 * big_mib, (base["peak_rss_mib"],
+                                                           big["peak_rss_mib"])

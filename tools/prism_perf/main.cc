@@ -64,7 +64,15 @@ std::vector<AllocatorUse> CompareAllocators(const std::vector<NamedAllocatorStat
   return uses;
 }
 
+// This process's peak resident memory: VmHWM, the high-water mark of its own address space.
+// (getrusage's ru_maxrss survives exec on Linux: launched from a big parent, such as a Python
+// test, it reports the parent's peak instead.)
 double PeakResidentMegabytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // in kB
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux

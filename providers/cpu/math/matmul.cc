@@ -119,10 +119,19 @@ void RunMatMul(const MatMulPlan& plan, const T* a, const T* b, T* y) {
     mlas::Gemm<T>(false, false, plan.batch * m, n, k, T(1), a, k, b, n, T(0), y, n, plan.pool);
     return;
   }
-  for (int64_t entry = 0; entry < plan.batch; ++entry) {
-    mlas::Gemm<T>(false, false, m, n, k, T(1), a + plan.a_offsets[entry], k,
-                  b + plan.b_offsets[entry], n, T(0), y + entry * m * n, n, plan.pool);
-  }
+  // Enough products for every thread: each thread takes whole products (no operand is packed
+  // twice); fewer: each product splits over the pool itself.
+  const bool by_entry = plan.pool != nullptr && plan.batch >= plan.pool->DegreeOfParallelism();
+  const double cost =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  ThreadPool::TryParallelFor(
+      by_entry ? plan.pool : nullptr, plan.batch, cost, [&](int64_t first, int64_t last) {
+        for (int64_t entry = first; entry < last; ++entry) {
+          mlas::Gemm<T>(false, false, m, n, k, T(1), a + plan.a_offsets[entry], k,
+                        b + plan.b_offsets[entry], n, T(0), y + entry * m * n, n,
+                        by_entry ? nullptr : plan.pool);
+        }
+      });
 }
 
 template <typename T>
