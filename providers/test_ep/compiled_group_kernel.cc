@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "framework/host_kernel_context.h"
 #include "graph/graph.h"
 #include "providers/cpu/cpu_execution_provider.h"
 #include "providers/test_ep/test_execution_provider.h"
@@ -11,36 +12,6 @@ namespace prism::test_ep {
 namespace {
 
 // One body node's view while it computes: inputs and outputs are host values of the group.
-class BodyNodeContext final : public OpKernelContext {
- public:
-  BodyNodeContext(const Node& node, std::vector<const Value*> inputs)
-      : OpKernelContext(node), inputs_(std::move(inputs)), outputs_(node.OutputCount()) {}
-
-  size_t InputCount() const override { return inputs_.size(); }
-  const Value* InputValue(size_t i) const override {
-    return i < inputs_.size() ? inputs_[i] : nullptr;
-  }
-  size_t OutputCount() const override { return outputs_.size(); }
-  Tensor& Output(size_t i, const TensorShape& shape, ElementType type) override {
-    outputs_.at(i) = Value(Tensor(type, shape, GetCpuAllocator()));
-    return outputs_[i].MutableTensor();
-  }
-  void SetOutput(size_t i, Value value) override { outputs_.at(i) = std::move(value); }
-  bool IsOutputRequested(size_t i) const override { return GetNode().HasOutput(i); }
-  const AllocatorPtr& TempAllocator() const override {
-    static const AllocatorPtr cpu = GetCpuAllocator();
-    return cpu;
-  }
-  std::vector<Value> RunSubgraph(const Graph&, const std::vector<Value>&) override {
-    PRISM_THROW(kNotImplemented, GetNode().Describe(),
-                ": subgraphs cannot run inside a test EP fused group");
-  }
-  std::vector<Value>& Outputs() { return outputs_; }
-
- private:
-  std::vector<const Value*> inputs_;
-  std::vector<Value> outputs_;
-};
 
 class CompiledGroupKernel final : public OpKernel {
  public:
@@ -73,7 +44,7 @@ class CompiledGroupKernel final : public OpKernel {
         auto it = arg ? values.find(arg) : values.end();
         inputs.push_back(it == values.end() ? nullptr : &it->second);
       }
-      BodyNodeContext node_context(node, std::move(inputs));
+      HostKernelContext node_context(node, std::move(inputs));
       kernels_[step++]->Compute(node_context);
       for (size_t o = 0; o < node.OutputCount(); ++o)
         if (node.HasOutput(o)) values[node.Outputs()[o]] = std::move(node_context.Outputs()[o]);

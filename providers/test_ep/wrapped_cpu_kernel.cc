@@ -1,5 +1,6 @@
 #include "providers/test_ep/wrapped_cpu_kernel.h"
 
+#include "framework/host_kernel_context.h"
 #include "providers/test_ep/test_execution_provider.h"
 
 namespace prism::test_ep {
@@ -13,40 +14,6 @@ Tensor ToHost(const Tensor& tensor) {
 }
 
 // The context the wrapped CPU kernel sees: host copies of the inputs, host outputs.
-class HostContext final : public OpKernelContext {
- public:
-  HostContext(OpKernelContext& outer, std::vector<const Value*> inputs)
-      : OpKernelContext(outer.GetNode()),
-        outer_(outer),
-        inputs_(std::move(inputs)),
-        outputs_(outer.OutputCount()) {}
-
-  size_t InputCount() const override { return inputs_.size(); }
-  const Value* InputValue(size_t i) const override {
-    return i < inputs_.size() ? inputs_[i] : nullptr;
-  }
-  size_t OutputCount() const override { return outputs_.size(); }
-  Tensor& Output(size_t i, const TensorShape& shape, ElementType type) override {
-    outputs_.at(i) = Value(Tensor(type, shape, GetCpuAllocator()));
-    return outputs_[i].MutableTensor();
-  }
-  void SetOutput(size_t i, Value value) override { outputs_.at(i) = std::move(value); }
-  bool IsOutputRequested(size_t i) const override { return outer_.IsOutputRequested(i); }
-  const AllocatorPtr& TempAllocator() const override {
-    static const AllocatorPtr cpu = GetCpuAllocator();
-    return cpu;
-  }
-  std::vector<Value> RunSubgraph(const Graph& subgraph, const std::vector<Value>& inputs) override {
-    return outer_.RunSubgraph(subgraph, inputs);
-  }
-  ThreadPool* IntraOpThreadPool() const override { return outer_.IntraOpThreadPool(); }
-  std::vector<Value>& Outputs() { return outputs_; }
-
- private:
-  OpKernelContext& outer_;
-  std::vector<const Value*> inputs_;
-  std::vector<Value> outputs_;
-};
 
 class WrappedCpuKernel final : public OpKernel {
  public:
@@ -64,7 +31,7 @@ class WrappedCpuKernel final : public OpKernel {
       host_values[i] = value->IsTensor() ? Value(ToHost(value->GetTensor())) : *value;
       host_inputs[i] = &host_values[i];
     }
-    HostContext host(context, host_inputs);
+    HostKernelContext host(GetNode(), host_inputs, &context);
     inner_->Compute(host);
     for (size_t o = 0; o < host.Outputs().size(); ++o) {
       Value& result = host.Outputs()[o];

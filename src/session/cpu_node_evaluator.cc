@@ -1,44 +1,11 @@
 #include "session/cpu_node_evaluator.h"
 
+#include <vector>
+
+#include "framework/host_kernel_context.h"
 #include "framework/op_kernel.h"
 
 namespace prism {
-namespace {
-
-class EvaluationContext final : public OpKernelContext {
- public:
-  EvaluationContext(const Node& node, const std::vector<const Tensor*>& inputs)
-      : OpKernelContext(node), outputs_(node.OutputCount()) {
-    for (const Tensor* tensor : inputs) values_.push_back(tensor ? Value(*tensor) : Value());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      input_pointers_.push_back(inputs[i] ? &values_[i] : nullptr);
-  }
-
-  size_t InputCount() const override { return input_pointers_.size(); }
-  const Value* InputValue(size_t i) const override {
-    return i < input_pointers_.size() ? input_pointers_[i] : nullptr;
-  }
-  size_t OutputCount() const override { return outputs_.size(); }
-  Tensor& Output(size_t i, const TensorShape& shape, ElementType type) override {
-    outputs_.at(i) = Value(Tensor(type, shape, GetCpuAllocator()));
-    return outputs_[i].MutableTensor();
-  }
-  void SetOutput(size_t i, Value value) override { outputs_.at(i) = std::move(value); }
-  bool IsOutputRequested(size_t i) const override { return GetNode().HasOutput(i); }
-  const AllocatorPtr& TempAllocator() const override { return cpu_; }
-  std::vector<Value> RunSubgraph(const Graph&, const std::vector<Value>&) override {
-    PRISM_THROW(kNotImplemented, GetNode().Describe(), ": subgraphs are not evaluated here");
-  }
-  std::vector<Value>& Outputs() { return outputs_; }
-
- private:
-  std::vector<Value> values_;
-  std::vector<const Value*> input_pointers_;
-  std::vector<Value> outputs_;
-  AllocatorPtr cpu_ = GetCpuAllocator();
-};
-
-}  // namespace
 
 std::vector<Tensor> EvaluateOnCpu(const IExecutionProvider& cpu, const Node& node,
                                   const std::vector<const Tensor*>& inputs) {
@@ -51,7 +18,14 @@ std::vector<Tensor> EvaluateOnCpu(const IExecutionProvider& cpu, const Node& nod
     return nullptr;
   });
   std::unique_ptr<OpKernel> kernel = info->factory(kernel_info);
-  EvaluationContext context(node, inputs);
+  std::vector<Value> values;
+  values.reserve(inputs.size());
+  std::vector<const Value*> input_values;
+  for (const Tensor* tensor : inputs) {
+    values.push_back(tensor ? Value(*tensor) : Value());
+    input_values.push_back(tensor ? &values.back() : nullptr);
+  }
+  HostKernelContext context(node, input_values);
   kernel->Compute(context);
   std::vector<Tensor> results;
   for (size_t o = 0; o < node.OutputCount(); ++o) {

@@ -44,9 +44,8 @@ class InferenceContext {
   const ValueType& InputType(size_t i) const;
   // The input's shape when its rank is known.
   const SymbolicShape* InputShape(size_t i) const;
-  // The input's shape, required: throws naming the node when the rank is unknown... callers use
-  // it only after checking InputShape.
-  int64_t InputRank(size_t i) const;  // -1 when unknown
+  // The input's rank, or -1 when its shape (or the input) is unknown.
+  int64_t InputRank(size_t i) const;
   // The input's values when it is a constant initializer or propagated (shape computations).
   const PropagatedValues* InputValues(size_t i) const;
   // All values known as numbers.

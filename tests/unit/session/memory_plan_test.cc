@@ -93,12 +93,12 @@ std::pair<Tensor, Tensor> ConvModelReference(const std::vector<float>& x, int64_
   return {MakeTensor({n, 4, kSide, kSide}, y), MakeTensor({n, 8, kSide, kSide}, z)};
 }
 
-const NamedAllocatorStats& CpuStats(const std::vector<NamedAllocatorStats>& all) {
+// A copy: the argument is usually a temporary.
+NamedAllocatorStats CpuStats(const std::vector<NamedAllocatorStats>& all) {
   for (const NamedAllocatorStats& named : all)
     if (named.memory.rfind("Cpu", 0) == 0) return named;
   ADD_FAILURE() << "the session reports no CPU allocator";
-  static NamedAllocatorStats none;
-  return none;
+  return {};
 }
 
 // Runs the conv model and checks both outputs against the reference.
@@ -168,7 +168,7 @@ TEST(MemoryPlanTest, WithoutArenaEveryRequestGoesToTheSystem) {
   options.enable_cpu_mem_arena = false;
   auto session = MakeSession(ConvModel(1), {}, options);
   RunAndCheck(*session, 1, 1);
-  const NamedAllocatorStats& named = CpuStats(session->AllocatorStatistics());
+  const NamedAllocatorStats named = CpuStats(session->AllocatorStatistics());
   EXPECT_FALSE(named.arena);
   EXPECT_EQ(named.stats.num_reserves, named.stats.num_allocs);
 }
