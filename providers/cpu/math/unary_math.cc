@@ -1,8 +1,12 @@
-// Elementwise unary math: Sqrt, Exp, Erf, Sigmoid, Tanh, Relu. Output has the input's shape
-// and type; float16/bfloat16 compute in float. Relu keeps NaN (max(NaN, 0) is NaN in ONNX).
-// Erf opset 9-12 also accepts integers: erf is computed in double and truncated toward zero.
+// Elementwise unary math: Sqrt, Exp, Erf, Sigmoid, Tanh, Relu, Abs, Neg, Sign, Ceil, Floor,
+// Round, Reciprocal, Log, the trigonometric and hyperbolic functions and their inverses,
+// Softsign, Softplus. Output has the input's shape and type; float16/bfloat16 compute in float.
+// Relu keeps NaN (max(NaN, 0) is NaN in ONNX). Erf opset 9-12 also accepts integers: erf is
+// computed in double and truncated toward zero. Integer Abs and Neg wrap as two's complement
+// (Abs(-128) is -128 in int8, as numpy gives).
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -76,6 +80,89 @@ struct ReluFn {
   }  // NaN compares false: kept
 };
 
+// An integer's negation modulo 2^bits (no undefined behaviour for the minimum value).
+template <typename C>
+C WrappingNegate(C x) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<C>(U{0} - static_cast<U>(x));
+}
+
+using SignedTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>;
+
+struct AbsFn {
+  static constexpr const char* kName = "Abs";
+  using Types = NumericTypes;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return std::fabs(x);
+    else if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < C{0} ? WrappingNegate(x) : x;
+  }
+};
+
+struct NegFn {
+  static constexpr const char* kName = "Neg";
+  using Types = SignedTypes;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>)
+      return -x;
+    else
+      return WrappingNegate(x);
+  }
+};
+
+struct SignFn {
+  static constexpr const char* kName = "Sign";
+  using Types = NumericTypes;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x)) return x;  // numpy's sign(NaN) is NaN
+    }
+    if (x > C{0}) return C{1};
+    if (x < C{0}) return static_cast<C>(-1);
+    return C{0};
+  }
+};
+
+// Float-only functions: one struct per op, named after it.
+#define PRISM_FLOAT_UNARY(Name, expression)     \
+  struct Name##Fn {                             \
+    static constexpr const char* kName = #Name; \
+    using Types = FloatTypes;                   \
+    template <typename C>                       \
+    C operator()(C x) const {                   \
+      return expression;                        \
+    }                                           \
+  };
+
+PRISM_FLOAT_UNARY(Ceil, std::ceil(x))
+PRISM_FLOAT_UNARY(Floor, std::floor(x))
+// Halves to even, as ONNX (numpy.round) specifies: nearbyint in the default rounding mode.
+PRISM_FLOAT_UNARY(Round, std::nearbyint(x))
+PRISM_FLOAT_UNARY(Reciprocal, C{1} / x)
+PRISM_FLOAT_UNARY(Log, std::log(x))
+PRISM_FLOAT_UNARY(Sin, std::sin(x))
+PRISM_FLOAT_UNARY(Cos, std::cos(x))
+PRISM_FLOAT_UNARY(Tan, std::tan(x))
+PRISM_FLOAT_UNARY(Asin, std::asin(x))
+PRISM_FLOAT_UNARY(Acos, std::acos(x))
+PRISM_FLOAT_UNARY(Atan, std::atan(x))
+PRISM_FLOAT_UNARY(Sinh, std::sinh(x))
+PRISM_FLOAT_UNARY(Cosh, std::cosh(x))
+PRISM_FLOAT_UNARY(Asinh, std::asinh(x))
+PRISM_FLOAT_UNARY(Acosh, std::acosh(x))
+PRISM_FLOAT_UNARY(Atanh, std::atanh(x))
+PRISM_FLOAT_UNARY(Softsign, x / (C{1} + std::fabs(x)))
+// log(1 + e^x) without overflow: for x > 0 it is x + log(1 + e^-x).
+PRISM_FLOAT_UNARY(Softplus, x > C{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+
+#undef PRISM_FLOAT_UNARY
+
 template <typename Op>
 struct UnaryDispatch {
   template <typename T>
@@ -142,6 +229,45 @@ void RegisterUnaryMathKernels(KernelRegistry& registry) {
        {E::kInt8, E::kInt16, E::kInt32, E::kInt64, E::kUint8, E::kUint16, E::kUint32, E::kUint64})
     erf9.push_back(e);
   RegisterUnary<ErfFn>(registry, {{9, 12, erf9}, {13, INT_MAX, floats_bf16}});
+
+  // Abs and Sign: every numeric type from 6 (Sign: 9); bfloat16 from 13.
+  std::vector<E> numeric6 = floats;
+  for (E e :
+       {E::kInt8, E::kInt16, E::kInt32, E::kInt64, E::kUint8, E::kUint16, E::kUint32, E::kUint64})
+    numeric6.push_back(e);
+  std::vector<E> numeric13 = numeric6;
+  numeric13.push_back(E::kBFloat16);
+  RegisterUnary<AbsFn>(registry, {{1, 5, floats}, {6, 12, numeric6}, {13, INT_MAX, numeric13}});
+  RegisterUnary<SignFn>(registry, {{9, 12, numeric6}, {13, INT_MAX, numeric13}});
+  std::vector<E> signed6 = floats;
+  for (E e : {E::kInt8, E::kInt16, E::kInt32, E::kInt64}) signed6.push_back(e);
+  std::vector<E> signed13 = signed6;
+  signed13.push_back(E::kBFloat16);
+  RegisterUnary<NegFn>(registry, {{1, 5, floats}, {6, 12, signed6}, {13, INT_MAX, signed13}});
+
+  RegisterUnary<CeilFn>(registry, classic);
+  RegisterUnary<FloorFn>(registry, classic);
+  RegisterUnary<ReciprocalFn>(registry, classic);
+  RegisterUnary<LogFn>(registry, classic);
+  RegisterUnary<RoundFn>(registry, {{11, 21, floats}, {22, INT_MAX, floats_bf16}});
+  // Introduced at 7 (trigonometric), 9 (hyperbolic) or 1 (Softsign, Softplus); bfloat16 at 22.
+  const auto from = [&](int since) {
+    return std::vector<std::tuple<int, int, std::vector<E>>>{{since, 21, floats},
+                                                             {22, INT_MAX, floats_bf16}};
+  };
+  RegisterUnary<SinFn>(registry, from(7));
+  RegisterUnary<CosFn>(registry, from(7));
+  RegisterUnary<TanFn>(registry, from(7));
+  RegisterUnary<AsinFn>(registry, from(7));
+  RegisterUnary<AcosFn>(registry, from(7));
+  RegisterUnary<AtanFn>(registry, from(7));
+  RegisterUnary<SinhFn>(registry, from(9));
+  RegisterUnary<CoshFn>(registry, from(9));
+  RegisterUnary<AsinhFn>(registry, from(9));
+  RegisterUnary<AcoshFn>(registry, from(9));
+  RegisterUnary<AtanhFn>(registry, from(9));
+  RegisterUnary<SoftsignFn>(registry, from(1));
+  RegisterUnary<SoftplusFn>(registry, from(1));
 }
 
 }  // namespace

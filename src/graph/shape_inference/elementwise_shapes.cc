@@ -62,8 +62,11 @@ void BinaryBroadcast(InferenceContext& context) {
 }  // namespace
 
 void RegisterElementwiseShapes() {
-  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Sqrt", "Exp", "Erf", "Identity", "Neg", "Abs",
-                         "Softmax", "Clip"})
+  for (const char* op :
+       {"Relu",  "Sigmoid", "Tanh",     "Sqrt",     "Exp",     "Erf",        "Identity", "Neg",
+        "Abs",   "Sign",    "Ceil",     "Floor",    "Round",   "Reciprocal", "Log",      "Sin",
+        "Cos",   "Tan",     "Asin",     "Acos",     "Atan",    "Sinh",       "Cosh",     "Asinh",
+        "Acosh", "Atanh",   "Softsign", "Softplus", "Softmax", "Clip"})
     RegisterShapeInference(op, SameAsInput);
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"})
     RegisterShapeInference(op, BinaryBroadcast);
