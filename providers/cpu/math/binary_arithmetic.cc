@@ -3,7 +3,7 @@
 // Integers wrap on overflow; integer Div truncates toward zero and rejects division by zero.
 #include <optional>
 
-#include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/binary_broadcast_rule.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -71,13 +71,7 @@ struct ArithmeticDispatch {
 template <Arithmetic kOp>
 class BinaryArithmetic final : public OpKernel {
  public:
-  explicit BinaryArithmetic(const OpKernelInfo& info) : OpKernel(info) {
-    legacy_ = info.GetNode().OpsetVersion() < 7;
-    if (legacy_) {
-      legacy_broadcast_ = info.IntOr("broadcast", 0) != 0;
-      if (info.HasAttr("axis")) legacy_axis_ = info.Int("axis");
-    }
-  }
+  explicit BinaryArithmetic(const OpKernelInfo& info) : OpKernel(info), rule_(info) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& a = context.RequiredInput(0);
@@ -86,26 +80,14 @@ class BinaryArithmetic final : public OpKernel {
     PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, what, ": inputs A and B must have one ",
                   "element type, got ", ElementTypeName(a.Type()), " and ",
                   ElementTypeName(b.Type()));
-    const Broadcaster plan = MakePlan(a.Shape(), b.Shape(), what);
+    const Broadcaster plan = rule_.Plan(a.Shape(), b.Shape(), what);
     Tensor& out = context.Output(0, plan.OutputShape(), a.Type());
     DispatchByType<ArithmeticDispatch<kOp>::template Fn>(
         a.Type(), ArithmeticName(kOp), plan, a, b, out, GetNode(), context.IntraOpThreadPool());
   }
 
  private:
-  Broadcaster MakePlan(const TensorShape& a, const TensorShape& b, const std::string& what) const {
-    if (!legacy_) return Broadcaster({a, b}, what);
-    if (!legacy_broadcast_) {
-      PRISM_ENFORCE(a == b, kInvalidArgument, what, ": without broadcast=1 (opset < 7) A and B ",
-                    "must have the same shape, got ", a.ToString(), " and ", b.ToString());
-      return Broadcaster({a, b}, what);
-    }
-    return Broadcaster({a, LegacyBroadcastShape(a, b, legacy_axis_, what)}, what);
-  }
-
-  bool legacy_ = false;
-  bool legacy_broadcast_ = false;
-  std::optional<int64_t> legacy_axis_;
+  BinaryBroadcastRule rule_;
 };
 
 template <Arithmetic kOp>

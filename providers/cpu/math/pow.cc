@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "common/thread_pool.h"
-#include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/binary_broadcast_rule.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -84,13 +84,7 @@ struct PowDispatch {
 
 class Pow final : public OpKernel {
  public:
-  explicit Pow(const OpKernelInfo& info) : OpKernel(info) {
-    legacy_ = info.GetNode().OpsetVersion() < 7;
-    if (legacy_) {
-      legacy_broadcast_ = info.IntOr("broadcast", 0) != 0;
-      if (info.HasAttr("axis")) legacy_axis_ = info.Int("axis");
-    }
-  }
+  explicit Pow(const OpKernelInfo& info) : OpKernel(info), rule_(info) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
@@ -101,26 +95,14 @@ class Pow final : public OpKernel {
                     "must have one element type, got ", ElementTypeName(x.Type()), " and ",
                     ElementTypeName(y.Type()));
     }
-    const Broadcaster plan = MakePlan(x.Shape(), y.Shape(), what);
+    const Broadcaster plan = rule_.Plan(x.Shape(), y.Shape(), what, "X", "Y");
     Tensor& out = context.Output(0, plan.OutputShape(), x.Type());
     DispatchByType<PowDispatch, PowBaseTypes>(x.Type(), "Pow", plan, x, y, out, GetNode(),
                                               context.IntraOpThreadPool());
   }
 
  private:
-  Broadcaster MakePlan(const TensorShape& x, const TensorShape& y, const std::string& what) const {
-    if (!legacy_) return Broadcaster({x, y}, what);
-    if (!legacy_broadcast_) {
-      PRISM_ENFORCE(x == y, kInvalidArgument, what, ": without broadcast=1 (opset < 7) X and Y ",
-                    "must have the same shape, got ", x.ToString(), " and ", y.ToString());
-      return Broadcaster({x, y}, what);
-    }
-    return Broadcaster({x, LegacyBroadcastShape(x, y, legacy_axis_, what)}, what);
-  }
-
-  bool legacy_ = false;
-  bool legacy_broadcast_ = false;
-  std::optional<int64_t> legacy_axis_;
+  BinaryBroadcastRule rule_;
 };
 
 void RegisterPowKernels(KernelRegistry& registry) {

@@ -38,11 +38,15 @@ void BinaryBroadcast(InferenceContext& context) {
   } else if (a && b) {
     shape = Broadcast(context, *a, *b);
   }
-  context.SetOutput(0, context.InputElem(0), shape);
+  const std::string& op = context.GetNode().OpType();
+  const bool arithmetic = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+  // Comparisons and logic give bools.
+  const ElementType output = arithmetic || op == "Pow" ? context.InputElem(0) : ElementType::kBool;
+  context.SetOutput(0, output, shape);
   // Shape arithmetic (e.g. a dim times a head count) stays known.
   const PropagatedValues* x = context.InputValues(0);
   const PropagatedValues* y = context.InputValues(1);
-  if (x && y && context.GetNode().OpType() != "Pow" &&
+  if (x && y && arithmetic &&
       (x->values.size() == y->values.size() || x->values.size() == 1 || y->values.size() == 1)) {
     PropagatedValues result;
     result.is_scalar = x->is_scalar && y->is_scalar;
@@ -68,8 +72,10 @@ void RegisterElementwiseShapes() {
         "Cos",   "Tan",     "Asin",     "Acos",     "Atan",    "Sinh",       "Cosh",     "Asinh",
         "Acosh", "Atanh",   "Softsign", "Softplus", "Softmax", "Clip"})
     RegisterShapeInference(op, SameAsInput);
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"})
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual",
+                         "Less", "LessOrEqual", "And", "Or", "Xor"})
     RegisterShapeInference(op, BinaryBroadcast);
+  RegisterShapeInference("Not", SameAsInput);  // bool to bool
 }
 
 }  // namespace prism
