@@ -418,13 +418,14 @@ def test_weights_are_held_once(prism_perf, tmp_path):
     # resident memory is the weights once plus the process. Reading the whole file, parsing it
     # and copying each initializer held them three times at the peak. (40 MiB: protobuf reserves
     # a bytes field of up to 50 MB at once and grows larger ones, which doubles them briefly.)
-    small_mib = matmul_model(tmp_path / "small.onnx", 16, 16)
+    matmul_model(tmp_path / "small.onnx", 16, 16)
     big_mib = matmul_model(tmp_path / "big.onnx", 2560, 4096)
     assert big_mib == pytest.approx(40, rel=0.01)
     base, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "small.onnx"), "-r", "2",
                        "-w", "0", "-x", "1")
     big, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "big.onnx"), "-r", "2", "-w",
                       "0", "-x", "1")
+    # At least most of the weights (the run really held them; the small model's process may
+    # peak a little higher than the big one's baseline), at most 1.3 times them.
     extra = big["peak_rss_mib"] - base["peak_rss_mib"]
-    assert big_mib - small_mib <= extra <= 1.3 * big_mib, (base["peak_rss_mib"],
-                                                           big["peak_rss_mib"])
+    assert 0.9 * big_mib <= extra <= 1.3 * big_mib, (base["peak_rss_mib"], big["peak_rss_mib"])

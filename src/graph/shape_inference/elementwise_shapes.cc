@@ -63,6 +63,23 @@ void BinaryBroadcast(InferenceContext& context) {
   }
 }
 
+// Max, Min, Sum, Mean: every input broadcast together from opset 8, one shape before.
+void VariadicBroadcast(InferenceContext& context) {
+  std::optional<SymbolicShape> shape;
+  bool known = true;
+  for (size_t i = 0; i < context.InputCount() && known; ++i) {
+    const SymbolicShape* input = context.InputShape(i);
+    if (input == nullptr) {
+      known = false;
+    } else if (!shape || context.Opset() < 8) {
+      if (!shape) shape = *input;
+    } else {
+      shape = Broadcast(context, *shape, *input);
+    }
+  }
+  context.SetOutput(0, context.InputElem(0), known ? shape : std::nullopt);
+}
+
 }  // namespace
 
 void RegisterElementwiseShapes() {
@@ -76,6 +93,8 @@ void RegisterElementwiseShapes() {
                          "Less", "LessOrEqual", "And", "Or", "Xor"})
     RegisterShapeInference(op, BinaryBroadcast);
   RegisterShapeInference("Not", SameAsInput);  // bool to bool
+  for (const char* op : {"Max", "Min", "Sum", "Mean"})
+    RegisterShapeInference(op, VariadicBroadcast);
 }
 
 }  // namespace prism
