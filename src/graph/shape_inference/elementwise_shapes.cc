@@ -40,8 +40,10 @@ void BinaryBroadcast(InferenceContext& context) {
   }
   const std::string& op = context.GetNode().OpType();
   const bool arithmetic = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+  const bool bitwise = op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor";
   // Comparisons and logic give bools.
-  const ElementType output = arithmetic || op == "Pow" ? context.InputElem(0) : ElementType::kBool;
+  const ElementType output =
+      arithmetic || bitwise || op == "Pow" ? context.InputElem(0) : ElementType::kBool;
   context.SetOutput(0, output, shape);
   // Shape arithmetic (e.g. a dim times a head count) stays known.
   const PropagatedValues* x = context.InputValues(0);
@@ -83,18 +85,19 @@ void VariadicBroadcast(InferenceContext& context) {
 }  // namespace
 
 void RegisterElementwiseShapes() {
-  for (const char* op : {"Relu",      "Sigmoid",  "Tanh",     "Sqrt",        "Exp",
-                         "Erf",       "Identity", "Neg",      "Abs",         "Sign",
-                         "Ceil",      "Floor",    "Round",    "Reciprocal",  "Log",
-                         "Sin",       "Cos",      "Tan",      "Asin",        "Acos",
-                         "Atan",      "Sinh",     "Cosh",     "Asinh",       "Acosh",
-                         "Atanh",     "Softsign", "Softplus", "Softmax",     "Clip",
-                         "Celu",      "Elu",      "Gelu",     "HardSigmoid", "HardSwish",
-                         "LeakyRelu", "Mish",     "Selu",     "Shrink",      "ThresholdedRelu",
-                         "Swish",     "PRelu"})
+  for (const char* op : {"Relu",      "Sigmoid",  "Tanh",      "Sqrt",        "Exp",
+                         "Erf",       "Identity", "Neg",       "Abs",         "Sign",
+                         "Ceil",      "Floor",    "Round",     "Reciprocal",  "Log",
+                         "Sin",       "Cos",      "Tan",       "Asin",        "Acos",
+                         "Atan",      "Sinh",     "Cosh",      "Asinh",       "Acosh",
+                         "Atanh",     "Softsign", "Softplus",  "Softmax",     "Clip",
+                         "Celu",      "Elu",      "Gelu",      "HardSigmoid", "HardSwish",
+                         "LeakyRelu", "Mish",     "Selu",      "Shrink",      "ThresholdedRelu",
+                         "Swish",     "PRelu",    "BitwiseNot"})
     RegisterShapeInference(op, SameAsInput);
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual",
-                         "Less", "LessOrEqual", "And", "Or", "Xor"})
+  for (const char* op :
+       {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual", "Less",
+        "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
     RegisterShapeInference(op, BinaryBroadcast);
   RegisterShapeInference("Not", SameAsInput);  // bool to bool
   for (const char* op : {"Max", "Min", "Sum", "Mean"})
