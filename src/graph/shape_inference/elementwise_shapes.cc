@@ -65,6 +65,12 @@ void BinaryBroadcast(InferenceContext& context) {
   }
 }
 
+// IsNaN, IsInf: bools of the input's shape.
+void BoolOfInputShape(InferenceContext& context) {
+  const SymbolicShape* shape = context.InputShape(0);
+  context.SetOutput(0, ElementType::kBool, shape ? std::optional(*shape) : std::nullopt);
+}
+
 // Max, Min, Sum, Mean: every input broadcast together from opset 8, one shape before.
 void VariadicBroadcast(InferenceContext& context) {
   std::optional<SymbolicShape> shape;
@@ -102,6 +108,7 @@ void RegisterElementwiseShapes() {
   RegisterShapeInference("Not", SameAsInput);  // bool to bool
   for (const char* op : {"Max", "Min", "Sum", "Mean"})
     RegisterShapeInference(op, VariadicBroadcast);
+  for (const char* op : {"IsNaN", "IsInf"}) RegisterShapeInference(op, BoolOfInputShape);
 }
 
 }  // namespace prism
