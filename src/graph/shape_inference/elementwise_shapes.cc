@@ -40,7 +40,7 @@ void BinaryBroadcast(InferenceContext& context) {
   }
   const std::string& op = context.GetNode().OpType();
   const bool arithmetic = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
-  const bool bitwise = op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor";
+  const bool bitwise = op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" || op == "Mod";
   // Comparisons and logic give bools.
   const ElementType output =
       arithmetic || bitwise || op == "Pow" ? context.InputElem(0) : ElementType::kBool;
@@ -103,7 +103,7 @@ void RegisterElementwiseShapes() {
     RegisterShapeInference(op, SameAsInput);
   for (const char* op :
        {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual", "Less",
-        "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+        "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Mod"})
     RegisterShapeInference(op, BinaryBroadcast);
   RegisterShapeInference("Not", SameAsInput);  // bool to bool
   for (const char* op : {"Max", "Min", "Sum", "Mean"})
