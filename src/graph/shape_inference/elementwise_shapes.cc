@@ -1,4 +1,7 @@
 // Elementwise ops: unary ones keep their input's shape; binary ones broadcast (numpy rules).
+#include <set>
+#include <string>
+
 #include "graph/shape_inference/inference_context.h"
 
 namespace prism {
@@ -40,10 +43,10 @@ void BinaryBroadcast(InferenceContext& context) {
   }
   const std::string& op = context.GetNode().OpType();
   const bool arithmetic = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
-  const bool bitwise = op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" || op == "Mod";
-  // Comparisons and logic give bools.
-  const ElementType output =
-      arithmetic || bitwise || op == "Pow" ? context.InputElem(0) : ElementType::kBool;
+  // Comparisons and logic give bools; the others keep the inputs' type.
+  static const std::set<std::string> kBoolResults = {
+      "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor"};
+  const ElementType output = kBoolResults.count(op) ? ElementType::kBool : context.InputElem(0);
   context.SetOutput(0, output, shape);
   // Shape arithmetic (e.g. a dim times a head count) stays known.
   const PropagatedValues* x = context.InputValues(0);
@@ -101,9 +104,9 @@ void RegisterElementwiseShapes() {
                          "LeakyRelu", "Mish",     "Selu",      "Shrink",      "ThresholdedRelu",
                          "Swish",     "PRelu",    "BitwiseNot"})
     RegisterShapeInference(op, SameAsInput);
-  for (const char* op :
-       {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual", "Less",
-        "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Mod"})
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual",
+                         "Less", "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr",
+                         "BitwiseXor", "Mod", "BitShift"})
     RegisterShapeInference(op, BinaryBroadcast);
   RegisterShapeInference("Not", SameAsInput);  // bool to bool
   for (const char* op : {"Max", "Min", "Sum", "Mean"})
