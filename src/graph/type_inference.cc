@@ -53,6 +53,10 @@ ValueType InferOutput(const Node& node, size_t i) {
   }
   if (op == "CastLike") return ValueType::Tensor(InputType(node, 1).elem);
   if (op == "Constant") return ConstantType(node);
+  if (op == "ConstantOfShape") {
+    const Attribute* value = node.FindAttribute("value");
+    return ValueType::Tensor(value && value->tensor ? value->tensor->Type() : ElementType::kFloat);
+  }
   if (BoolOutputOps().count(op)) return ValueType::Tensor(ElementType::kBool);
   if (Int64OutputOps().count(op)) return ValueType::Tensor(ElementType::kInt64);
   if (op == "MaxPool" && i == 1) return ValueType::Tensor(ElementType::kInt64);

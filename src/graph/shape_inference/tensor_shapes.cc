@@ -341,6 +341,27 @@ void CastLike(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(1), InputShapeOrNone(context, 0));
 }
 
+// ConstantOfShape: the shape is the input's values (each a dim, known or symbolic); with only
+// the input's length known, the rank.
+void ConstantOfShape(InferenceContext& context) {
+  const Attribute* value = context.GetNode().FindAttribute("value");
+  const ElementType elem = value && value->tensor ? value->tensor->Type() : ElementType::kFloat;
+  std::optional<SymbolicShape> shape;
+  if (const PropagatedValues* dims = context.InputValues(0)) {
+    SymbolicShape known;
+    for (const SymbolicInt& dim : dims->values) {
+      if (dim.value && *dim.value < 0)
+        context.Fail(MakeString("dims must be >= 0, given ", *dim.value));
+      known.dims.push_back(dim.value ? Dim{*dim.value, ""} : Dim{-1, dim.symbol});
+    }
+    shape = known;
+  } else if (const SymbolicShape* input = context.InputShape(0)) {
+    if (input->dims.size() == 1 && input->dims[0].IsKnown())
+      shape = SymbolicShape{std::vector<Dim>(static_cast<size_t>(input->dims[0].value))};
+  }
+  context.SetOutput(0, elem, shape);
+}
+
 }  // namespace
 
 void RegisterTensorShapes() {
@@ -350,6 +371,7 @@ void RegisterTensorShapes() {
   RegisterShapeInference("Concat", Concat);
   RegisterShapeInference("Constant", Constant);
   RegisterShapeInference("Shape", Shape);
+  RegisterShapeInference("ConstantOfShape", ConstantOfShape);
   RegisterShapeInference("Size", Size);
   RegisterShapeInference("Gather", Gather);
   RegisterShapeInference("Unsqueeze", Unsqueeze);
