@@ -68,6 +68,23 @@ void BinaryBroadcast(InferenceContext& context) {
   }
 }
 
+// Where: X's type, the three inputs broadcast together.
+void WhereShape(InferenceContext& context) {
+  const ElementType elem = context.InputElem(1);
+  if (context.InputElem(1) != ElementType::kUndefined &&
+      context.InputElem(2) != ElementType::kUndefined &&
+      context.InputElem(1) != context.InputElem(2))
+    context.Fail(MakeString("X and Y must have one element type, given ",
+                            ElementTypeName(context.InputElem(1)), " and ",
+                            ElementTypeName(context.InputElem(2))));
+  std::optional<SymbolicShape> shape;
+  const SymbolicShape* c = context.InputShape(0);
+  const SymbolicShape* x = context.InputShape(1);
+  const SymbolicShape* y = context.InputShape(2);
+  if (c && x && y) shape = Broadcast(context, Broadcast(context, *c, *x), *y);
+  context.SetOutput(0, elem, shape);
+}
+
 // IsNaN, IsInf: bools of the input's shape.
 void BoolOfInputShape(InferenceContext& context) {
   const SymbolicShape* shape = context.InputShape(0);
@@ -112,6 +129,7 @@ void RegisterElementwiseShapes() {
   for (const char* op : {"Max", "Min", "Sum", "Mean"})
     RegisterShapeInference(op, VariadicBroadcast);
   for (const char* op : {"IsNaN", "IsInf"}) RegisterShapeInference(op, BoolOfInputShape);
+  RegisterShapeInference("Where", WhereShape);
 }
 
 }  // namespace prism
