@@ -1,21 +1,15 @@
 // Where: elements of X where the condition holds, of Y elsewhere, the three inputs broadcast
 // together (numpy rules). Any element type: elements move as whole storage units (strings as
 // strings), so complex and 16-byte types need no arithmetic.
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/storage_unit.h"
 #include "providers/cpu/cpu_kernel_families.h"
 
 namespace prism::cpu {
 namespace {
-
-// A storage unit of N bytes, copied as a value.
-template <size_t N>
-struct Unit {
-  unsigned char bytes[N];
-};
 
 template <typename T>
 void Select(const Broadcaster& plan, const bool* condition, const T* x, const T* y, T* out) {
@@ -43,33 +37,11 @@ class Where final : public OpKernel {
     const Broadcaster plan({condition.Shape(), x.Shape(), y.Shape()}, what);
     Tensor& out = context.Output(0, plan.OutputShape(), x.Type());
     const bool* c = condition.Data<bool>();
-    if (x.Type() == ElementType::kString) {
-      Select(plan, c, x.Data<std::string>(), y.Data<std::string>(), out.MutableData<std::string>());
-      return;
-    }
-    const int bits = ElementBits(x.Type());
-    PRISM_ENFORCE(bits % 8 == 0, kNotImplemented, what, ": Where on packed ",
-                  ElementTypeName(x.Type()), " elements is not supported");
-    const auto run = [&](auto* unit) {
+    DispatchByStorageUnit(x.Type(), what, [&](auto* unit) {
       using U = std::remove_pointer_t<decltype(unit)>;
       Select(plan, c, static_cast<const U*>(x.RawData()), static_cast<const U*>(y.RawData()),
              static_cast<U*>(out.MutableRawData()));
-    };
-    switch (bits / 8) {
-      case 1:
-        return run(static_cast<Unit<1>*>(nullptr));
-      case 2:
-        return run(static_cast<Unit<2>*>(nullptr));
-      case 4:
-        return run(static_cast<Unit<4>*>(nullptr));
-      case 8:
-        return run(static_cast<Unit<8>*>(nullptr));
-      case 16:
-        return run(static_cast<Unit<16>*>(nullptr));
-      default:
-        PRISM_THROW(kNotImplemented, what, ": Where on ", ElementTypeName(x.Type()),
-                    " is not supported");
-    }
+    });
   }
 };
 

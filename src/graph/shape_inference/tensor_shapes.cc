@@ -362,6 +362,24 @@ void ConstantOfShape(InferenceContext& context) {
   context.SetOutput(0, elem, shape);
 }
 
+// Expand: the input's shape broadcast with the target shape's values; with only the target's
+// length known, the rank (the larger of the two).
+void ExpandShape(InferenceContext& context) {
+  const SymbolicShape* input = context.InputShape(0);
+  std::optional<SymbolicShape> shape;
+  if (const PropagatedValues* dims = context.InputValues(1)) {
+    SymbolicShape target;
+    for (const SymbolicInt& dim : dims->values)
+      target.dims.push_back(dim.value ? Dim{*dim.value, ""} : Dim{-1, dim.symbol});
+    if (input) shape = Broadcast(context, *input, target);
+  } else if (const SymbolicShape* target = context.InputShape(1)) {
+    if (input && target->dims.size() == 1 && target->dims[0].IsKnown())
+      shape = SymbolicShape{std::vector<Dim>(static_cast<size_t>(
+          std::max<int64_t>(target->dims[0].value, static_cast<int64_t>(input->dims.size()))))};
+  }
+  context.SetOutput(0, context.InputElem(0), shape);
+}
+
 }  // namespace
 
 void RegisterTensorShapes() {
@@ -372,6 +390,7 @@ void RegisterTensorShapes() {
   RegisterShapeInference("Constant", Constant);
   RegisterShapeInference("Shape", Shape);
   RegisterShapeInference("ConstantOfShape", ConstantOfShape);
+  RegisterShapeInference("Expand", ExpandShape);
   RegisterShapeInference("Size", Size);
   RegisterShapeInference("Gather", Gather);
   RegisterShapeInference("Unsqueeze", Unsqueeze);
