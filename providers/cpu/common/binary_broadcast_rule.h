@@ -11,6 +11,14 @@
 
 namespace prism::cpu {
 
+// Two-input elementwise ops take one element type: a clear error naming the node otherwise.
+inline void RequireOneType(const Tensor& a, const Tensor& b, const std::string& what,
+                           const char* first = "A", const char* second = "B") {
+  PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, what, ": inputs ", first, " and ", second,
+                " must have one element type, got ", ElementTypeName(a.Type()), " and ",
+                ElementTypeName(b.Type()));
+}
+
 class BinaryBroadcastRule {
  public:
   explicit BinaryBroadcastRule(const OpKernelInfo& info) {

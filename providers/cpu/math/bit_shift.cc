@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/binary_broadcast_rule.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -57,9 +57,7 @@ class BitShift final : public OpKernel {
     const Tensor& x = context.RequiredInput(0);
     const Tensor& y = context.RequiredInput(1);
     const std::string what = GetNode().Describe();
-    PRISM_ENFORCE(x.Type() == y.Type(), kInvalidArgument, what, ": inputs X and Y must have one ",
-                  "element type, got ", ElementTypeName(x.Type()), " and ",
-                  ElementTypeName(y.Type()));
+    RequireOneType(x, y, what, "X", "Y");
     const Broadcaster plan({x.Shape(), y.Shape()}, what);
     Tensor& out = context.Output(0, plan.OutputShape(), x.Type());
     DispatchByType<ShiftDispatch, IntegerTypes>(x.Type(), "BitShift", plan, x, y, out, left_,

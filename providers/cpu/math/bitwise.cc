@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/binary_broadcast_rule.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -40,9 +40,7 @@ class BitwiseBinary final : public OpKernel {
     const Tensor& a = context.RequiredInput(0);
     const Tensor& b = context.RequiredInput(1);
     const std::string what = GetNode().Describe();
-    PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, what, ": inputs A and B must have one ",
-                  "element type, got ", ElementTypeName(a.Type()), " and ",
-                  ElementTypeName(b.Type()));
+    RequireOneType(a, b, what);
     const Broadcaster plan({a.Shape(), b.Shape()}, what);
     Tensor& out = context.Output(0, plan.OutputShape(), a.Type());
     DispatchByType<BitwiseDispatch<kOp>::template Fn, IntegerTypes>(

@@ -60,9 +60,7 @@ class BinaryComparison final : public OpKernel {
     const Tensor& a = context.RequiredInput(0);
     const Tensor& b = context.RequiredInput(1);
     const std::string what = GetNode().Describe();
-    PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, what, ": inputs A and B must have one ",
-                  "element type, got ", ElementTypeName(a.Type()), " and ",
-                  ElementTypeName(b.Type()));
+    RequireOneType(a, b, what);
     const Broadcaster plan = rule_.Plan(a.Shape(), b.Shape(), what);
     Tensor& out = context.Output(0, plan.OutputShape(), ElementType::kBool);
     // Logic ops take bools only (their registrations say so); the others any compared type.

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "providers/cpu/common/broadcast.h"
+#include "providers/cpu/common/binary_broadcast_rule.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -67,9 +67,7 @@ class Mod final : public OpKernel {
     const Tensor& a = context.RequiredInput(0);
     const Tensor& b = context.RequiredInput(1);
     const std::string what = GetNode().Describe();
-    PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, what, ": inputs A and B must have one ",
-                  "element type, got ", ElementTypeName(a.Type()), " and ",
-                  ElementTypeName(b.Type()));
+    RequireOneType(a, b, what);
     const bool floating = a.Type() == ElementType::kFloat || a.Type() == ElementType::kDouble ||
                           a.Type() == ElementType::kFloat16 || a.Type() == ElementType::kBFloat16;
     PRISM_ENFORCE(!(floating && floor_mode_ && GetNode().OpsetVersion() < 28), kInvalidArgument,

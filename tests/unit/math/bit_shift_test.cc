@@ -10,14 +10,6 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
 template <typename T>
 void Check(int opset, const char* direction, std::vector<T> x, std::vector<T> y, std::vector<T> z) {
   SCOPED_TRACE(::testing::Message() << "BitShift opset " << opset << " " << direction << " "
@@ -32,14 +24,14 @@ void Check(int opset, const char* direction, std::vector<T> x, std::vector<T> y,
 
 TEST(BitShiftTest, UnsignedFrom11AndEveryIntegerFrom28) {
   for (int opset : {11, 28})
-    Types<uint8_t, uint16_t, uint32_t, uint64_t>::ForEach([&](auto* type) {
+    TypeSet<uint8_t, uint16_t, uint32_t, uint64_t>::ForEach([&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
       constexpr T kBits = sizeof(T) * 8;
       Check<T>(opset, "LEFT", {1, 2, 3, 1}, {1, 2, kBits, T(kBits - 1)},
                {2, 8, 0, T(T(1) << (kBits - 1))});
       Check<T>(opset, "RIGHT", {1, 4, 255, 7}, {1, 1, 4, kBits}, {0, 2, 15, 0});
     });
-  Types<int8_t, int16_t, int32_t, int64_t>::ForEach([](auto* type) {
+  TypeSet<int8_t, int16_t, int32_t, int64_t>::ForEach([](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     constexpr T kBits = sizeof(T) * 8;
     const T lowest = std::numeric_limits<T>::lowest();

@@ -9,15 +9,7 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
-using Integers = Types<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
+using Integers = TypeSet<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
 
 template <typename T>
 void CheckBinary(const char* op, std::vector<T> expected) {

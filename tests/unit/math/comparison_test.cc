@@ -13,19 +13,11 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
-using Floats = Types<Float16, float, double>;
-using Numeric = Types<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                      uint32_t, uint64_t>;
-using NumericBf16 = Types<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
-                          uint8_t, uint16_t, uint32_t, uint64_t>;
+using Floats = TypeSet<Float16, float, double>;
+using Numeric = TypeSet<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                        uint16_t, uint32_t, uint64_t>;
+using NumericBf16 = TypeSet<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
+                            uint8_t, uint16_t, uint32_t, uint64_t>;
 
 // A = [1, 2, 3, 0] against B = 2 (one element): numpy broadcasting from opset 7, the legacy
 // broadcast=1 attribute before.

@@ -11,14 +11,6 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -40,15 +32,15 @@ void Check(const char* op, int opset, std::vector<bool> expected, int64_t positi
 TEST(IsNanInfTest, WideFloatTypes) {
   const std::vector<bool> nan = {false, true, false, false, false};
   const std::vector<bool> inf = {false, false, true, true, false};
-  Types<Float16, float, double>::ForEach(
+  TypeSet<Float16, float, double>::ForEach(
       [&](auto* type) { Check<std::remove_pointer_t<decltype(type)>>("IsNaN", 9, nan); });
-  Types<Float16, float, double, BFloat16>::ForEach([&](auto* type) {
+  TypeSet<Float16, float, double, BFloat16>::ForEach([&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     Check<T>("IsNaN", 13, nan);
     Check<T>("IsNaN", 20, nan);
     Check<T>("IsInf", 20, inf);
   });
-  Types<float, double>::ForEach([&](auto* type) {
+  TypeSet<float, double>::ForEach([&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     Check<T>("IsInf", 10, inf);
     Check<T>("IsInf", 10, {false, false, true, false, false}, 1, 0);

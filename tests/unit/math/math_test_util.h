@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "op_tester.h"
@@ -22,6 +23,33 @@ std::vector<T> Vals(std::initializer_list<double> values) {
     }
   }
   return out;
+}
+
+// A list of element types to run one check on: TypeSet<float, double>::ForEach(
+//   [](auto* type) { using T = std::remove_pointer_t<decltype(type)>; ... });
+template <typename... Ts>
+struct TypeSet {
+  template <typename Fn>
+  static void ForEach(Fn&& fn) {
+    (fn(static_cast<Ts*>(nullptr)), ...);
+  }
+};
+
+// A value as double, and a double as T (float16/bfloat16 through float, rounding to nearest).
+template <typename T>
+double AsDouble(T value) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+    return static_cast<double>(static_cast<float>(value));
+  else
+    return static_cast<double>(value);
+}
+
+template <typename T>
+T FromDouble(double value) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+    return T(static_cast<float>(value));
+  else
+    return static_cast<T>(value);
 }
 
 template <typename T>

@@ -12,14 +12,6 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
 // A = [7, -7, 7, -7, 6], B = [3, 3, -3, -3, 3].
 template <typename T>
 void CheckSigned(int opset, int64_t fmod, std::initializer_list<double> expected) {
@@ -46,8 +38,8 @@ void CheckUnsigned(int opset, int64_t fmod) {
   test.Run();
 }
 
-using SignedInts = Types<int8_t, int16_t, int32_t, int64_t>;
-using UnsignedInts = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
+using SignedInts = TypeSet<int8_t, int16_t, int32_t, int64_t>;
+using UnsignedInts = TypeSet<uint8_t, uint16_t, uint32_t, uint64_t>;
 
 TEST(ModTest, EveryTypeAndVersionRange) {
   const auto truncated = {1.0, -1.0, 1.0, -1.0, 0.0};
@@ -63,12 +55,12 @@ TEST(ModTest, EveryTypeAndVersionRange) {
       CheckUnsigned<T>(opset, 0);
       CheckUnsigned<T>(opset, 1);
     });
-    Types<Float16, float, double>::ForEach([&](auto* type) {
+    TypeSet<Float16, float, double>::ForEach([&](auto* type) {
       CheckSigned<std::remove_pointer_t<decltype(type)>>(opset, 1, truncated);
     });
   }
   for (int opset : {13, 28}) CheckSigned<BFloat16>(opset, 1, truncated);
-  Types<Float16, float, double, BFloat16>::ForEach(
+  TypeSet<Float16, float, double, BFloat16>::ForEach(
       [&](auto* type) { CheckSigned<std::remove_pointer_t<decltype(type)>>(28, 0, floored); });
 }
 

@@ -14,22 +14,6 @@ namespace prism::testing {
 namespace {
 
 template <typename T>
-double AsDouble(T value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return static_cast<double>(static_cast<float>(value));
-  else
-    return static_cast<double>(value);
-}
-
-template <typename T>
-T FromDouble(double value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(value));
-  else
-    return static_cast<T>(value);
-}
-
-template <typename T>
 void CheckOp(const char* op, int opset, const std::function<double(double)>& reference,
              std::initializer_list<double> inputs) {
   SCOPED_TRACE(::testing::Message()
@@ -44,22 +28,14 @@ void CheckOp(const char* op, int opset, const std::function<double(double)>& ref
   test.Run();
 }
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
-using Floats = Types<Float16, float, double>;
-using FloatsBf16 = Types<Float16, float, double, BFloat16>;
-using Signed = Types<Float16, float, double, int8_t, int16_t, int32_t, int64_t>;
-using SignedBf16 = Types<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t>;
-using Numeric = Types<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                      uint32_t, uint64_t>;
-using NumericBf16 = Types<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
-                          uint8_t, uint16_t, uint32_t, uint64_t>;
+using Floats = TypeSet<Float16, float, double>;
+using FloatsBf16 = TypeSet<Float16, float, double, BFloat16>;
+using Signed = TypeSet<Float16, float, double, int8_t, int16_t, int32_t, int64_t>;
+using SignedBf16 = TypeSet<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t>;
+using Numeric = TypeSet<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                        uint16_t, uint32_t, uint64_t>;
+using NumericBf16 = TypeSet<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
+                            uint8_t, uint16_t, uint32_t, uint64_t>;
 
 // A float function at each opset: floats only, and with bfloat16 at the last opset.
 void CheckFloatFunction(const char* op, std::vector<int> float_opsets, int bf16_opset,

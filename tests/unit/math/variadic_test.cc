@@ -11,20 +11,12 @@
 namespace prism::testing {
 namespace {
 
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
-using Floats = Types<Float16, float, double>;
-using FloatsBf16 = Types<Float16, float, double, BFloat16>;
-using Numeric = Types<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                      uint32_t, uint64_t>;
-using NumericBf16 = Types<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
-                          uint8_t, uint16_t, uint32_t, uint64_t>;
+using Floats = TypeSet<Float16, float, double>;
+using FloatsBf16 = TypeSet<Float16, float, double, BFloat16>;
+using Numeric = TypeSet<Float16, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                        uint16_t, uint32_t, uint64_t>;
+using NumericBf16 = TypeSet<Float16, float, double, BFloat16, int8_t, int16_t, int32_t, int64_t,
+                            uint8_t, uint16_t, uint32_t, uint64_t>;
 
 // Inputs [1, 5, 3] and [4, 2, 6] (the same shape: valid at every opset).
 template <typename T>

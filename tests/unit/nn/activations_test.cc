@@ -14,32 +14,8 @@
 namespace prism::testing {
 namespace {
 
-template <typename T>
-double AsDouble(T value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return static_cast<double>(static_cast<float>(value));
-  else
-    return static_cast<double>(value);
-}
-
-template <typename T>
-T FromDouble(double value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(value));
-  else
-    return static_cast<T>(value);
-}
-
-template <typename... Ts>
-struct Types {
-  template <typename Fn>
-  static void ForEach(Fn&& fn) {
-    (fn(static_cast<Ts*>(nullptr)), ...);
-  }
-};
-
-using Floats = Types<Float16, float, double>;
-using FloatsBf16 = Types<Float16, float, double, BFloat16>;
+using Floats = TypeSet<Float16, float, double>;
+using FloatsBf16 = TypeSet<Float16, float, double, BFloat16>;
 
 using AttrSetter = std::function<void(OpTester&)>;
 
@@ -140,10 +116,10 @@ TEST(ActivationsTest, ShrinkOnEveryNumericType) {
     t.Attr("lambd", 1.5f);
     t.Attr("bias", 1.0f);
   };
-  Types<Float16, float, double, int8_t, int16_t, int32_t, int64_t>::ForEach([&](auto* type) {
+  TypeSet<Float16, float, double, int8_t, int16_t, int32_t, int64_t>::ForEach([&](auto* type) {
     CheckOp<std::remove_pointer_t<decltype(type)>>("Shrink", 9, shrink, {-3, -1, 0, 1, 4}, attrs);
   });
-  Types<uint8_t, uint16_t, uint32_t, uint64_t>::ForEach([&](auto* type) {
+  TypeSet<uint8_t, uint16_t, uint32_t, uint64_t>::ForEach([&](auto* type) {
     CheckOp<std::remove_pointer_t<decltype(type)>>("Shrink", 9, shrink, {0, 1, 4, 9}, attrs);
   });
 }
@@ -163,9 +139,9 @@ void CheckPRelu(int opset) {
 TEST(ActivationsTest, PReluBroadcastsItsSlope) {
   for (int opset : {7, 9})
     Floats::ForEach([&](auto* type) { CheckPRelu<std::remove_pointer_t<decltype(type)>>(opset); });
-  Types<int32_t, int64_t>::ForEach(
+  TypeSet<int32_t, int64_t>::ForEach(
       [&](auto* type) { CheckPRelu<std::remove_pointer_t<decltype(type)>>(9); });
-  Types<Float16, float, double, BFloat16, int32_t, int64_t>::ForEach(
+  TypeSet<Float16, float, double, BFloat16, int32_t, int64_t>::ForEach(
       [&](auto* type) { CheckPRelu<std::remove_pointer_t<decltype(type)>>(16); });
   // Unsigned values are never negative: X passes through.
   for (int opset : {9, 16}) {
