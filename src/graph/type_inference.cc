@@ -82,6 +82,13 @@ ValueType InferOutput(const Node& node, size_t i) {
     return {};
   }
   if (op == "Identity") return InputType(node, 0);
+  if (op == "Split") return InputType(node, 0);  // every output
+  if (op == "EyeLike") {
+    const Attribute* dtype = node.FindAttribute("dtype");
+    if (dtype && IsKnownElementType(static_cast<int32_t>(dtype->i)))
+      return ValueType::Tensor(static_cast<ElementType>(dtype->i));
+    return InputType(node, 0);
+  }
   // Default: most ops produce their first input's type (Add, Relu, Conv, Reshape, ...).
   if (node.InputCount() > 0 && i == 0) {
     ValueType first = InputType(node, 0);

@@ -386,12 +386,19 @@ std::string StrictInference(const InferenceSession& session) {
   return "";
 }
 
+// Whether every shape in the model follows from the input shapes alone: every input has a static
+// shape, and none is a small integer list (rank <= 1: axes, pads, starts, a shape, a size) fed at
+// run time, whose values (unknown to inference) may decide the shapes downstream.
 bool StaticInputs(const onnx::ModelProto& model, const std::set<std::string>& initializers) {
   for (const auto& input : model.graph().input()) {
     if (initializers.count(input.name())) continue;
     if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return false;
-    for (const auto& dim : input.type().tensor_type().shape().dim())
+    const auto& tensor_type = input.type().tensor_type();
+    for (const auto& dim : tensor_type.shape().dim())
       if (!dim.has_dim_value()) return false;
+    const int elem = tensor_type.elem_type();
+    const bool integer = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32;
+    if (integer && tensor_type.shape().dim_size() <= 1) return false;
   }
   return true;
 }

@@ -66,7 +66,10 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "Sinh Cosh Asinh Acosh Atanh Softsign Softplus Equal Greater GreaterOrEqual Less "
             "LessOrEqual And Or Xor Not Max Min Sum Mean Celu Elu Gelu HardSigmoid HardSwish "
             "LeakyRelu Mish PRelu Selu Shrink ThresholdedRelu Swish BitwiseAnd BitwiseOr BitwiseXor "
-            "BitwiseNot IsNaN IsInf Mod BitShift ConstantOfShape Where Expand").split()
+            "BitwiseNot IsNaN IsInf Mod BitShift ConstantOfShape Where Expand "
+            "ReduceSum ReduceProd ReduceMax ReduceMin ReduceL1 ReduceL2 ReduceLogSum "
+            "ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum CumProd Hardmax LogSoftmax Slice "
+            "Split Pad Tile Range Size EyeLike Trilu").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {

@@ -1,11 +1,14 @@
-// Softmax. Opsets 1 and 11 coerce the input to 2-D at `axis` (default 1) and normalize each
-// row of the flattened trailing block; opset 13+ normalizes along the single axis `axis`
-// (default -1). The maximum is subtracted first so that large inputs do not overflow.
+// Softmax and LogSoftmax. Opsets 1 and 11 coerce the input to 2-D at `axis` (default 1) and
+// normalize each row of the flattened trailing block; opset 13+ normalizes along the single axis
+// `axis` (default -1). The maximum is subtracted first so that large inputs do not overflow;
+// LogSoftmax is computed as (x - max) - log(sum(exp(x - max))), never as log(softmax), which
+// would give -inf where the softmax underflows.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "common/thread_pool.h"
+#include "providers/cpu/common/axis_layout.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -13,16 +16,10 @@
 namespace prism::cpu {
 namespace {
 
-// X seen as [outer, extent, inner]; softmax runs along `extent` for each (outer, inner).
-struct SoftmaxLayout {
-  int64_t outer = 1;
-  int64_t extent = 1;
-  int64_t inner = 1;
-};
-
 template <typename T>
 struct SoftmaxImpl {
-  void operator()(const Tensor& x, Tensor& y, const SoftmaxLayout& layout, ThreadPool* pool) const {
+  void operator()(const Tensor& x, Tensor& y, const AxisLayout& layout, bool log_output,
+                  ThreadPool* pool) const {
     using Acc = FloatComputeTypeOf<T>;
     const T* in = x.Data<T>();
     T* out = y.MutableData<T>();
@@ -44,8 +41,17 @@ struct SoftmaxImpl {
                   std::exp(static_cast<Acc>(ToCompute(in[base + e * layout.inner])) - max_value);
               sum += exps[e];
             }
-            for (int64_t e = 0; e < layout.extent; ++e)
-              out[base + e * layout.inner] = FromCompute<T>(exps[e] / sum);
+            if (log_output) {
+              const Acc log_sum = std::log(sum);
+              for (int64_t e = 0; e < layout.extent; ++e) {
+                const Acc shifted =
+                    static_cast<Acc>(ToCompute(in[base + e * layout.inner])) - max_value;
+                out[base + e * layout.inner] = FromCompute<T>(shifted - log_sum);
+              }
+            } else {
+              for (int64_t e = 0; e < layout.extent; ++e)
+                out[base + e * layout.inner] = FromCompute<T>(exps[e] / sum);
+            }
           }
         });
   }
@@ -54,6 +60,7 @@ struct SoftmaxImpl {
 class Softmax final : public OpKernel {
  public:
   explicit Softmax(const OpKernelInfo& info) : OpKernel(info) {
+    log_output_ = info.GetNode().OpType() == "LogSoftmax";
     coerce_2d_ = info.GetNode().OpsetVersion() < 13;
     axis_ = info.IntOr("axis", coerce_2d_ ? 1 : -1);
   }
@@ -69,20 +76,14 @@ class Softmax final : public OpKernel {
                   axis_, " is out of range [", -rank, ", ", rank, ") for input of shape ",
                   shape.ToString());
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
-    SoftmaxLayout layout;
-    layout.outer = shape.SizeToDimension(axis);
-    if (coerce_2d_) {
-      layout.extent = shape.SizeFromDimension(axis);
-    } else {
-      layout.extent = shape[axis];
-      layout.inner = shape.SizeFromDimension(axis + 1);
-    }
+    const AxisLayout layout = coerce_2d_ ? CoercedTo2D(shape, axis) : AroundAxis(shape, axis);
     Tensor& y = context.Output(0, shape, x.Type());
     DispatchByType<SoftmaxImpl, TypeList<float, double, Float16, BFloat16>>(
-        x.Type(), node.OpType(), x, y, layout, context.IntraOpThreadPool());
+        x.Type(), node.OpType(), x, y, layout, log_output_, context.IntraOpThreadPool());
   }
 
  private:
+  bool log_output_ = false;
   bool coerce_2d_ = false;
   int64_t axis_ = -1;
 };
@@ -91,18 +92,18 @@ void RegisterSoftmaxKernels(KernelRegistry& registry) {
   using E = ElementType;
   const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble};
   const auto factory = MakeKernelFactory<Softmax>();
-  registry.Register(
-      KernelDefBuilder("Softmax").Versions(1, 10).Constraint("T", floats, {0}, {0}).Build(),
-      factory);
-  registry.Register(
-      KernelDefBuilder("Softmax").Versions(11, 12).Constraint("T", floats, {0}, {0}).Build(),
-      factory);
-  registry.Register(
-      KernelDefBuilder("Softmax")
-          .Versions(13)
-          .Constraint("T", {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16}, {0}, {0})
-          .Build(),
-      factory);
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    registry.Register(
+        KernelDefBuilder(op).Versions(1, 10).Constraint("T", floats, {0}, {0}).Build(), factory);
+    registry.Register(
+        KernelDefBuilder(op).Versions(11, 12).Constraint("T", floats, {0}, {0}).Build(), factory);
+    registry.Register(
+        KernelDefBuilder(op)
+            .Versions(13)
+            .Constraint("T", {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16}, {0}, {0})
+            .Build(),
+        factory);
+  }
 }
 
 }  // namespace

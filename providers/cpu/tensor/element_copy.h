@@ -17,6 +17,11 @@ namespace prism::cpu {
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t dst_offset,
                   int64_t count);
 
+// Writes element `value_offset` of `value` into count elements of dst starting at dst_offset
+// (same type, CPU memory): Pad's constant, and any fill with one element.
+void FillElements(Tensor& dst, int64_t dst_offset, int64_t count, const Tensor& value,
+                  int64_t value_offset = 0);
+
 // Packed sub-byte element access (the little-endian bit stream of framework/packed_int.h, as ONNX
 // stores int4/int2, float4 and float6).
 inline uint8_t GetPackedElement(const uint8_t* data, int64_t index, int bits) {

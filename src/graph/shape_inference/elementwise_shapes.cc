@@ -111,15 +111,16 @@ void VariadicBroadcast(InferenceContext& context) {
 }  // namespace
 
 void RegisterElementwiseShapes() {
-  for (const char* op : {"Relu",      "Sigmoid",  "Tanh",      "Sqrt",        "Exp",
-                         "Erf",       "Identity", "Neg",       "Abs",         "Sign",
-                         "Ceil",      "Floor",    "Round",     "Reciprocal",  "Log",
-                         "Sin",       "Cos",      "Tan",       "Asin",        "Acos",
-                         "Atan",      "Sinh",     "Cosh",      "Asinh",       "Acosh",
-                         "Atanh",     "Softsign", "Softplus",  "Softmax",     "Clip",
-                         "Celu",      "Elu",      "Gelu",      "HardSigmoid", "HardSwish",
-                         "LeakyRelu", "Mish",     "Selu",      "Shrink",      "ThresholdedRelu",
-                         "Swish",     "PRelu",    "BitwiseNot"})
+  for (const char* op : {"Relu",      "Sigmoid",  "Tanh",       "Sqrt",        "Exp",
+                         "Erf",       "Identity", "Neg",        "Abs",         "Sign",
+                         "Ceil",      "Floor",    "Round",      "Reciprocal",  "Log",
+                         "Sin",       "Cos",      "Tan",        "Asin",        "Acos",
+                         "Atan",      "Sinh",     "Cosh",       "Asinh",       "Acosh",
+                         "Atanh",     "Softsign", "Softplus",   "Softmax",     "Clip",
+                         "Celu",      "Elu",      "Gelu",       "HardSigmoid", "HardSwish",
+                         "LeakyRelu", "Mish",     "Selu",       "Shrink",      "ThresholdedRelu",
+                         "Swish",     "PRelu",    "BitwiseNot", "LogSoftmax",  "Hardmax",
+                         "CumSum",    "CumProd"})
     RegisterShapeInference(op, SameAsInput);
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "GreaterOrEqual",
                          "Less", "LessOrEqual", "And", "Or", "Xor", "BitwiseAnd", "BitwiseOr",

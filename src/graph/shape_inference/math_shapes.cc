@@ -1,4 +1,5 @@
-// MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization and ReduceMean.
+// MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization, the Reduce* family
+// and ArgMax/ArgMin.
 #include <set>
 
 #include "graph/shape_inference/inference_context.h"
@@ -63,11 +64,13 @@ void LayerNormalization(InferenceContext& context) {
   for (size_t o = 1; o < 3; ++o) context.SetOutput(o, stash, reduced);
 }
 
-void ReduceMean(InferenceContext& context) {
+// ReduceSum takes its axes as an input from opset 13, the other Reduce* ops from 18.
+void Reduce(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   const bool keep = context.IntAttr("keepdims", 1) != 0;
+  const int axes_input_since = context.GetNode().OpType() == "ReduceSum" ? 13 : 18;
   std::optional<std::vector<int64_t>> axes;
-  if (context.Opset() >= 18) {
+  if (context.Opset() >= axes_input_since) {
     if (context.HasInput(1)) {
       axes = context.InputInts(1);
       if (!axes) return context.SetOutput(0, context.InputElem(0), std::nullopt);
@@ -79,7 +82,7 @@ void ReduceMean(InferenceContext& context) {
   const int64_t rank = static_cast<int64_t>(x->dims.size());
   std::set<int64_t> reduced;
   if (!axes || axes->empty()) {
-    if (context.Opset() >= 18 && context.IntAttr("noop_with_empty_axes", 0) != 0)
+    if (context.Opset() >= axes_input_since && context.IntAttr("noop_with_empty_axes", 0) != 0)
       return context.SetOutput(0, context.InputElem(0), *x);
     for (int64_t d = 0; d < rank; ++d) reduced.insert(d);
   } else {
@@ -99,13 +102,37 @@ void ReduceMean(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// ArgMax/ArgMin: `axis` dropped (or kept as 1), int64 indices.
+void ArgMinMax(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, ElementType::kInt64, std::nullopt);
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  int64_t axis = context.IntAttr("axis", 0);
+  if (axis < -rank || axis >= rank)
+    context.Fail(MakeString("axis ", axis, " is out of range for rank ", rank));
+  if (axis < 0) axis += rank;
+  SymbolicShape out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis)
+      out.dims.push_back(x->dims[d]);
+    else if (context.IntAttr("keepdims", 1) != 0)
+      out.dims.push_back(KnownDim(1));
+  }
+  context.SetOutput(0, ElementType::kInt64, out);
+}
+
 }  // namespace
 
 void RegisterMathShapes() {
   RegisterShapeInference("MatMul", MatMul);
   RegisterShapeInference("Gemm", Gemm);
   RegisterShapeInference("LayerNormalization", LayerNormalization);
-  RegisterShapeInference("ReduceMean", ReduceMean);
+  for (const char* op :
+       {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceL1", "ReduceL2",
+        "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+    RegisterShapeInference(op, Reduce);
+  RegisterShapeInference("ArgMax", ArgMinMax);
+  RegisterShapeInference("ArgMin", ArgMinMax);
 }
 
 }  // namespace prism

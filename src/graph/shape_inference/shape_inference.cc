@@ -89,6 +89,7 @@ void RegisterElementwiseShapes();
 void RegisterMathShapes();
 void RegisterNnShapes();
 void RegisterTensorShapes();
+void RegisterRegionShapes();
 void RegisterControlFlowShapes();
 
 namespace {
@@ -98,6 +99,7 @@ void RegisterFamilies() {
     RegisterMathShapes();
     RegisterNnShapes();
     RegisterTensorShapes();
+    RegisterRegionShapes();
     RegisterControlFlowShapes();
     return true;
   }();

@@ -50,6 +50,14 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Conv", {1, 11, 22}},
       {"MaxPool", {1, 8, 10, 11, 12, 22}},
       {"BatchNormalization", {14, 15}},  // older versions need per-version attributes
+      {"Slice", {1, 10, 11, 13}},
+      {"Split", {1, 2, 11, 13, 18}},
+      {"Pad", {1, 2, 11, 13, 18, 19, 21, 23, 24, 25}},
+      {"Tile", {1, 6, 13}},
+      {"Size", {1, 13, 19, 21, 23, 24, 25}},
+      {"Trilu", {14}},
+      {"EyeLike", {9, 22}},
+      {"Range", {11, 27}},
   };
   return versions.at(op);
 }
@@ -590,6 +598,148 @@ TEST(OpTypeMatrixTest, BatchNormalizationEveryTypeCombination) {
   for (E t : RegisteredTypes("BatchNormalization", 15, "T"))
     for (E t1 : RegisteredTypes("BatchNormalization", 15, "T1"))
       for (E t2 : RegisteredTypes("BatchNormalization", 15, "T2")) CheckBatchNorm(15, t, t1, t2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regions: Slice, Split, Pad, Tile, Size, Trilu, EyeLike, Range.
+
+TEST(OpTypeMatrixTest, SliceEveryRangeAndType) {
+  ForEachRegistered("Slice", "T", [](int opset, E type) {
+    const std::vector<E> index_types =
+        opset >= 10 ? RegisteredTypes("Slice", opset, "Tind") : std::vector<E>{E::kInt64};
+    for (E index_type : index_types) {
+      OpTester test("Slice", opset);
+      test.InputTensor("data", Coded(type, {3, 4}, Iota(12)));
+      if (opset < 10) {  // rows 1..2, columns 1..3
+        test.Attr("starts", std::vector<int64_t>{1, 1}).Attr("ends", std::vector<int64_t>{3, 4});
+        test.OutputTensor("output", Coded(type, {2, 3}, {5, 6, 7, 9, 10, 11}));
+      } else {  // rows 2, 1 and columns 3, 1 (negative steps, a negative end)
+        test.InputTensor("starts", Numeric(index_type, {2}, {2, 3}));
+        test.InputTensor("ends", Numeric(index_type, {2}, {0, 0}));
+        test.InputTensor("axes", Numeric(index_type, {2}, {0, 1}));
+        test.InputTensor("steps", Numeric(index_type, {2}, {-1, -2}));
+        test.OutputTensor("output", Coded(type, {2, 2}, {11, 9, 7, 5}));
+      }
+      test.Run();
+    }
+  });
+}
+
+TEST(OpTypeMatrixTest, SplitEveryRangeAndType) {
+  ForEachRegistered("Split", "T", [](int opset, E type) {
+    OpTester test("Split", opset);
+    test.InputTensor("input", Coded(type, {2, 4}, Iota(8)));
+    if (opset >= 13)
+      test.Input<int64_t>("split", {2}, {1, 3});
+    else
+      test.Attr("split", std::vector<int64_t>{1, 3});
+    test.Attr("axis", int64_t{1});
+    test.OutputTensor("a", Coded(type, {2, 1}, {0, 4}));
+    test.OutputTensor("b", Coded(type, {2, 3}, {1, 2, 3, 5, 6, 7}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, PadEveryRangeAndType) {
+  ForEachRegistered("Pad", "T", [](int opset, E type) {
+    // [2, 2] padded with one column in front and one row behind; the constant is code 0 before
+    // opset 11 (the float attribute's default) and code 3 after (1 for bool and 2-bit types).
+    const int c = opset < 11 ? 0 : (type == E::kBool ? 1 : 3);
+    OpTester test("Pad", opset);
+    test.InputTensor("data", Coded(type, {2, 2}, {1, 2, 2, 1}));
+    if (opset < 11) {
+      test.Attr(opset < 2 ? "paddings" : "pads", std::vector<int64_t>{0, 1, 1, 0});
+    } else {
+      test.Input<int64_t>("pads", {4}, {0, 1, 1, 0});
+      test.InputTensor("constant_value", Coded(type, {}, {c}));
+    }
+    test.OutputTensor("output", Coded(type, {3, 3}, {c, 1, 2, c, 2, 1, c, c, c}));
+    test.Run();
+    if (opset < 18) return;
+    for (E index_type : RegisteredTypes("Pad", opset, "Tind")) {  // edge mode on axis 1 only
+      OpTester edge("Pad", opset);
+      edge.InputTensor("data", Coded(type, {2, 2}, {1, 2, 2, 1}));
+      edge.Input<int64_t>("pads", {2}, {2, 1}).MissingInput();
+      edge.InputTensor("axes", Numeric(index_type, {1}, {1}));
+      edge.Attr("mode", std::string("edge"));
+      edge.OutputTensor("output", Coded(type, {2, 5}, {1, 1, 1, 2, 2, 2, 2, 2, 1, 1}));
+      edge.Run();
+    }
+  });
+}
+
+TEST(OpTypeMatrixTest, TileEveryRangeAndType) {
+  ForEachRegistered("Tile", "T", [](int opset, E type) {
+    OpTester test("Tile", opset);
+    test.InputTensor("input", Coded(type, {2, 1}, {1, 2}));
+    if (opset < 6) {
+      test.Input<int64_t>("tiles", {}, {3}).Input<int64_t>("axis", {}, {1});
+    } else {
+      test.Input<int64_t>("repeats", {2}, {2, 3});
+    }
+    if (opset < 6)
+      test.OutputTensor("output", Coded(type, {2, 3}, {1, 1, 1, 2, 2, 2}));
+    else
+      test.OutputTensor("output", Coded(type, {4, 3}, {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, SizeEveryRangeAndType) {
+  ForEachRegistered("Size", "T", [](int opset, E type) {
+    OpTester test("Size", opset);
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    test.Output<int64_t>("size", {}, {6});
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, TriluEveryType) {
+  ForEachRegistered("Trilu", "T", [](int opset, E type) {
+    if (type == E::kString) {
+      OpTester strings("Trilu", opset);
+      strings.Input<std::string>("input", {2, 2}, {"a", "b", "c", "d"});
+      strings.Attr("upper", int64_t{0});
+      strings.Output<std::string>("output", {2, 2}, {"a", "", "c", "d"});
+      strings.Run();
+      return;
+    }
+    OpTester test("Trilu", opset);  // upper with k = 1: strictly above the diagonal
+    test.InputTensor("input", Coded(type, {2, 3}, {1, 2, 3, 1, 2, 3}));
+    test.Input<int64_t>("k", {}, {1});
+    Tensor expected = Coded(type, {2, 3}, {0, 2, 3, 0, 0, 3});
+    if (type == E::kComplex64)  // zeros are written as +0 + 0i; code 0 is 0 - 0i
+      for (int i = 0; i < 12; ++i) static_cast<float*>(expected.MutableRawData())[i] += 0.0f;
+    if (type == E::kComplex128)
+      for (int i = 0; i < 12; ++i) static_cast<double*>(expected.MutableRawData())[i] += 0.0;
+    test.OutputTensor("output", expected);
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, EyeLikeEveryInputAndOutputType) {
+  ForEachRegistered("EyeLike", "T1", [](int opset, E type) {
+    OpTester same("EyeLike", opset);  // the output takes the input's type
+    same.InputTensor("input", Numeric(type, {2, 3}, {0, 0, 0, 0, 0, 0}));
+    same.OutputTensor("output", Numeric(type, {2, 3}, {1, 0, 0, 0, 1, 0}));
+    same.Run();
+    OpTester shifted("EyeLike", opset);  // any type named by dtype, from a float input
+    shifted.Input<float>("input", {2, 3}, {0, 0, 0, 0, 0, 0});
+    shifted.Attr("dtype", static_cast<int64_t>(type)).Attr("k", int64_t{1});
+    shifted.OutputTensor("output", Numeric(type, {2, 3}, {0, 1, 0, 0, 0, 1}));
+    shifted.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, RangeEveryRangeAndType) {
+  ForEachRegistered("Range", "T", [](int opset, E type) {
+    OpTester test("Range", opset);
+    test.InputTensor("start", Numeric(type, {}, {3}));
+    test.InputTensor("limit", Numeric(type, {}, {0}));
+    test.InputTensor("delta", Numeric(type, {}, {-1}));
+    test.OutputTensor("output", Numeric(type, {3}, {3, 2, 1}));
+    test.Run();
+  });
 }
 
 }  // namespace
