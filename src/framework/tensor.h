@@ -1,6 +1,7 @@
 // A typed n-dimensional array in one memory space. Copying a Tensor shares its buffer.
 #pragma once
 
+#include <complex>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,10 @@ constexpr ElementType ElementTypeOf() {
     return ElementType::kBFloat16;
   else if constexpr (std::is_same_v<T, std::string>)
     return ElementType::kString;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return ElementType::kComplex64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return ElementType::kComplex128;
   else
     return ElementType::kUndefined;
 }

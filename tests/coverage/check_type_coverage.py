@@ -69,7 +69,8 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "BitwiseNot IsNaN IsInf Mod BitShift ConstantOfShape Where Expand "
             "ReduceSum ReduceProd ReduceMax ReduceMin ReduceL1 ReduceL2 ReduceLogSum "
             "ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum CumProd Hardmax LogSoftmax Slice "
-            "Split Pad Tile Range Size EyeLike Trilu").split()
+            "Split Pad Tile Range Size EyeLike Trilu GatherElements GatherND Scatter "
+            "ScatterElements ScatterND").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {

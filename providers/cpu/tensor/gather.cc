@@ -6,32 +6,11 @@
 
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/tensor/element_copy.h"
+#include "providers/cpu/tensor/index_input.h"
 #include "providers/cpu/tensor/spec_type_sets.h"
 
 namespace prism::cpu {
 namespace {
-
-// Indices as int64, validated and made non-negative before anything is copied.
-std::vector<int64_t> NormalizedIndices(const Tensor& indices, int64_t dim, const Node& node) {
-  const int64_t count = indices.NumElements();
-  std::vector<int64_t> result(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t index = 0;
-    if (indices.Type() == ElementType::kInt64) {
-      index = indices.Data<int64_t>()[i];
-    } else if (indices.Type() == ElementType::kInt32) {
-      index = indices.Data<int32_t>()[i];
-    } else {
-      PRISM_THROW(kInvalidArgument, node.Describe(), ": indices must be int32 or int64, got ",
-                  ElementTypeName(indices.Type()));
-    }
-    PRISM_ENFORCE(index >= -dim && index < dim, kInvalidArgument, node.Describe(), ": index ",
-                  index, " (at position ", i, " of indices) is out of range for a dim of size ",
-                  dim, " (valid: [", -dim, ", ", dim - 1, "])");
-    result[static_cast<size_t>(i)] = index < 0 ? index + dim : index;
-  }
-  return result;
-}
 
 class Gather final : public OpKernel {
  public:
@@ -49,7 +28,7 @@ class Gather final : public OpKernel {
                   shape.ToString());
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
     const int64_t dim = shape[axis];
-    const std::vector<int64_t> picks = NormalizedIndices(indices, dim, GetNode());
+    const std::vector<int64_t> picks = NormalizedIndices(indices, dim, GetNode(), "indices");
 
     std::vector<int64_t> out_dims(shape.Dims().begin(), shape.Dims().begin() + axis);
     for (int64_t d : indices.Shape().Dims()) out_dims.push_back(d);

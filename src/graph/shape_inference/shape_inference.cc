@@ -90,6 +90,7 @@ void RegisterMathShapes();
 void RegisterNnShapes();
 void RegisterTensorShapes();
 void RegisterRegionShapes();
+void RegisterIndexShapes();
 void RegisterControlFlowShapes();
 
 namespace {
@@ -100,6 +101,7 @@ void RegisterFamilies() {
     RegisterNnShapes();
     RegisterTensorShapes();
     RegisterRegionShapes();
+    RegisterIndexShapes();
     RegisterControlFlowShapes();
     return true;
   }();

@@ -58,6 +58,11 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Trilu", {14}},
       {"EyeLike", {9, 22}},
       {"Range", {11, 27}},
+      {"GatherElements", {11, 13}},
+      {"ScatterElements", {11, 13, 16, 18}},
+      {"Scatter", {9, 11}},
+      {"GatherND", {11, 12, 13}},
+      {"ScatterND", {11, 13, 16, 18}},
   };
   return versions.at(op);
 }
@@ -738,6 +743,63 @@ TEST(OpTypeMatrixTest, RangeEveryRangeAndType) {
     test.InputTensor("limit", Numeric(type, {}, {0}));
     test.InputTensor("delta", Numeric(type, {}, {-1}));
     test.OutputTensor("output", Numeric(type, {3}, {3, 2, 1}));
+    test.Run();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index ops: GatherElements, GatherND, Scatter, ScatterElements, ScatterND.
+
+TEST(OpTypeMatrixTest, GatherElementsEveryRangeAndType) {
+  ForEachRegistered("GatherElements", "T", [](int opset, E type) {
+    for (E index_type : RegisteredTypes("GatherElements", opset, "Tind")) {
+      OpTester test("GatherElements", opset);  // axis 1 of [2, 3]: picks within each row
+      test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+      test.InputTensor("indices", Numeric(index_type, {2, 2}, {2, 0, -1, 1}));
+      test.Attr("axis", int64_t{1});
+      test.OutputTensor("output", Coded(type, {2, 2}, {2, 0, 5, 4}));
+      test.Run();
+    }
+  });
+}
+
+// Scatter, ScatterElements: axis 0 of [3, 2]; rows 2 and 0 of column 0, rows 1 and 0 of column 1.
+void CheckScatterElements(const char* op, int opset, E type) {
+  for (E index_type : RegisteredTypes(op, opset, "Tind")) {
+    OpTester test(op, opset);
+    test.InputTensor("data", Coded(type, {3, 2}, Iota(6)));
+    test.InputTensor("indices", Numeric(index_type, {2, 2}, {2, 1, 0, 0}));
+    test.InputTensor("updates", Coded(type, {2, 2}, {7, 8, 9, 10}));
+    test.OutputTensor("output", Coded(type, {3, 2}, {9, 10, 2, 8, 7, 5}));
+    test.Run();
+  }
+}
+
+TEST(OpTypeMatrixTest, ScatterElementsEveryRangeAndType) {
+  ForEachRegistered("ScatterElements", "T", [](int opset, E type) {
+    CheckScatterElements("ScatterElements", opset, type);
+  });
+  ForEachRegistered("Scatter", "T",
+                    [](int opset, E type) { CheckScatterElements("Scatter", opset, type); });
+}
+
+TEST(OpTypeMatrixTest, GatherNDEveryRangeAndType) {
+  ForEachRegistered("GatherND", "T", [](int opset, E type) {
+    OpTester test("GatherND", opset);  // rows 1 and 0 of [2, 3]
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    test.Input<int64_t>("indices", {2, 1}, {1, 0});
+    test.OutputTensor("output", Coded(type, {2, 3}, {3, 4, 5, 0, 1, 2}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ScatterNDEveryRangeAndType) {
+  ForEachRegistered("ScatterND", "T", [](int opset, E type) {
+    OpTester test("ScatterND", opset);  // element (1, 2) and (0, 0) of [2, 3]
+    test.InputTensor("data", Coded(type, {2, 3}, Iota(6)));
+    test.Input<int64_t>("indices", {2, 2}, {1, 2, 0, 0});
+    test.InputTensor("updates", Coded(type, {2}, {9, 7}));
+    test.OutputTensor("output", Coded(type, {2, 3}, {7, 1, 2, 3, 4, 9}));
     test.Run();
   });
 }

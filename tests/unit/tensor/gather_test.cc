@@ -83,7 +83,8 @@ TEST(GatherTest, IndexOutOfRangeFails) {
   test.Input<float>("data", {3, 2}, {0, 1, 2, 3, 4, 5});
   test.Input<int64_t>("indices", {2}, {0, 3});
   test.Output<float>("output", {2, 2}, {0, 1, 0, 0});
-  test.ExpectFailure("index 3 (at position 1 of indices) is out of range for a dim of size 3");
+  test.ExpectFailure(
+      "index 3 (at position 1 of input 'indices') is out of range for a dim of size 3");
 }
 
 TEST(GatherTest, NegativeIndexOutOfRangeFails) {
@@ -91,7 +92,8 @@ TEST(GatherTest, NegativeIndexOutOfRangeFails) {
   test.Input<float>("data", {3, 2}, {0, 1, 2, 3, 4, 5});
   test.Input<int32_t>("indices", {1}, {-4});
   test.Output<float>("output", {1, 2}, {0, 1});
-  test.ExpectFailure("index -4 (at position 0 of indices) is out of range for a dim of size 3");
+  test.ExpectFailure(
+      "index -4 (at position 0 of input 'indices') is out of range for a dim of size 3");
 }
 
 TEST(GatherTest, AxisOutOfRangeFails) {
