@@ -60,6 +60,10 @@ ValueType InferOutput(const Node& node, size_t i) {
   if (BoolOutputOps().count(op)) return ValueType::Tensor(ElementType::kBool);
   if (Int64OutputOps().count(op)) return ValueType::Tensor(ElementType::kInt64);
   if (op == "MaxPool" && i == 1) return ValueType::Tensor(ElementType::kInt64);
+  if ((op == "TopK" && i == 1) || (op == "Unique" && i > 0))
+    return ValueType::Tensor(ElementType::kInt64);
+  if (op == "Dropout" && i == 1)
+    return node.OpsetVersion() >= 10 ? ValueType::Tensor(ElementType::kBool) : InputType(node, 0);
   if (op == "BatchNormalization" && i > 0) {
     const ValueType mean = InputType(node, 3);
     return mean.kind != TypeKind::kUnknown ? mean : InputType(node, 0);

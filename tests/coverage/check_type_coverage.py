@@ -70,7 +70,8 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "ReduceSum ReduceProd ReduceMax ReduceMin ReduceL1 ReduceL2 ReduceLogSum "
             "ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum CumProd Hardmax LogSoftmax Slice "
             "Split Pad Tile Range Size EyeLike Trilu GatherElements GatherND Scatter "
-            "ScatterElements ScatterND").split()
+            "ScatterElements ScatterND CastLike DepthToSpace SpaceToDepth Compress "
+            "ReverseSequence NonZero OneHot TopK Dropout Unique").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {

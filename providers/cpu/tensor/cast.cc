@@ -594,6 +594,37 @@ class Cast final : public OpKernel {
   CastOptions options_;
 };
 
+// CastLike: Cast to the element type of the second input (whose values are not read).
+class CastLike final : public OpKernel {
+ public:
+  explicit CastLike(const OpKernelInfo& info) : OpKernel(info) {
+    options_.saturate = info.IntOr("saturate", 1) != 0;
+    try {
+      options_.round_mode = ParseE8M0Rounding(info.StringOr("round_mode", "up"));
+    } catch (const Exception& e) {
+      throw Exception(e.Code(), info.GetNode().Describe() + ": " + e.what());
+    }
+  }
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& input = context.RequiredInput(0);
+    const ElementType to = context.RequiredInput(1).Type();
+    if (input.Type() == to) {
+      context.SetOutput(0, Value(input));
+      return;
+    }
+    Tensor& output = context.Output(0, input.Shape(), to);
+    try {
+      CastElements(input, output, options_);
+    } catch (const Exception& e) {
+      throw Exception(e.Code(), GetNode().Describe() + ": " + e.what());
+    }
+  }
+
+ private:
+  CastOptions options_;
+};
+
 void RegisterCastKernels(KernelRegistry& registry) {
   using G = TensorTypeGeneration;
   const auto factory = MakeKernelFactory<Cast>();
@@ -627,6 +658,17 @@ void RegisterCastKernels(KernelRegistry& registry) {
                           .Constraint("T2", types, {}, {0})
                           .Build(),
                       factory);
+  }
+  for (const Range& r :
+       {Range{15, 18, G::kBfloat16}, Range{19, 20, G::kFloat8}, Range{21, 22, G::kInt4},
+        Range{23, 23, G::kFloat4}, Range{24, 24, G::kFloat8E8M0}, Range{25, INT_MAX, G::kInt2}}) {
+    const std::vector<ElementType> types = AllTensorTypesOf(r.types);
+    registry.Register(KernelDefBuilder("CastLike")
+                          .Versions(r.since, r.end)
+                          .Constraint("T1", types, {0})
+                          .Constraint("T2", types, {1}, {0})
+                          .Build(),
+                      MakeKernelFactory<CastLike>());
   }
 }
 

@@ -91,6 +91,7 @@ void RegisterNnShapes();
 void RegisterTensorShapes();
 void RegisterRegionShapes();
 void RegisterIndexShapes();
+void RegisterSelectionShapes();
 void RegisterControlFlowShapes();
 
 namespace {
@@ -102,6 +103,7 @@ void RegisterFamilies() {
     RegisterTensorShapes();
     RegisterRegionShapes();
     RegisterIndexShapes();
+    RegisterSelectionShapes();
     RegisterControlFlowShapes();
     return true;
   }();

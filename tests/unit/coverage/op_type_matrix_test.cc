@@ -58,6 +58,16 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Trilu", {14}},
       {"EyeLike", {9, 22}},
       {"Range", {11, 27}},
+      {"CastLike", {15, 19, 21, 23, 24, 25}},
+      {"DepthToSpace", {1, 11, 13, 28}},
+      {"SpaceToDepth", {1, 13, 28}},
+      {"Compress", {9, 11, 28}},
+      {"ReverseSequence", {10, 28}},
+      {"NonZero", {9, 13}},
+      {"OneHot", {9, 11, 28}},
+      {"TopK", {1, 10, 11, 24}},
+      {"Dropout", {1, 6, 7, 10, 12, 13, 22}},
+      {"Unique", {11, 28}},
       {"GatherElements", {11, 13}},
       {"ScatterElements", {11, 13, 16, 18}},
       {"Scatter", {9, 11}},
@@ -452,8 +462,11 @@ void SetCastTarget(onnx::NodeProto* node, int opset, ElementType to) {
   }
 }
 
-void CheckCastFrom(int opset, ElementType from, const std::vector<ElementType>& targets) {
-  SCOPED_TRACE(::testing::Message() << "opset " << opset << " from " << ElementTypeName(from));
+// Cast (target in 'to') or CastLike (target as the type of an empty second input).
+void CheckCastFrom(int opset, ElementType from, const std::vector<ElementType>& targets,
+                   const std::string& op = "Cast") {
+  SCOPED_TRACE(::testing::Message()
+               << op << " opset " << opset << " from " << ElementTypeName(from));
   onnx::ModelProto model = EmptyModel(opset);
   onnx::GraphProto* graph = model.mutable_graph();
   std::vector<std::string> names;
@@ -470,14 +483,22 @@ void CheckCastFrom(int opset, ElementType from, const std::vector<ElementType>& 
     const std::string y = "y" + std::to_string(i);
     AddTyped(graph->mutable_input(), x, Kind::kTensor, from);
     onnx::NodeProto* node = graph->add_node();
-    node->set_op_type("Cast");
+    node->set_op_type(op);
     node->set_name("cast_" + std::to_string(i));
     node->add_input(x);
     node->add_output(y);
-    SetCastTarget(node, opset, to);
-    AddTyped(graph->mutable_output(), y, Kind::kTensor, to);
     names.push_back(x);
     feeds.emplace_back(Numeric(from, {n}, values));
+    if (op == "Cast") {
+      SetCastTarget(node, opset, to);
+    } else {
+      const std::string like = "like" + std::to_string(i);
+      AddTyped(graph->mutable_input(), like, Kind::kTensor, to);
+      node->add_input(like);
+      names.push_back(like);
+      feeds.emplace_back(Numeric(to, {0}, {}));
+    }
+    AddTyped(graph->mutable_output(), y, Kind::kTensor, to);
     expected.emplace_back(Numeric(to, {n}, values));
   }
   std::vector<Value> results = RunModel(model, names, feeds);
@@ -491,6 +512,12 @@ void CheckCastFrom(int opset, ElementType from, const std::vector<ElementType>& 
 TEST(OpTypeMatrixTest, CastEveryPairOfEveryRange) {
   ForEachRegistered("Cast", "T1", [](int opset, E from) {
     CheckCastFrom(opset, from, RegisteredTypes("Cast", opset, "T2"));
+  });
+}
+
+TEST(OpTypeMatrixTest, CastLikeEveryPairOfEveryRange) {
+  ForEachRegistered("CastLike", "T1", [](int opset, E from) {
+    CheckCastFrom(opset, from, RegisteredTypes("CastLike", opset, "T2"), "CastLike");
   });
 }
 
@@ -800,6 +827,139 @@ TEST(OpTypeMatrixTest, ScatterNDEveryRangeAndType) {
     test.Input<int64_t>("indices", {2, 2}, {1, 2, 0, 0});
     test.InputTensor("updates", Coded(type, {2}, {9, 7}));
     test.OutputTensor("output", Coded(type, {2, 3}, {7, 1, 2, 3, 4, 9}));
+    test.Run();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rearranging and selecting: DepthToSpace, SpaceToDepth, Compress, ReverseSequence, NonZero,
+// OneHot, TopK, Dropout, Unique.
+
+TEST(OpTypeMatrixTest, DepthToSpaceAndSpaceToDepthEveryRangeAndType) {
+  // [1, 4, 1, 1] with blocksize 2 (DCR) becomes the 2x2 block [[0, 1], [2, 3]], and back.
+  ForEachRegistered("DepthToSpace", "T", [](int opset, E type) {
+    OpTester test("DepthToSpace", opset);
+    test.InputTensor("input", Coded(type, {1, 4, 1, 1}, {0, 1, 2, 3}));
+    test.Attr("blocksize", int64_t{2});
+    test.OutputTensor("output", Coded(type, {1, 1, 2, 2}, {0, 1, 2, 3}));
+    test.Run();
+  });
+  ForEachRegistered("SpaceToDepth", "T", [](int opset, E type) {
+    OpTester test("SpaceToDepth", opset);
+    test.InputTensor("input", Coded(type, {1, 1, 2, 2}, {0, 1, 2, 3}));
+    test.Attr("blocksize", int64_t{2});
+    test.OutputTensor("output", Coded(type, {1, 4, 1, 1}, {0, 1, 2, 3}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, CompressEveryRangeAndType) {
+  ForEachRegistered("Compress", "T", [](int opset, E type) {
+    OpTester test("Compress", opset);
+    test.InputTensor("input", Coded(type, {3, 2}, Iota(6)));
+    test.Input<bool>("condition", {3}, {true, false, true}).Attr("axis", int64_t{0});
+    test.OutputTensor("output", Coded(type, {2, 2}, {0, 1, 4, 5}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, ReverseSequenceEveryRangeAndType) {
+  ForEachRegistered("ReverseSequence", "T", [](int opset, E type) {
+    OpTester test("ReverseSequence", opset);  // time-major [3, 2]: lengths 3 and 1
+    test.InputTensor("input", Coded(type, {3, 2}, Iota(6)));
+    test.Input<int64_t>("sequence_lens", {2}, {3, 1});
+    test.OutputTensor("Y", Coded(type, {3, 2}, {4, 1, 2, 3, 0, 5}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, NonZeroEveryRangeAndType) {
+  ForEachRegistered("NonZero", "T", [](int opset, E type) {
+    OpTester test("NonZero", opset);
+    if (type == E::kString)
+      test.Input<std::string>("X", {2, 2}, {"", "a", "b", ""});
+    else if (type == E::kComplex64 || type == E::kComplex128)
+      test.InputTensor("X", Coded(type, {2, 2}, {0, 1, 1, 0}));
+    else
+      test.InputTensor("X", Numeric(type, {2, 2}, {0, 1, 1, 0}));
+    test.Output<int64_t>("Y", {2, 2}, {0, 1, 1, 0});
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, OneHotEveryTypeOfEachConstraint) {
+  const auto check = [](int opset, E indices_type, E depth_type, E values_type) {
+    OpTester test("OneHot", opset);
+    test.InputTensor("indices", Numeric(indices_type, {2}, {2, 0}));
+    test.InputTensor("depth", Numeric(depth_type, {}, {3}));
+    test.InputTensor("values", Coded(values_type, {2}, {1, 2}));
+    test.OutputTensor("output", Coded(values_type, {2, 3}, {1, 1, 2, 2, 1, 1}));
+    test.Run();
+  };
+  ForEachRegistered("OneHot", "T1",
+                    [&](int opset, E type) { check(opset, type, E::kInt64, E::kFloat); });
+  ForEachRegistered("OneHot", "T2",
+                    [&](int opset, E type) { check(opset, E::kInt64, type, E::kFloat); });
+  ForEachRegistered("OneHot", "T3",
+                    [&](int opset, E type) { check(opset, E::kInt64, E::kInt64, type); });
+}
+
+TEST(OpTypeMatrixTest, TopKEveryRangeAndType) {
+  ForEachRegistered("TopK", "T", [](int opset, E type) {
+    OpTester test("TopK", opset);
+    test.InputTensor("X", Numeric(type, {4}, {1, 3, 0, 2}));
+    if (opset < 10)
+      test.Attr("k", int64_t{2});
+    else
+      test.Input<int64_t>("K", {1}, {2});
+    test.OutputTensor("Values", Numeric(type, {2}, {3, 2}));
+    test.Output<int64_t>("Indices", {2}, {1, 3});
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, DropoutEveryRangeAndType) {
+  ForEachRegistered("Dropout", "T", [](int opset, E type) {
+    OpTester test("Dropout", opset);
+    test.InputTensor("data", Numeric(type, {3}, {1, 2, 0}));
+    test.OutputTensor("output", Numeric(type, {3}, {1, 2, 0}));
+    test.Run();
+  });
+  OpTester mask10("Dropout", 10);  // the bool mask of opsets 10-11
+  mask10.Input<float>("data", {2}, {1, 2});
+  mask10.Output<float>("output", {2}, {1, 2}).Output<bool>("mask", {2}, {true, true});
+  mask10.Run();
+  for (int opset : {12, 13, 22}) {  // the ratio's type, and the mask
+    for (E ratio_type : RegisteredTypes("Dropout", opset, "T1")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "Dropout opset " << opset << " ratio " << ElementTypeName(ratio_type));
+      OpTester test("Dropout", opset);
+      test.Input<float>("data", {2}, {1, 2});
+      test.InputTensor("ratio", Numeric(ratio_type, {}, {0}));
+      test.Input<bool>("training_mode", {}, {false});
+      test.Output<float>("output", {2}, {1, 2});
+      test.Output<bool>("mask", {2}, {true, true});
+      test.Run();
+    }
+  }
+}
+
+TEST(OpTypeMatrixTest, UniqueEveryRangeAndType) {
+  ForEachRegistered("Unique", "T", [](int opset, E type) {
+    OpTester test("Unique", opset);  // codes 2, 0, 2, 1 (bool: 0, 0, 0, 1)
+    const bool two_valued = type == E::kBool;
+    test.InputTensor("X", Coded(type, {4}, {2, 0, 2, 1}));
+    if (two_valued) {
+      test.OutputTensor("Y", Coded(type, {2}, {0, 1}));
+      test.Output<int64_t>("indices", {2}, {0, 3});
+      test.Output<int64_t>("inverse_indices", {4}, {0, 0, 0, 1});
+      test.Output<int64_t>("counts", {2}, {3, 1});
+    } else {  // strings "s0" < "s1" < "s2" sort the same way
+      test.OutputTensor("Y", Coded(type, {3}, {0, 1, 2}));
+      test.Output<int64_t>("indices", {3}, {1, 3, 0});
+      test.Output<int64_t>("inverse_indices", {4}, {2, 0, 2, 1});
+      test.Output<int64_t>("counts", {3}, {1, 1, 2});
+    }
     test.Run();
   });
 }
