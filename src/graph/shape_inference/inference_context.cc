@@ -38,7 +38,14 @@ int64_t InferenceContext::InputRank(size_t i) const {
 const PropagatedValues* InferenceContext::InputValues(size_t i) const {
   if (!node_.HasInput(i)) return nullptr;
   auto it = propagated_.find(node_.Inputs()[i]);
-  return it == propagated_.end() ? nullptr : &it->second;
+  return it == propagated_.end() || it->second.reals ? nullptr : &it->second;
+}
+
+std::optional<std::vector<double>> InferenceContext::InputReals(size_t i) const {
+  if (!node_.HasInput(i)) return std::nullopt;
+  auto it = propagated_.find(node_.Inputs()[i]);
+  if (it == propagated_.end() || !it->second.reals) return std::nullopt;
+  return it->second.reals;
 }
 
 std::optional<std::vector<int64_t>> InferenceContext::InputInts(size_t i) const {

@@ -29,6 +29,9 @@ struct SymbolicInt {
 struct PropagatedValues {
   std::vector<SymbolicInt> values;
   bool is_scalar = false;
+  // Small floating-point constants (Resize's scales) are kept apart: InputValues never returns
+  // them, so integer consumers cannot mistake them for an empty list; InputReals does.
+  std::optional<std::vector<double>> reals;
 };
 
 class InferenceContext {
@@ -50,6 +53,8 @@ class InferenceContext {
   const PropagatedValues* InputValues(size_t i) const;
   // All values known as numbers.
   std::optional<std::vector<int64_t>> InputInts(size_t i) const;
+  // The values of a small floating-point constant input, when known.
+  std::optional<std::vector<double>> InputReals(size_t i) const;
   const Attribute* Attr(const std::string& name) const { return node_.FindAttribute(name); }
   int64_t IntAttr(const std::string& name, int64_t fallback) const;
   std::optional<std::vector<int64_t>> IntsAttr(const std::string& name) const;

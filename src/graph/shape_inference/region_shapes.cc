@@ -1,7 +1,9 @@
 // Ops that take, cut or grow regions of a tensor: Slice (propagating sliced shape values, as in
 // Shape -> Slice -> Concat -> Reshape chains), Split, Pad, Tile, Trilu, EyeLike, Range.
 #include <algorithm>
+#include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/shape_inference/inference_context.h"
@@ -206,6 +208,86 @@ void EyeLike(InferenceContext& context) {
   context.SetOutput(0, elem, x ? std::optional<SymbolicShape>(*x) : std::nullopt);
 }
 
+// Resize and Upsample: the output dims from known scales or sizes (the keep-aspect policies
+// included), else only the rank.
+void Resize(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  const bool upsample = context.GetNode().OpType() == "Upsample";
+  const bool legacy = upsample || context.Opset() < 11;
+  std::optional<std::vector<double>> scales;
+  std::optional<std::vector<int64_t>> sizes;
+  bool unknown = false;
+  if (upsample && context.Opset() < 9) {
+    if (const Attribute* attr = context.Attr("scales"))
+      scales = std::vector<double>(attr->floats.begin(), attr->floats.end());
+  } else {
+    const size_t scales_input = legacy ? 1 : 2;
+    if (context.HasInput(scales_input)) {
+      scales = context.InputReals(scales_input);
+      const SymbolicShape* shape = context.InputShape(scales_input);
+      const bool empty =
+          shape && shape->dims.size() == 1 && shape->dims[0].IsKnown() && shape->dims[0].value == 0;
+      if (!scales && !empty) unknown = true;
+      if (scales && scales->empty()) scales.reset();
+    }
+    if (!legacy && context.HasInput(3)) {
+      sizes = context.InputInts(3);
+      if (!sizes) unknown = true;
+      if (sizes && sizes->empty()) sizes.reset();
+    }
+  }
+  SymbolicShape out{std::vector<Dim>(x->dims.size())};
+  std::vector<int64_t> axes;
+  if (auto attr = context.IntsAttr("axes"); attr && !attr->empty()) {
+    for (int64_t a : *attr) axes.push_back(ResolveAxis(context, a, rank));
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  const std::string policy = context.Attr("keep_aspect_ratio_policy")
+                                 ? context.Attr("keep_aspect_ratio_policy")->s
+                                 : std::string("stretch");
+  if (!unknown && (scales || sizes)) {
+    out = *x;
+    const size_t given = scales ? scales->size() : sizes->size();
+    if (given != axes.size())
+      context.Fail(MakeString("'", scales ? "scales" : "sizes", "' has ", given, " entries but ",
+                              axes.size(), " are needed"));
+    if (scales) {
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const Dim& d = x->dims[static_cast<size_t>(axes[i])];
+        out.dims[static_cast<size_t>(axes[i])] =
+            d.IsKnown() ? KnownDim(static_cast<int64_t>(
+                              std::floor((*scales)[i] * static_cast<double>(d.value))))
+                        : Dim{};
+      }
+    } else if (policy == "stretch") {
+      for (size_t i = 0; i < axes.size(); ++i)
+        out.dims[static_cast<size_t>(axes[i])] = KnownDim((*sizes)[i]);
+    } else {
+      bool all_known = true;
+      double scale = policy == "not_larger" ? 1e300 : 0.0;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const Dim& d = x->dims[static_cast<size_t>(axes[i])];
+        if (!d.IsKnown() || d.value == 0) {
+          all_known = false;
+          continue;
+        }
+        const double s = static_cast<double>((*sizes)[i]) / static_cast<double>(d.value);
+        scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+      }
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const Dim& d = x->dims[static_cast<size_t>(axes[i])];
+        out.dims[static_cast<size_t>(axes[i])] =
+            all_known ? KnownDim(static_cast<int64_t>(scale * static_cast<double>(d.value) + 0.5))
+                      : Dim{};
+      }
+    }
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 void Range(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), SymbolicShape{{Dim{}}});
 }
@@ -220,6 +302,8 @@ void RegisterRegionShapes() {
   RegisterShapeInference("Trilu", SameShape);
   RegisterShapeInference("EyeLike", EyeLike);
   RegisterShapeInference("Range", Range);
+  RegisterShapeInference("Resize", Resize);
+  RegisterShapeInference("Upsample", Resize);
 }
 
 }  // namespace prism

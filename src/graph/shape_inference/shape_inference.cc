@@ -16,7 +16,8 @@ std::map<std::string, InferenceFunction>& Registry() {
 
 void RegisterFamilies();
 
-// Small integer initializers take part in shape computations.
+// Small integer initializers take part in shape computations (and small float ones in
+// Resize's).
 void PropagateInitializers(const Graph& graph,
                            std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
   for (const auto& [name, tensor] : graph.Initializers()) {
@@ -31,6 +32,12 @@ void PropagateInitializers(const Graph& graph,
     } else if (tensor.Type() == ElementType::kInt32) {
       for (int64_t i = 0; i < tensor.NumElements(); ++i)
         values.values.push_back(SymbolicInt{tensor.Data<int32_t>()[i], ""});
+    } else if (tensor.Type() == ElementType::kFloat) {
+      values.reals =
+          std::vector<double>(tensor.Data<float>(), tensor.Data<float>() + tensor.NumElements());
+    } else if (tensor.Type() == ElementType::kDouble) {
+      values.reals =
+          std::vector<double>(tensor.Data<double>(), tensor.Data<double>() + tensor.NumElements());
     } else {
       continue;
     }

@@ -185,6 +185,13 @@ void Constant(InferenceContext& context) {
                                                   : tensor.Data<int32_t>()[i],
                                               ""});
         context.SetOutputValues(0, std::move(values));
+      } else if (tensor.Type() == ElementType::kFloat && tensor.Shape().Rank() <= 1 &&
+                 tensor.NumElements() <= 64) {
+        PropagatedValues values;
+        values.is_scalar = tensor.Shape().Rank() == 0;
+        values.reals =
+            std::vector<double>(tensor.Data<float>(), tensor.Data<float>() + tensor.NumElements());
+        context.SetOutputValues(0, std::move(values));
       }
     } else if (name == "value_float" || name == "value_int" || name == "value_string") {
       context.SetOutput(0,
@@ -193,7 +200,8 @@ void Constant(InferenceContext& context) {
                                               : ElementType::kString,
                         SymbolicShape{});
       if (name == "value_int")
-        context.SetOutputValues(0, PropagatedValues{{SymbolicInt{attribute.i, ""}}, true});
+        context.SetOutputValues(
+            0, PropagatedValues{{SymbolicInt{attribute.i, ""}}, true, std::nullopt});
     } else if (name == "value_floats" || name == "value_ints" || name == "value_strings") {
       const size_t count = name == "value_floats" ? attribute.floats.size()
                            : name == "value_ints" ? attribute.ints.size()
@@ -206,6 +214,10 @@ void Constant(InferenceContext& context) {
       if (name == "value_ints") {
         PropagatedValues values;
         for (int64_t v : attribute.ints) values.values.push_back(SymbolicInt{v, ""});
+        context.SetOutputValues(0, std::move(values));
+      } else if (name == "value_floats") {
+        PropagatedValues values;
+        values.reals = std::vector<double>(attribute.floats.begin(), attribute.floats.end());
         context.SetOutputValues(0, std::move(values));
       }
     }
@@ -233,7 +245,7 @@ void Size(InferenceContext& context) {
   context.SetOutput(0, ElementType::kInt64, SymbolicShape{});
   if (const SymbolicShape* x = context.InputShape(0))
     if (auto total = KnownProduct(*x, 0, x->dims.size()))
-      context.SetOutputValues(0, PropagatedValues{{SymbolicInt{*total, ""}}, true});
+      context.SetOutputValues(0, PropagatedValues{{SymbolicInt{*total, ""}}, true, std::nullopt});
 }
 
 void Gather(InferenceContext& context) {
@@ -291,7 +303,7 @@ void Unsqueeze(InferenceContext& context) {
     out.dims.push_back(inserted.count(d) ? KnownDim(1) : x->dims[next++]);
   context.SetOutput(0, context.InputElem(0), out);
   if (const PropagatedValues* values = context.InputValues(0); values && values->is_scalar)
-    context.SetOutputValues(0, PropagatedValues{values->values, false});
+    context.SetOutputValues(0, PropagatedValues{values->values, false, std::nullopt});
 }
 
 void Squeeze(InferenceContext& context) {
@@ -321,7 +333,7 @@ void Squeeze(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
   if (const PropagatedValues* values = context.InputValues(0);
       values && values->values.size() == 1 && out.dims.empty())
-    context.SetOutputValues(0, PropagatedValues{values->values, true});
+    context.SetOutputValues(0, PropagatedValues{values->values, true, std::nullopt});
 }
 
 void Cast(InferenceContext& context) {

@@ -68,6 +68,8 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"TopK", {1, 10, 11, 24}},
       {"Dropout", {1, 6, 7, 10, 12, 13, 22}},
       {"Unique", {11, 28}},
+      {"Resize", {10, 11, 13, 18, 19}},
+      {"Upsample", {1, 7, 9, 10}},
       {"GatherElements", {11, 13}},
       {"ScatterElements", {11, 13, 16, 18}},
       {"Scatter", {9, 11}},
@@ -962,6 +964,60 @@ TEST(OpTypeMatrixTest, UniqueEveryRangeAndType) {
     }
     test.Run();
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resize and Upsample: nearest moves elements of every type; the roi's types through
+// tf_crop_and_resize.
+
+TEST(OpTypeMatrixTest, ResizeAndUpsampleEveryRangeAndType) {
+  // [1, 2] doubled along the last axis by nearest: each element twice.
+  const auto check = [](const char* op, int opset, E type) {
+    if (std::string(op) == "Upsample" && opset < 7) {
+      OpTester upsample1(op, opset);  // Upsample-1 scales NCHW height and width
+      upsample1.InputTensor("X", Coded(type, {1, 1, 1, 2}, {1, 2}));
+      upsample1.Attr("width_scale", 2.0f).Attr("height_scale", 1.0f);
+      upsample1.OutputTensor("Y", Coded(type, {1, 1, 1, 4}, {1, 1, 2, 2}));
+      upsample1.Run();
+      return;
+    }
+    OpTester test(op, opset);
+    test.InputTensor("X", Coded(type, {1, 2}, {1, 2}));
+    if (std::string(op) == "Upsample" && opset < 9) {
+      test.Attr("scales", std::vector<float>{1, 2});
+    } else if (std::string(op) == "Upsample" || opset < 11) {
+      test.Input<float>("scales", {2}, {1, 2});
+    } else {
+      test.MissingInput().Input<float>("scales", {2}, {1, 2});
+    }
+    test.Attr("mode", std::string("nearest"));
+    test.OutputTensor("Y", Coded(type, {1, 4}, {1, 1, 2, 2}));
+    test.Run();
+  };
+  for (int opset : SpecVersions("Resize")) {  // the data constraint is T at 10, T1 after
+    const std::vector<E> types = RegisteredTypes("Resize", opset, opset < 11 ? "T" : "T1");
+    EXPECT_FALSE(types.empty()) << "Resize registers no data type at opset " << opset;
+    for (E type : types) {
+      SCOPED_TRACE(::testing::Message()
+                   << "Resize opset " << opset << " " << ElementTypeName(type));
+      check("Resize", opset, type);
+    }
+  }
+  ForEachRegistered("Upsample", "T", [&](int opset, E type) { check("Upsample", opset, type); });
+  for (int opset : {11, 13, 18, 19}) {
+    for (E roi_type : RegisteredTypes("Resize", opset, "T2")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "Resize opset " << opset << " roi " << ElementTypeName(roi_type));
+      OpTester test("Resize", opset);  // the middle half of [0, 1, 2, 3, 4] at 3 points
+      test.Input<float>("X", {5}, {0, 1, 2, 3, 4});
+      test.InputTensor("roi", Numeric(roi_type, {2}, {0, 1}));
+      test.Input<float>("scales", {1}, {0.6f});
+      test.Attr("mode", std::string("linear"));
+      test.Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+      test.Output<float>("Y", {3}, {0, 2, 4});
+      test.Run();
+    }
+  }
 }
 
 }  // namespace
