@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "graph/model.h"
+#include "graph/sparse_tensor.h"
 
 namespace prism {
 namespace {
@@ -113,8 +114,21 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     arg->shape = shape;
     graph->initializers_.emplace(init.name(), std::move(tensor));
   }
-  PRISM_ENFORCE(proto.sparse_initializer_size() == 0, kNotImplemented, "graph ", path,
-                " has sparse initializers, which are not supported yet");
+  for (const auto& sparse : proto.sparse_initializer()) {  // densified once, at load
+    const std::string& name = sparse.values().name();
+    const std::string what = MakeString("sparse initializer '", name, "' of graph ", path);
+    PRISM_ENFORCE(!name.empty(), kInvalidGraph, "graph ", path,
+                  " has an unnamed sparse initializer");
+    PRISM_ENFORCE(graph->initializers_.count(name) == 0, kInvalidGraph, "graph ", path,
+                  " has two initializers named '", name, "'");
+    Tensor tensor = DensifySparseTensor(sparse, policy_, what);
+    NodeArg* arg = GetOrCreateArg(*graph, name);
+    arg->type = ValueType::Tensor(tensor.Type());
+    SymbolicShape shape;
+    for (int64_t d : tensor.Shape().Dims()) shape.dims.push_back(Dim{d, ""});
+    arg->shape = shape;
+    graph->initializers_.emplace(name, std::move(tensor));
+  }
 
   std::unordered_set<std::string> input_names;
   for (const auto& input : proto.input()) {
@@ -282,6 +296,14 @@ void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::Attrib
                                          MakeString(path, "/", node.Name(), ":", proto.name(), i)));
       break;
     case onnx::AttributeProto::SPARSE_TENSOR:
+      // Densified: Constant's sparse_value becomes its dense 'value'.
+      attribute.tensor =
+          std::make_shared<Tensor>(DensifySparseTensor(proto.sparse_tensor(), policy_, what));
+      if (node.OpType() == "Constant" && proto.name() == "sparse_value") {
+        attribute.name = "value";
+        attribute.type = AttributeType::kTensor;
+      }
+      break;
     case onnx::AttributeProto::TENSORS:
     case onnx::AttributeProto::SPARSE_TENSORS:
     case onnx::AttributeProto::TYPE_PROTO:
@@ -290,7 +312,10 @@ void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::Attrib
     default:
       PRISM_THROW(kInvalidGraph, what, " has no valid type (", proto.type(), ")");
   }
-  node.attributes_.emplace(proto.name(), std::move(attribute));
+  const std::string key = attribute.name;
+  PRISM_ENFORCE(node.attributes_.count(key) == 0, kInvalidGraph, node.Describe(),
+                " has attribute '", key, "' twice");
+  node.attributes_.emplace(key, std::move(attribute));
 }
 
 }  // namespace prism

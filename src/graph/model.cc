@@ -9,6 +9,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
+#include "common/logging.h"
+#include "graph/function_inliner.h"
 #include "graph/graph_builder.h"
 #include "graph/shape_inference.h"
 
@@ -50,9 +52,15 @@ class ModelLoader {
     model->directory_ = directory;
     for (const auto& opset : proto.opset_import()) {
       const std::string domain = CanonicalDomain(opset.domain());
-      PRISM_ENFORCE(model->opsets_.count(domain) == 0, kInvalidGraph, "opset for domain '",
-                    opset.domain(), "' is imported twice");
       const int64_t version = opset.version();
+      // Exporters sometimes repeat an import. A repeat with another version is taken as
+      // onnxruntime takes it, the last one winning, and said in the log.
+      if (auto it = model->opsets_.find(domain);
+          it != model->opsets_.end() && it->second != version) {
+        PRISM_LOG(kWarning, MakeString("opset for domain '", opset.domain(),
+                                       "' is imported twice, as ", it->second, " and ", version,
+                                       "; using ", version, " (the last import)"));
+      }
       PRISM_ENFORCE(version >= 1 && version <= std::numeric_limits<int>::max(), kInvalidGraph,
                     "invalid opset version ", version, " for domain '", opset.domain(), "'");
       if (domain.empty())
@@ -64,9 +72,7 @@ class ModelLoader {
                       "; Prism supports opsets up to ", kMaxOnnxMlOpset);
       model->opsets_[domain] = static_cast<int>(version);
     }
-    PRISM_ENFORCE(proto.functions_size() == 0, kNotImplemented,
-                  "the model defines local functions (", proto.functions(0).name(),
-                  "), which are not supported yet");
+    InlineLocalFunctions(proto);
 
     ModelMetadata& meta = model->metadata_;
     meta.producer_name = proto.producer_name();

@@ -776,13 +776,17 @@ TEST(ModelLoaderTest, UnsupportedOpsetVersion) {
   PRISM_EXPECT_ERROR(LoadError(model), kInvalidGraph, "the model imports ai.onnx.ml opset 99");
 }
 
-TEST(ModelLoaderTest, OpsetImportedTwiceThroughAlias) {
+// Exporters repeat imports; onnxruntime accepts them, the last one winning.
+TEST(ModelLoaderTest, OpsetImportedTwiceLastOneWins) {
   onnx::ModelProto model = AddModel();
   auto* again = model.add_opset_import();
   again->set_domain("ai.onnx");
   again->set_version(17);
-  PRISM_EXPECT_ERROR(LoadError(model), kInvalidGraph,
-                     "opset for domain 'ai.onnx' is imported twice");
+  EXPECT_EQ(LoadModel(model)->MainGraph().GetNode(0).OpsetVersion(), 17);
+  auto* other = model.add_opset_import();
+  other->set_domain("");
+  other->set_version(13);
+  EXPECT_EQ(LoadModel(model)->MainGraph().GetNode(0).OpsetVersion(), 13);
 }
 
 TEST(ModelLoaderTest, NodeInDomainNotImported) {
@@ -908,12 +912,29 @@ TEST(ModelLoaderTest, DuplicateAndUntypedAttributes) {
                      "Add node 'add' attribute 'mystery' has no valid type (0)");
 }
 
-TEST(ModelLoaderTest, SparseInitializersAreNotImplemented) {
-  onnx::ModelProto model = AddModel();
-  auto* sparse = model.mutable_graph()->add_sparse_initializer();
-  *sparse->mutable_values() = TensorHeader("S", TensorProto::FLOAT, {0});
-  PRISM_EXPECT_ERROR(LoadError(model), kNotImplemented,
-                     "graph main has sparse initializers, which are not supported yet");
+// Sparse initializers are densified at load; bad ones are refused naming what is wrong.
+TEST(ModelLoaderTest, SparseInitializerErrors) {
+  const auto model_with = [](const std::vector<int64_t>& indices,
+                             const std::vector<int64_t>& shape) {
+    onnx::ModelProto model = AddModel();
+    auto* sparse = model.mutable_graph()->add_sparse_initializer();
+    *sparse->mutable_values() = TensorHeader("S", TensorProto::FLOAT, {2});
+    sparse->mutable_values()->add_float_data(1);
+    sparse->mutable_values()->add_float_data(2);
+    *sparse->mutable_indices() = TensorHeader("S_i", TensorProto::INT64, shape);
+    for (int64_t i : indices) sparse->mutable_indices()->add_int64_data(i);
+    sparse->add_dims(2);
+    sparse->add_dims(2);
+    return model;
+  };
+  EXPECT_EQ(LoadModel(model_with({1, 2}, {2}))->MainGraph().Initializers().count("S"), 1u);
+  PRISM_EXPECT_ERROR(LoadError(model_with({1, 4}, {2})), kInvalidGraph,
+                     "sparse initializer 'S' of graph main: index 4 of value 1 is out of range "
+                     "for 4 elements");
+  PRISM_EXPECT_ERROR(LoadError(model_with({0, 0, 1, 2}, {2, 2})), kInvalidGraph,
+                     "index 2 of value 1 is out of range for dim 1 of size 2");
+  PRISM_EXPECT_ERROR(LoadError(model_with({0, 1, 2}, {3})), kInvalidGraph,
+                     "indices of shape [3] do not match 2 values of a tensor of rank 2");
 }
 
 TEST(ModelLoaderTest, InitializerRawDataSizeMismatch) {
@@ -1023,11 +1044,64 @@ TEST(ModelLoaderTest, NodeWithoutOpType) {
                      "graph main: node 1 ('nameless_op') has no op_type");
 }
 
-TEST(ModelLoaderTest, LocalFunctionsAreNotImplemented) {
-  onnx::ModelProto model = AddModel();
-  model.add_functions()->set_name("MyFunction");
-  PRISM_EXPECT_ERROR(LoadError(model), kNotImplemented,
-                     "the model defines local functions (MyFunction)");
+// X -> local.Twice(X) -> Y, where Twice(a) = Add(a, a); `body` may rewrite the function.
+onnx::ModelProto FunctionModel() {
+  onnx::ModelProto model = MakeModel();
+  auto* local = model.add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {2});
+  AddNode(graph, "Twice", {"X"}, {"Y"}, "call")->set_domain("local");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  onnx::FunctionProto* function = model.add_functions();
+  function->set_name("Twice");
+  function->set_domain("local");
+  function->add_input("a");
+  function->add_output("b");
+  auto* import = function->add_opset_import();
+  import->set_domain("");
+  import->set_version(17);
+  onnx::NodeProto* add = function->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("a");
+  add->add_output("b");
+  return model;
+}
+
+TEST(ModelLoaderTest, LocalFunctionCallsAreInlined) {
+  std::shared_ptr<const Model> model = LoadModel(FunctionModel());
+  const Graph& graph = model->MainGraph();
+  ASSERT_EQ(graph.NodeCount(), 1u);
+  const Node& node = graph.GetNode(graph.TopologicalOrder()[0]);
+  EXPECT_EQ(node.OpType(), "Add");
+  EXPECT_EQ(node.Name(), "call/0/Add");
+  EXPECT_EQ(node.Inputs()[0]->name, "X");
+  EXPECT_EQ(node.Outputs()[0]->name, "Y");
+}
+
+TEST(ModelLoaderTest, LocalFunctionErrorsNameTheRule) {
+  onnx::ModelProto recursive = FunctionModel();
+  recursive.mutable_functions(0)->mutable_node(0)->set_op_type("Twice");
+  recursive.mutable_functions(0)->mutable_node(0)->set_domain("local");
+  PRISM_EXPECT_ERROR(LoadError(recursive), kInvalidGraph, "local function 'Twice' calls itself");
+
+  onnx::ModelProto opsets = FunctionModel();
+  opsets.mutable_functions(0)->mutable_opset_import(0)->set_version(13);
+  PRISM_EXPECT_ERROR(LoadError(opsets), kInvalidGraph,
+                     "local function 'Twice' imports opset 13 of domain '' but the model imports "
+                     "17");
+
+  onnx::ModelProto twice = FunctionModel();
+  *twice.add_functions() = twice.functions(0);
+  PRISM_EXPECT_ERROR(LoadError(twice), kInvalidGraph,
+                     "the model defines local function 'local.Twice' twice");
+
+  onnx::ModelProto inputs = FunctionModel();
+  inputs.mutable_graph()->mutable_node(0)->add_input("X");
+  PRISM_EXPECT_ERROR(LoadError(inputs), kInvalidGraph,
+                     "node 'call' passes 2 inputs to local function 'Twice', which takes 1");
 }
 
 // A chain of If nodes, each holding the next graph in then_branch, `levels` subgraphs deep.
