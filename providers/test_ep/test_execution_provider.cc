@@ -108,10 +108,16 @@ TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
   fuse_ = fuse == "1";
   options_.emplace("fail_compute", "0");
   const bool fail_compute = options_.at("fail_compute") == "1";
+  // "wrong_op": that op's kernel adds 1 to the first element of a floating output, the planted
+  // fault the cross-provider consistency test must catch.
+  options_.emplace("wrong_op", "");
+  const std::string wrong_op = options_.at("wrong_op");
+  all_ops_ = ops_.count("*") > 0;
   // Mirror the CPU kernels of the claimed ops; each runs the CPU kernel on unscrambled copies.
   for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    if (!ops_.count(info->def.op_type) || !info->def.domain.empty()) continue;
-    registry_->Register(info->def, MakeWrappedKernelFactory(info->factory, fail_compute));
+    if ((!all_ops_ && !ops_.count(info->def.op_type)) || !info->def.domain.empty()) continue;
+    registry_->Register(info->def, MakeWrappedKernelFactory(info->factory, fail_compute,
+                                                            info->def.op_type == wrong_op));
   }
 }
 
@@ -123,14 +129,22 @@ std::vector<ComputeCapability> TestExecutionProvider::GetCapability(
   for (NodeIndex index : graph.Nodes()) {
     const Node& node = graph.GetNode(index);
     std::string reason;
-    if (!ops_.count(node.OpType())) {
+    if (!all_ops_ && !ops_.count(node.OpType())) {
       reason = MakeString("op ", node.OpType(), " is not in this EP's 'ops' option");
-    } else if (fuse_ && !node.Subgraphs().empty()) {
-      reason = "nodes with subgraphs are not fused";
+    } else if ((fuse_ || all_ops_) && !node.Subgraphs().empty()) {
+      reason = fuse_ ? "nodes with subgraphs are not fused"
+                     : "nodes with subgraphs are claimed only when named in 'ops'";
     } else {
       for (const NodeArg* arg : node.Inputs())
         if (arg && arg->type.elem == ElementType::kString)
           reason = "string tensors cannot live in test device memory";
+      for (const NodeArg* arg : node.Outputs())
+        if (arg && arg->type.elem == ElementType::kString)
+          reason = "string tensors cannot live in test device memory";
+      if (reason.empty() && all_ops_)
+        for (const NodeArg* arg : node.Inputs())
+          if (arg && arg->type.kind != TypeKind::kTensor && arg->type.kind != TypeKind::kUnknown)
+            reason = "only tensors are claimed with ops '*'";
       if (reason.empty() && lookup.Find(node, &reason) != nullptr) {
         claimable.push_back(index);
         continue;

@@ -70,6 +70,7 @@ class TestExecutionProvider final : public IExecutionProvider {
   ComputeCapability MakeFusedClaim(const Graph& graph, std::vector<NodeIndex> nodes) const;
 
   ProviderOptions options_;
+  bool all_ops_ = false;  // ops '*': every op the CPU EP has
   bool fuse_ = false;
   mutable std::atomic<int> fused_groups_made_{0};  // names fused nodes uniquely per EP instance
   std::set<std::string> ops_;

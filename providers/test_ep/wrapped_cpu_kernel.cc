@@ -17,8 +17,9 @@ Tensor ToHost(const Tensor& tensor) {
 
 class WrappedCpuKernel final : public OpKernel {
  public:
-  WrappedCpuKernel(const OpKernelInfo& info, const KernelFactory& cpu_factory, bool fail_compute)
-      : OpKernel(info), inner_(cpu_factory(info)), fail_compute_(fail_compute) {}
+  WrappedCpuKernel(const OpKernelInfo& info, const KernelFactory& cpu_factory, bool fail_compute,
+                   bool wrong)
+      : OpKernel(info), inner_(cpu_factory(info)), fail_compute_(fail_compute), wrong_(wrong) {}
 
   void Compute(OpKernelContext& context) const override {
     PRISM_ENFORCE(!fail_compute_, kEpFail, kProviderName, ": simulated device failure in ",
@@ -33,6 +34,7 @@ class WrappedCpuKernel final : public OpKernel {
     }
     HostKernelContext host(GetNode(), host_inputs, &context);
     inner_->Compute(host);
+    if (wrong_ && !host.Outputs().empty()) PlantError(host.Outputs()[0]);
     for (size_t o = 0; o < host.Outputs().size(); ++o) {
       Value& result = host.Outputs()[o];
       if (!result.IsTensor()) {
@@ -49,15 +51,24 @@ class WrappedCpuKernel final : public OpKernel {
   }
 
  private:
+  // Option wrong_op: the first element of a floating-point output is off by one.
+  static void PlantError(Value& output) {
+    if (!output.IsTensor() || output.GetTensor().NumElements() == 0) return;
+    Tensor& tensor = output.MutableTensor();
+    if (tensor.Type() == ElementType::kFloat) tensor.MutableData<float>()[0] += 1.0f;
+    if (tensor.Type() == ElementType::kDouble) tensor.MutableData<double>()[0] += 1.0;
+  }
+
   std::unique_ptr<OpKernel> inner_;
   bool fail_compute_;
+  bool wrong_;
 };
 
 }  // namespace
 
-KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute) {
-  return [cpu_factory, fail_compute](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
-    return std::make_unique<WrappedCpuKernel>(info, cpu_factory, fail_compute);
+KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute, bool wrong) {
+  return [cpu_factory, fail_compute, wrong](const OpKernelInfo& info) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<WrappedCpuKernel>(info, cpu_factory, fail_compute, wrong);
   };
 }
 

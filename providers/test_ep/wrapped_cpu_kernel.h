@@ -8,6 +8,7 @@ namespace prism::test_ep {
 
 // fail_compute: every Compute throws kEpFail, as a device that fails at run time would (tests
 // of the retry-on-CPU fallback).
-KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute = false);
+KernelFactory MakeWrappedKernelFactory(KernelFactory cpu_factory, bool fail_compute = false,
+                                       bool wrong = false);
 
 }  // namespace prism::test_ep

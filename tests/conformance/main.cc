@@ -50,6 +50,10 @@ void Usage(std::ostream& out) {
          "  --round-trip             run each model as written back by the optimized session\n"
          "                           (optimized_model_filepath), loaded again: the writer and\n"
          "                           the optimizer must keep every result\n"
+         "  --compare-with-cpu       cross-provider consistency: run each test with --providers\n"
+         "                           and with the CPU EP alone on seeded random float inputs and\n"
+         "                           compare the two (tests where --providers take no node are\n"
+         "                           skipped); P may carry options: Name:key=value:key=value\n"
          "  --check-shapes           also check every computed value's shape against Prism's\n"
          "                           (strict) shape inference, static where the inputs are\n"
          "  --no-isolate             run tests in this process (default: a child per test, so\n"
@@ -95,6 +99,7 @@ struct Options {
   bool isolate = true;
   bool round_trip = false;
   bool check_shapes = false;
+  bool compare_with_cpu = false;
   bool list = false;
   bool verbose = false;
   std::vector<std::string> test_dirs;
@@ -153,6 +158,8 @@ Options ParseArgs(int argc, char** argv) {
       options.timeout_s = ParseNumber(arg, value());
     } else if (arg == "--check-shapes") {
       options.check_shapes = true;
+    } else if (arg == "--compare-with-cpu") {
+      options.compare_with_cpu = true;
     } else if (arg == "--round-trip") {
       options.round_trip = true;
     } else if (arg == "--no-isolate") {
@@ -247,6 +254,7 @@ int Main(int argc, char** argv) {
     config.providers = ParseProviders(options.providers);
     config.round_trip = options.round_trip;
     config.check_shapes = options.check_shapes;
+    config.compare_with_cpu = options.compare_with_cpu;
     if (options.rtol || options.atol)
       config.tolerance =
           prism::testing::Tolerance{options.atol.value_or(1e-7), options.rtol.value_or(1e-3)};

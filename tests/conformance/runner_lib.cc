@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -403,6 +404,87 @@ bool StaticInputs(const onnx::ModelProto& model, const std::set<std::string>& in
   return true;
 }
 
+// The skip marker of a result message: the test could not check what the mode checks.
+constexpr const char* kSkipPrefix = "SKIP: ";
+
+// The floating-point elements of `value` each scaled by a seeded random factor in [0.75, 1.25]
+// (same type and shape): new values that keep their sign and rough size, so that parameters
+// passed as float inputs (Resize's scales, Dropout's ratio) mostly stay valid. Other values are
+// returned unchanged, since integers are often indices, axes or shapes.
+Value Randomized(const Value& value, std::mt19937& generator) {
+  if (!value.IsTensor()) return value;
+  const Tensor& tensor = value.GetTensor();
+  const ElementType type = tensor.Type();
+  if (type != ElementType::kFloat && type != ElementType::kDouble &&
+      type != ElementType::kFloat16 && type != ElementType::kBFloat16)
+    return value;
+  Tensor out(type, tensor.Shape(), GetCpuAllocator());
+  std::uniform_real_distribution<double> factor(0.75, 1.25);
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    const double f = factor(generator);
+    if (type == ElementType::kFloat)
+      out.MutableData<float>()[i] = static_cast<float>(tensor.Data<float>()[i] * f);
+    else if (type == ElementType::kDouble)
+      out.MutableData<double>()[i] = tensor.Data<double>()[i] * f;
+    else if (type == ElementType::kFloat16)
+      out.MutableData<Float16>()[i] =
+          Float16(static_cast<float>(tensor.Data<Float16>()[i].ToFloat() * f));
+    else
+      out.MutableData<BFloat16>()[i] =
+          BFloat16(static_cast<float>(tensor.Data<BFloat16>()[i].ToFloat() * f));
+  }
+  return Value(std::move(out));
+}
+
+// Cross-provider consistency of one test (see RunConfig::compare_with_cpu).
+std::string CompareWithCpu(const TestCase& test, InferenceSession& session,
+                           const std::vector<const onnx::ValueInfoProto*>& inputs,
+                           const std::vector<std::string>& output_names,
+                           const std::vector<fs::path>& sets) {
+  int on_other = 0;
+  for (const auto& [provider, count] : session.Report().NodesPerProvider())
+    if (provider != "CPUExecutionProvider") on_other += count;
+  if (on_other == 0) return std::string(kSkipPrefix) + "no node is placed on the providers tested";
+  InferenceSession cpu(SessionOptions{}, {});
+  cpu.Load((test.dir / "model.onnx").string());
+  std::mt19937 generator(static_cast<uint32_t>(std::hash<std::string>{}(test.name)));
+  for (const fs::path& set : sets) {
+    const std::string set_name = set.filename().string();
+    const size_t input_count = CountDataFiles(set, "input_");
+    std::vector<std::string> feed_names;
+    std::vector<Value> feeds;
+    for (size_t k = 0; k < input_count && k < inputs.size(); ++k) {
+      feed_names.push_back(inputs[k]->name());
+      feeds.push_back(
+          Randomized(LoadValueFile(set / ("input_" + std::to_string(k) + ".pb"), inputs[k]->type()),
+                     generator));
+    }
+    std::vector<Value> tested, reference;
+    try {
+      reference = cpu.Run(RunOptions{}, feed_names, feeds, output_names);
+    } catch (const std::exception& e) {
+      // Random values outside an op's domain may be refused: those inputs check nothing.
+      return std::string(kSkipPrefix) + "the CPU EP refuses the random inputs: " + e.what();
+    }
+    try {
+      tested = session.Run(RunOptions{}, feed_names, feeds, output_names);
+    } catch (const std::exception& e) {
+      return set_name + ": the tested providers fail where the CPU EP runs: " + e.what();
+    }
+    std::string mismatches;
+    for (size_t k = 0; k < reference.size() && k < tested.size(); ++k) {
+      const std::string why =
+          testing::CompareWithOracle(reference[k], tested[k], testing::Tolerance::OnnxSpecData());
+      if (!why.empty())
+        mismatches += (mismatches.empty() ? "" : "; ") + set_name + ": output " +
+                      std::to_string(k) + " '" + output_names[k] +
+                      "' differs from the CPU EP: " + why;
+    }
+    if (!mismatches.empty()) return mismatches;
+  }
+  return "";
+}
+
 // Runs all data sets; returns "" on success, else what went wrong.
 // Records in `providers` the EPs the session actually uses (unavailable ones are dropped).
 std::string RunDataSets(const TestCase& test, const RunConfig& config,
@@ -452,6 +534,7 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
            e.what();
   }
   providers = session.Providers();
+  if (config.compare_with_cpu) return CompareWithCpu(test, session, inputs, output_names, sets);
   static const ComputeTraceHooks kShapeHooks{CheckComputedShapes, nullptr};
   struct HooksOff {
     bool active;
@@ -542,6 +625,10 @@ TestResult RunTest(const TestCase& test, const RunConfig& config) {
     result.message = "unknown exception";
   }
   result.status = result.message.empty() ? TestStatus::kPassed : TestStatus::kFailed;
+  if (result.message.rfind(kSkipPrefix, 0) == 0) {
+    result.status = TestStatus::kSkipped;
+    result.message = result.message.substr(std::strlen(kSkipPrefix));
+  }
   testing::EndEvidenceUnit(result.Key(), result.status == TestStatus::kPassed);
   result.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -640,8 +727,9 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
     result.message = "test process exited abnormally (status " + std::to_string(wstatus) + ")";
   } else {
     const int status = payload[0] - '0';
-    result.status =
-        status == static_cast<int>(TestStatus::kPassed) ? TestStatus::kPassed : TestStatus::kFailed;
+    result.status = status == static_cast<int>(TestStatus::kPassed)    ? TestStatus::kPassed
+                    : status == static_cast<int>(TestStatus::kSkipped) ? TestStatus::kSkipped
+                                                                       : TestStatus::kFailed;
     const size_t newline = payload.find('\n');
     if (newline != std::string::npos) {
       const std::vector<ProviderSpec> used = ParseProviders(payload.substr(1, newline - 1));
@@ -746,7 +834,20 @@ std::vector<ProviderSpec> ParseProviders(const std::string& comma_separated) {
   std::string name;
   while (std::getline(in, name, ',')) {
     name = Trim(name);
-    if (!name.empty()) providers.push_back(ProviderSpec{name, {}});
+    if (name.empty()) continue;
+    ProviderSpec spec{name, {}};
+    if (const size_t colon = name.find(':'); colon != std::string::npos) {
+      spec.name = name.substr(0, colon);
+      std::istringstream options(name.substr(colon + 1));
+      std::string entry;
+      while (std::getline(options, entry, ':')) {
+        const size_t equals = entry.find('=');
+        PRISM_ENFORCE(equals != std::string::npos, kInvalidArgument, "provider option '", entry,
+                      "' of ", spec.name, " is not key=value");
+        spec.options[entry.substr(0, equals)] = entry.substr(equals + 1);
+      }
+    }
+    providers.push_back(std::move(spec));
   }
   return providers;
 }

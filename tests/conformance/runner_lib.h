@@ -93,6 +93,11 @@ struct RunConfig {
   // every op needs an inference function), and require fully static inferred shapes when the
   // model's inputs are static.
   bool check_shapes = false;
+  // Cross-provider consistency: run each data set twice, with `providers` and with the CPU EP
+  // alone, on the test's inputs with their floating-point values replaced by seeded random ones,
+  // and compare the two runs (not the expected outputs). A test where the other providers take
+  // no node is skipped.
+  bool compare_with_cpu = false;
 };
 
 // The skip reason when the test is not selected by the op set, else "".
@@ -125,6 +130,7 @@ std::string JsonEscape(const std::string& text);
 std::string ResultToJson(const TestResult& result);
 std::string SummaryToJson(const RunSummary& summary, const std::vector<TestResult>& results);
 
+// "Name" or "Name:key=value:key=value" entries, comma separated.
 std::vector<ProviderSpec> ParseProviders(const std::string& comma_separated);
 
 }  // namespace prism::conformance
