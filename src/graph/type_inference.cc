@@ -51,6 +51,12 @@ ValueType InferOutput(const Node& node, size_t i) {
       return ValueType::Tensor(static_cast<ElementType>(to->i));
     return {};
   }
+  if (op == "BitCast") {
+    const Attribute* to = node.FindAttribute("to");
+    if (to && to->type == AttributeType::kInt && IsKnownElementType(static_cast<int32_t>(to->i)))
+      return ValueType::Tensor(static_cast<ElementType>(to->i));
+    return {};
+  }
   if (op == "CastLike") return ValueType::Tensor(InputType(node, 1).elem);
   if (op == "Constant") return ConstantType(node);
   if (op == "ConstantOfShape") {

@@ -357,20 +357,20 @@ TEST_F(ConformanceRunnerTest, SkipReasonNamesTheOutsideOps) {
   EXPECT_EQ(SelectionSkipReason(TestCase{"mini", "test_two_ops", dir}, config), "");
 }
 
-// The core op set selects exactly 1277 tests of the shared node suite.
-TEST(OpSelectionTest, CoreOpsSelect1277NodeTests) {
+// The core op set selects exactly 1301 tests of the shared node suite.
+TEST(OpSelectionTest, CoreOpsSelect1301NodeTests) {
   const std::string shared = testing::SharedDataDir();
   ASSERT_TRUE(fs::is_directory(shared))
       << "shared data folder " << shared << " is missing (set PRISM_SHARED_DIR)";
   RunConfig config;
   config.allowed_ops =
       LoadOpsFile(fs::path(PRISM_SOURCE_DIR) / "tests" / "conformance" / "core_ops.txt");
-  EXPECT_EQ(config.allowed_ops->size(), 131u);
+  EXPECT_EQ(config.allowed_ops->size(), 135u);
   int selected = 0;
   const std::vector<TestCase> tests = DiscoverSuite(shared, "node");
   for (const TestCase& test : tests)
     if (SelectionSkipReason(test, config).empty()) ++selected;
-  EXPECT_EQ(selected, 1277);
+  EXPECT_EQ(selected, 1301);
   EXPECT_EQ(tests.size(), 1802u);
 }
 
@@ -483,5 +483,33 @@ TEST_F(ConformanceRunnerTest, MinRunFailsASkippedSuite) {
   EXPECT_EQ(RunCli("--suite mini --min-run -1", &output), 2) << output;
 }
 
+// The cross-provider consistency check (--compare-with-cpu) on node/test_add: the test EP, which
+// runs the CPU kernels behind a device boundary, agrees with the CPU EP; with a deliberately
+// wrong Add kernel registered on the test EP (option wrong_op), the check must fail.
+TEST(ConsistencyTest, CatchesAWrongKernelOnAnotherProvider) {
+  const std::string shared = testing::SharedDataDir();
+  ASSERT_TRUE(fs::is_directory(shared))
+      << "shared data folder " << shared << " is missing (set PRISM_SHARED_DIR)";
+  const TestCase add{"node", "test_add", fs::path(shared) / "onnx-tests" / "node" / "test_add"};
+  RunConfig config;
+  config.compare_with_cpu = true;
+  config.providers = ParseProviders("TestExecutionProvider:ops=*");
+  ASSERT_EQ(config.providers.size(), 1u);
+  EXPECT_EQ(config.providers[0].options.at("ops"), "*");
+  const TestResult right = RunTest(add, config);
+  EXPECT_EQ(right.status, TestStatus::kPassed) << right.message;
+
+  config.providers = ParseProviders("TestExecutionProvider:ops=*:wrong_op=Add");
+  const TestResult wrong = RunTest(add, config);
+  EXPECT_EQ(wrong.status, TestStatus::kFailed);
+  EXPECT_NE(wrong.message.find("differs from the CPU EP"), std::string::npos) << wrong.message;
+
+  config.providers = ParseProviders("TestExecutionProvider:ops=Mul");  // claims nothing here
+  const TestResult idle = RunTest(add, config);
+  EXPECT_EQ(idle.status, TestStatus::kSkipped);
+  EXPECT_EQ(idle.message, "no node is placed on the providers tested");
+}
+
 }  // namespace
+
 }  // namespace prism::conformance

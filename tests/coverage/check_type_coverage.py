@@ -71,7 +71,8 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum CumProd Hardmax LogSoftmax Slice "
             "Split Pad Tile Range Size EyeLike Trilu GatherElements GatherND Scatter "
             "ScatterElements ScatterND CastLike DepthToSpace SpaceToDepth Compress "
-            "ReverseSequence NonZero OneHot TopK Dropout Unique Resize Upsample").split()
+            "ReverseSequence NonZero OneHot TopK Dropout Unique Resize Upsample Einsum Det "
+            "CenterCropPad BitCast").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {

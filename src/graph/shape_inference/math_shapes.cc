@@ -1,7 +1,8 @@
-// MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization, the Reduce* family
-// and ArgMax/ArgMin.
+// MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization, the Reduce* family,
+// ArgMax/ArgMin, Det and Einsum.
 #include <set>
 
+#include "framework/einsum_equation.h"
 #include "graph/shape_inference/inference_context.h"
 
 namespace prism {
@@ -121,9 +122,66 @@ void ArgMinMax(InferenceContext& context) {
   context.SetOutput(0, ElementType::kInt64, out);
 }
 
+// Det: [*, M, M] -> [*].
+void Det(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const size_t rank = x->dims.size();
+  if (rank < 2) context.Fail(MakeString("input must have rank >= 2, got ", x->ToString()));
+  const Dim& rows = x->dims[rank - 2];
+  const Dim& cols = x->dims[rank - 1];
+  if (rows.IsKnown() && cols.IsKnown() && rows.value != cols.value)
+    context.Fail(MakeString("input must hold square matrices, got ", x->ToString()));
+  context.SetOutput(0, context.InputElem(0),
+                    SymbolicShape{std::vector<Dim>(x->dims.begin(), x->dims.end() - 2)});
+}
+
+// Einsum: each output label's dim from the inputs (a 1 gives way to any other size); needs every
+// input's rank to place the ellipsis.
+void Einsum(InferenceContext& context) {
+  std::vector<int64_t> ranks;
+  for (size_t i = 0; i < context.InputCount(); ++i) {
+    const SymbolicShape* shape = context.InputShape(i);
+    if (!shape) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+    ranks.push_back(static_cast<int64_t>(shape->dims.size()));
+  }
+  const Attribute* equation_attribute = context.Attr("equation");
+  if (!equation_attribute) context.Fail("attribute 'equation' is required");
+  EinsumEquation equation;
+  try {
+    equation = ParseEinsumEquation(equation_attribute->s, ranks, "Einsum");
+  } catch (const Exception& e) {
+    context.Fail(e.what());
+  }
+  std::vector<Dim> label_dims(static_cast<size_t>(equation.LabelCount()));
+  std::vector<bool> seen(label_dims.size(), false);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const SymbolicShape& shape = *context.InputShape(i);
+    for (size_t d = 0; d < shape.dims.size(); ++d) {
+      const int label = equation.inputs[i][d];
+      const Dim& dim = shape.dims[d];
+      Dim& known = label_dims[label];
+      if (!seen[label] || (known.IsKnown() && known.value == 1)) {
+        known = dim;
+      } else if (known.IsKnown() && dim.IsKnown() && dim.value != 1 && dim.value != known.value) {
+        context.Fail(MakeString("dimension ", d, " of input ", i, " has size ", dim.value,
+                                " but the same label has size ", known.value, " elsewhere"));
+      } else if (!known.IsKnown() && dim.IsKnown() && dim.value != 1) {
+        known = dim;
+      }
+      seen[label] = true;
+    }
+  }
+  SymbolicShape out;
+  for (int label : equation.output) out.dims.push_back(label_dims[label]);
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterMathShapes() {
+  RegisterShapeInference("Det", Det);
+  RegisterShapeInference("Einsum", Einsum);
   RegisterShapeInference("MatMul", MatMul);
   RegisterShapeInference("Gemm", Gemm);
   RegisterShapeInference("LayerNormalization", LayerNormalization);

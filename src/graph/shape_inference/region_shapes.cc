@@ -1,5 +1,6 @@
 // Ops that take, cut or grow regions of a tensor: Slice (propagating sliced shape values, as in
-// Shape -> Slice -> Concat -> Reshape chains), Split, Pad, Tile, Trilu, EyeLike, Range.
+// Shape -> Slice -> Concat -> Reshape chains), Split, Pad, Tile, Trilu, EyeLike, Range,
+// CenterCropPad.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -208,6 +209,26 @@ void EyeLike(InferenceContext& context) {
   context.SetOutput(0, elem, x ? std::optional<SymbolicShape>(*x) : std::nullopt);
 }
 
+// CenterCropPad: the named axes (default all) take the sizes of input 'shape'.
+void CenterCropPad(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  std::vector<int64_t> axes = context.IntsAttr("axes").value_or(std::vector<int64_t>{});
+  if (axes.empty())
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  SymbolicShape out = *x;
+  const std::optional<std::vector<int64_t>> sizes = context.InputInts(1);
+  if (sizes && sizes->size() != axes.size())
+    context.Fail(MakeString("input 'shape' has ", sizes->size(), " entries but ", axes.size(),
+                            " axes are cropped or padded"));
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = ResolveAxis(context, axes[i], rank);
+    out.dims[axis] = sizes ? KnownDim((*sizes)[i]) : Dim{};
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 // Resize and Upsample: the output dims from known scales or sizes (the keep-aspect policies
 // included), else only the rank.
 void Resize(InferenceContext& context) {
@@ -301,6 +322,7 @@ void RegisterRegionShapes() {
   RegisterShapeInference("Tile", Tile);
   RegisterShapeInference("Trilu", SameShape);
   RegisterShapeInference("EyeLike", EyeLike);
+  RegisterShapeInference("CenterCropPad", CenterCropPad);
   RegisterShapeInference("Range", Range);
   RegisterShapeInference("Resize", Resize);
   RegisterShapeInference("Upsample", Resize);

@@ -349,6 +349,21 @@ void Cast(InferenceContext& context) {
       context.SetOutputValues(0, *values);
 }
 
+// BitCast: the shape kept, the type named by 'to' (same bit width as the input's).
+void BitCast(InferenceContext& context) {
+  const Attribute* to = context.Attr("to");
+  if (!to || !IsKnownElementType(static_cast<int32_t>(to->i)) || to->i == 0 ||
+      static_cast<ElementType>(to->i) == ElementType::kString)
+    context.Fail("attribute 'to' must name a non-string element type");
+  const ElementType type = static_cast<ElementType>(to->i);
+  const ElementType from = context.InputElem(0);
+  if (from != ElementType::kUndefined && ElementBits(from) != ElementBits(type))
+    context.Fail(MakeString("'to' = ", ElementTypeName(type), " has ", ElementBits(type),
+                            " bits per element but the input is ", ElementTypeName(from), " with ",
+                            ElementBits(from)));
+  context.SetOutput(0, type, InputShapeOrNone(context, 0));
+}
+
 void CastLike(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(1), InputShapeOrNone(context, 0));
 }
@@ -404,6 +419,7 @@ void RegisterTensorShapes() {
   RegisterShapeInference("ConstantOfShape", ConstantOfShape);
   RegisterShapeInference("Expand", ExpandShape);
   RegisterShapeInference("Size", Size);
+  RegisterShapeInference("BitCast", BitCast);
   RegisterShapeInference("Gather", Gather);
   RegisterShapeInference("Unsqueeze", Unsqueeze);
   RegisterShapeInference("Squeeze", Squeeze);

@@ -75,6 +75,10 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Scatter", {9, 11}},
       {"GatherND", {11, 12, 13}},
       {"ScatterND", {11, 13, 16, 18}},
+      {"Det", {11, 22}},
+      {"Einsum", {12, 28}},
+      {"CenterCropPad", {18}},
+      {"BitCast", {26}},
   };
   return versions.at(op);
 }
@@ -568,6 +572,36 @@ TEST(OpTypeMatrixTest, MaxPoolEveryRangeAndType) {
   });
 }
 
+// Det of three 3x3 matrices: a cyclic permutation (two row swaps: +1), a block matrix (3) and
+// a singular one (0).
+TEST(OpTypeMatrixTest, DetEveryRangeAndType) {
+  ForEachRegistered("Det", "T", [](int opset, E type) {
+    OpTester test("Det", opset);
+    test.InputTensor("X", Numeric(type, {3, 3, 3}, {0, 1, 0, 0, 0, 1, 1, 0, 0,  //
+                                                    2, 1, 0, 1, 1, 0, 0, 0, 3,  //
+                                                    1, 1, 1, 1, 1, 1, 0, 1, 2}));
+    test.OutputTensor("Y", Numeric(type, {3}, {1, 3, 0}));
+    test.Run();
+  });
+}
+
+// Einsum as a matrix product and as a trace.
+TEST(OpTypeMatrixTest, EinsumEveryRangeAndType) {
+  ForEachRegistered("Einsum", "T", [](int opset, E type) {
+    OpTester product("Einsum", opset);
+    product.Attr("equation", std::string("ij,jk->ik"));
+    product.InputTensor("a", Numeric(type, {2, 2}, {1, 2, 0, 1}));
+    product.InputTensor("b", Numeric(type, {2, 2}, {1, 0, 1, 1}));
+    product.OutputTensor("y", Numeric(type, {2, 2}, {3, 2, 1, 1}));
+    product.Run();
+    OpTester trace("Einsum", opset);
+    trace.Attr("equation", std::string("ii"));
+    trace.InputTensor("a", Numeric(type, {2, 2}, {1, 2, 0, 1}));
+    trace.OutputTensor("y", Numeric(type, {}, {2}));
+    trace.Run();
+  });
+}
+
 // Pow: every (T, T1) pair of every range (check_type_coverage.py requires each pair); before
 // opset 12 the exponent has the base's type. 3^2, 2^3, 1^0, 0^1 = 9, 8, 1, 0, exact in every type.
 TEST(OpTypeMatrixTest, PowEveryPairOfEveryRange) {
@@ -747,6 +781,61 @@ TEST(OpTypeMatrixTest, TriluEveryType) {
     if (type == E::kComplex128)
       for (int i = 0; i < 12; ++i) static_cast<double*>(expected.MutableRawData())[i] += 0.0;
     test.OutputTensor("output", expected);
+    test.Run();
+  });
+}
+
+// CenterCropPad: a 3x2 input made 1x3, cropping rows (the window starts at row 1) and padding
+// columns (the odd zero goes to the end), with either index type.
+TEST(OpTypeMatrixTest, CenterCropPadEveryTypeAndIndexType) {
+  ForEachRegistered("CenterCropPad", "T", [](int opset, E type) {
+    for (E index_type : RegisteredTypes("CenterCropPad", opset, "Tind")) {
+      SCOPED_TRACE(ElementTypeName(index_type));
+      OpTester test("CenterCropPad", opset);
+      test.InputTensor("input_data", Coded(type, {3, 2}, Iota(6)));
+      test.InputTensor("shape", Numeric(index_type, {2}, {1, 3}));
+      if (type == E::kString) {
+        test.Output<std::string>("output", {1, 3}, {"s2", "s3", ""});
+      } else {
+        Tensor expected = Coded(type, {1, 3}, {2, 3, 0});
+        // The padding is +0 + 0i; code 0 is 0 - 0i.
+        if (type == E::kComplex64) static_cast<float*>(expected.MutableRawData())[5] += 0.0f;
+        if (type == E::kComplex128) static_cast<double*>(expected.MutableRawData())[5] += 0.0;
+        test.OutputTensor("output", expected);
+      }
+      test.Run();
+    }
+  });
+}
+
+// BitCast: each type to the next of its bit width (cyclically), so that every type is a source
+// and a target; the bytes must come through unchanged (a bool target holds 0 or 1).
+TEST(OpTypeMatrixTest, BitCastEveryInputAndOutputType) {
+  const std::vector<std::vector<E>> widths = {
+      {E::kUint8, E::kBool, E::kInt8, E::kFloat8E4M3FN, E::kFloat8E4M3FNUZ, E::kFloat8E5M2,
+       E::kFloat8E5M2FNUZ, E::kFloat8E8M0},
+      {E::kUint16, E::kInt16, E::kFloat16, E::kBFloat16},
+      {E::kUint32, E::kInt32, E::kFloat},
+      {E::kUint64, E::kInt64, E::kDouble, E::kComplex64},
+      {E::kComplex128},
+      {E::kUint4, E::kInt4, E::kFloat4E2M1},
+      {E::kUint2, E::kInt2}};
+  ForEachRegistered("BitCast", "T1", [&](int opset, E type) {
+    E target = E::kUndefined;
+    for (const std::vector<E>& group : widths)
+      for (size_t i = 0; i < group.size(); ++i)
+        if (group[i] == type) target = group[(i + 1) % group.size()];
+    ASSERT_NE(target, E::kUndefined) << "no same-width partner listed";
+    const std::vector<int> values = Representable(type);
+    const Tensor input = Coded(type, {2, 2}, {values[0], values[1], values[1], values[0]});
+    const uint8_t* bytes = static_cast<const uint8_t*>(input.RawData());
+    std::vector<uint8_t> expected(bytes, bytes + input.SizeInBytes());
+    if (target == E::kBool)
+      for (uint8_t& b : expected) b = b != 0 ? 1 : 0;
+    OpTester test("BitCast", opset);
+    test.Attr("to", static_cast<int64_t>(target));
+    test.InputTensor("input", input);
+    test.OutputTensor("output", MakeRawTensor(target, {2, 2}, expected));
     test.Run();
   });
 }
