@@ -23,6 +23,13 @@ struct IsaKernels {
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,
                               int64_t ldb, double* c, int64_t ldc);
+  // C[r, j] = alpha * sum_p A(r, p) * panel[p * 16 + j] + beta * C[r, j] for r < m, j < cols
+  // (cols <= 16): one packed panel of B (packed_gemm.h) times m rows of A, taken in tiles of 6
+  // rows: row 6t + i of A is at a + t * a_tile_stride + i * a_row_stride, and its element p
+  // a_k_stride further (A as stored, or packed tile by tile). C is not read when beta is 0.
+  void (*packed_panel_f32)(int64_t m, int64_t cols, int64_t k, const float* a,
+                           int64_t a_tile_stride, int64_t a_row_stride, int64_t a_k_stride,
+                           const float* panel, float alpha, float beta, float* c, int64_t ldc);
   // dst[i] += weight * src[i * src_stride] for i < count.
   void (*scaled_add_f32)(float* dst, const float* src, int64_t count, int64_t src_stride,
                          float weight);

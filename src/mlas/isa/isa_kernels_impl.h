@@ -11,6 +11,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 #include "mlas/isa_kernels.h"
 
@@ -43,6 +48,126 @@ void GemmAccumulate(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
     c_map.noalias() += alpha * (a_map * b_map.transpose());
   } else {
     c_map.noalias() += alpha * (a_map * b_map);
+  }
+}
+
+// Eight floats as one value: one AVX register in the AVX2 unit, two SSE registers in the
+// baseline one (GCC's vector extension lowers it to whatever the unit is compiled for).
+// In the baseline unit GCC notes that passing such values differs from the AVX calling
+// convention; these helpers are internal to the unit (anonymous namespace), so no call crosses
+// that line. GCC reports it at the end of the unit, so the setting stays for the rest of it
+// (each unit is only this file).
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float Float8 __attribute__((vector_size(32)));
+
+inline Float8 LoadFloat8(const float* p) {
+  Float8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void StoreFloat8(float* p, Float8 v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+inline Float8 MultiplyAdd(Float8 a, Float8 b, Float8 c) {
+#if defined(__FMA__)
+  return reinterpret_cast<Float8>(_mm256_fmadd_ps(
+      reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(c)));
+#else
+  return a * b + c;
+#endif
+}
+
+// kRows rows of C times one 16-wide panel over k: the accumulators stay in registers for the
+// whole loop (12 of the 16 AVX registers at 6 rows, with 2 for the panel row and 1 for A). With
+// few rows the k loop keeps kChains independent sums per accumulator, so that the adds do not
+// wait on each other's latency; they are added together at the end.
+template <int kRows, int kChains>
+[[gnu::always_inline]] inline void PanelTile(int64_t cols, int64_t k, const float* a,
+                                             int64_t row_stride, int64_t k_stride,
+                                             const float* panel, float alpha, float beta, float* c,
+                                             int64_t ldc) {
+  Float8 acc[kChains][kRows][2] = {};
+  int64_t p = 0;
+  for (; p + kChains <= k; p += kChains) {
+#pragma GCC unroll 4
+    for (int chain = 0; chain < kChains; ++chain) {
+      const Float8 b0 = LoadFloat8(panel + (p + chain) * 16);
+      const Float8 b1 = LoadFloat8(panel + (p + chain) * 16 + 8);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        const Float8 broadcast = Float8{} + a[r * row_stride + (p + chain) * k_stride];
+        acc[chain][r][0] = MultiplyAdd(broadcast, b0, acc[chain][r][0]);
+        acc[chain][r][1] = MultiplyAdd(broadcast, b1, acc[chain][r][1]);
+      }
+    }
+  }
+  for (; p < k; ++p) {
+    const Float8 b0 = LoadFloat8(panel + p * 16);
+    const Float8 b1 = LoadFloat8(panel + p * 16 + 8);
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const Float8 broadcast = Float8{} + a[r * row_stride + p * k_stride];
+      acc[0][r][0] = MultiplyAdd(broadcast, b0, acc[0][r][0]);
+      acc[0][r][1] = MultiplyAdd(broadcast, b1, acc[0][r][1]);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int chain = 1; chain < kChains; ++chain) {
+      acc[0][r][0] += acc[chain][r][0];
+      acc[0][r][1] += acc[chain][r][1];
+    }
+    float* row = c + r * ldc;
+    if (cols == 16) {  // a whole panel: straight vector stores
+      Float8 low = acc[0][r][0] * alpha, high = acc[0][r][1] * alpha;
+      if (beta != 0.0f) {
+        low += LoadFloat8(row) * beta;
+        high += LoadFloat8(row + 8) * beta;
+      }
+      StoreFloat8(row, low);
+      StoreFloat8(row + 8, high);
+      continue;
+    }
+    float result[16];
+    StoreFloat8(result, acc[0][r][0] * alpha);
+    StoreFloat8(result + 8, acc[0][r][1] * alpha);
+    if (beta == 0.0f) {
+      std::memcpy(row, result, static_cast<size_t>(cols) * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < cols; ++j) row[j] = result[j] + beta * row[j];
+    }
+  }
+}
+
+// The rows in tiles of 6 (fewer for the last). The caller blocks k (see GemmPackedB).
+void PackedPanelF32(int64_t m, int64_t cols, int64_t k, const float* a, int64_t tile_stride,
+                    int64_t row_stride, int64_t k_stride, const float* panel, float alpha,
+                    float beta, float* c, int64_t ldc) {
+  int64_t r = 0;
+  for (; r + 6 <= m; r += 6)
+    PanelTile<6, 1>(cols, k, a + (r / 6) * tile_stride, row_stride, k_stride, panel, alpha, beta,
+                    c + r * ldc, ldc);
+  const float* a_rest = a + (r / 6) * tile_stride;
+  float* c_rest = c + r * ldc;
+  switch (m - r) {
+    case 5:
+      return PanelTile<5, 1>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
+                             ldc);
+    case 4:
+      return PanelTile<4, 1>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
+                             ldc);
+    case 3:
+      return PanelTile<3, 2>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
+                             ldc);
+    case 2:
+      return PanelTile<2, 3>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
+                             ldc);
+    case 1:
+      return PanelTile<1, 4>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
+                             ldc);
+    default:
+      return;
   }
 }
 
@@ -110,9 +235,9 @@ void ClampF32(float* dst, const float* src, int64_t count, float lo, float hi) {
 }  // namespace
 
 extern const IsaKernels kKernels;
-const IsaKernels kKernels = {
-    &GemmAccumulate<float>, &GemmAccumulate<double>, &ScaledAdd<float>, &ScaledAdd<double>,
-    &Depthwise2D<float>,    &Depthwise2D<double>,    &NormalizeF32,     &ClampF32};
+const IsaKernels kKernels = {&GemmAccumulate<float>, &GemmAccumulate<double>, &PackedPanelF32,
+                             &ScaledAdd<float>,      &ScaledAdd<double>,      &Depthwise2D<float>,
+                             &Depthwise2D<double>,   &NormalizeF32,           &ClampF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 
