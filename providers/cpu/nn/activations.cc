@@ -25,6 +25,7 @@ struct CeluFn {
   template <typename C>
   C operator()(C x) const {
     const C a = static_cast<C>(alpha);
+    if (x != x) return x;  // NaN stays NaN (std::max/min would drop it)
     return std::max(C{0}, x) + std::min(C{0}, a * (std::exp(x / a) - C{1}));
   }
   float alpha;
@@ -69,7 +70,9 @@ struct HardSigmoidFn {
       : alpha(info.FloatOr("alpha", 0.2f)), beta(info.FloatOr("beta", 0.5f)) {}
   template <typename C>
   C operator()(C x) const {
-    return std::max(C{0}, std::min(C{1}, static_cast<C>(alpha) * x + static_cast<C>(beta)));
+    const C y = static_cast<C>(alpha) * x + static_cast<C>(beta);
+    if (y != y) return y;  // NaN stays NaN (std::max/min would clamp it)
+    return std::max(C{0}, std::min(C{1}, y));
   }
   float alpha, beta;
 };

@@ -306,18 +306,21 @@ class ReduceKernel final : public OpKernel {
     const Node& node = GetNode();
     const Tensor& input = context.RequiredInput(0);
     std::vector<int64_t> axes;
+    bool reduce_nothing = false;
     if (axes_from_input_) {
       if (const Tensor* axes_input = context.Input(1))
         axes = ReadIntList(*axes_input, node.Describe() + " input 'axes'");
-      if (axes.empty() && noop_with_empty_axes_) {
-        context.SetOutput(0, Value(input));
-        return;
-      }
+      reduce_nothing = axes.empty() && noop_with_empty_axes_;
     } else if (axes_attr_.has_value()) {
       axes = *axes_attr_;
     }
+    // noop_with_empty_axes: each element is reduced alone, so the per-element steps still apply
+    // (|x| for ReduceL1, x^2 for ReduceSumSquare, log x for ReduceLogSum), as in the reference
+    // and onnxruntime.
     const ReductionAxes resolved =
-        ResolveReductionAxes(node.Describe(), input.Shape(), axes, keep_dims_);
+        reduce_nothing
+            ? ReductionAxes{std::vector<bool>(input.Shape().Rank(), false), 1, input.Shape().Dims()}
+            : ResolveReductionAxes(node.Describe(), input.Shape(), axes, keep_dims_);
     Tensor& output = context.Output(0, TensorShape(resolved.out_dims), input.Type());
     const ReductionLayout layout = MakeReductionLayout(input.Shape(), resolved.reduce);
     DispatchByType<ReduceImpl<K>::template Impl, Types>(input.Type(), node.OpType(), input, layout,
