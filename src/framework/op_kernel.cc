@@ -80,4 +80,18 @@ const Tensor& OpKernelContext::RequiredInput(size_t i) const {
   return *tensor;
 }
 
+std::string OpKernel::PrePackFormat(int /*input_index*/, const Tensor& /*weight*/) const {
+  return "";
+}
+
+PrePackedWeight OpKernel::PrePack(int input_index, const Tensor& /*weight*/) const {
+  PRISM_THROW(kNotImplemented, node_.Describe(), ": the kernel names no packed form of input ",
+              input_index);
+}
+
+void OpKernel::UsePrePacked(int input_index, PrePackedWeight /*packed*/) {
+  PRISM_THROW(kNotImplemented, node_.Describe(), ": the kernel cannot use a packed form of input ",
+              input_index);
+}
+
 }  // namespace prism

@@ -92,6 +92,18 @@ class OpKernelContext {
   const Node& node_;
 };
 
+// The prepacked form of a constant input: data in a kernel's own layout, shared by every kernel
+// (and, through a PrepackedWeightsContainer, every session) that packed the same bytes in the
+// same format. It describes the original it came from, which the session may have released.
+struct PrePackedWeight {
+  std::shared_ptr<const void> data;
+  size_t bytes = 0;
+  ElementType type = ElementType::kUndefined;
+  TensorShape shape;
+  // Rebuilds the original, bit for bit (a session rebuilt for other providers needs it).
+  std::function<Tensor()> unpack;
+};
+
 class OpKernel {
  public:
   explicit OpKernel(const OpKernelInfo& info) : node_(info.GetNode()) {}
@@ -101,6 +113,17 @@ class OpKernel {
 
   virtual void Compute(OpKernelContext& context) const = 0;
   const Node& GetNode() const { return node_; }
+
+  // Prepacking, at session creation, of inputs that are constant initializers in CPU memory. A
+  // kernel that keeps a packed form of input `input_index` returns the name of that form (its
+  // layout, and whatever of its attributes shapes it: two kernels with one name must accept
+  // each other's packing of the same bytes); "" reads the input at run time as usual.
+  virtual std::string PrePackFormat(int input_index, const Tensor& weight) const;
+  // Packs `weight` for input `input_index` in the format named above.
+  virtual PrePackedWeight PrePack(int input_index, const Tensor& weight) const;
+  // From now on the kernel computes with `packed`; the session passes no tensor for that input
+  // (Input(input_index) is nullptr) and may release the original.
+  virtual void UsePrePacked(int input_index, PrePackedWeight packed);
 
  private:
   const Node& node_;

@@ -43,6 +43,15 @@ class Model {
   const ModelMetadata& Metadata() const { return metadata_; }
   const std::string& Directory() const { return directory_; }
 
+  // Prepacking's release of a main-graph constant initializer that a session holds only in
+  // packed form, and its return before the session builds its state again (the model's owner,
+  // InferenceSession, calls these between state builds; no state reads the model's
+  // initializers while it runs).
+  void ReleaseInitializer(const std::string& name) { main_graph_->RemoveInitializer(name); }
+  void RestoreInitializer(const std::string& name, Tensor tensor) {
+    main_graph_->AddInitializer(name, std::move(tensor));
+  }
+
  private:
   friend class GraphBuilder;
   friend class ModelLoader;

@@ -40,6 +40,22 @@ PackedMatrixB PackedMatrixB::Pack(bool trans_b, int64_t k, int64_t n, const floa
   return packed;
 }
 
+void PackedMatrixB::Unpack(bool trans_b, float* b, int64_t ldb) const {
+  for (int64_t p = 0; p < Panels(); ++p) {
+    const int64_t first = p * kPanelWidth;
+    const int64_t cols = std::min(kPanelWidth, n_ - first);
+    for (int64_t row = 0; row < k_; ++row) {
+      const float* src = Panel(p) + row * kPanelWidth;
+      for (int64_t j = 0; j < cols; ++j) {
+        if (trans_b)
+          b[(first + j) * ldb + row] = src[j];
+        else
+          b[row * ldb + first + j] = src[j];
+      }
+    }
+  }
+}
+
 void GemmPackedB(bool trans_a, int64_t m, const float* a, int64_t lda, float alpha,
                  const PackedMatrixB& b, float beta, float* c, int64_t ldc, ThreadPool* pool) {
   const int64_t n = b.N(), k = b.K();

@@ -22,6 +22,9 @@ class PackedMatrixB {
   // Packs op(B), k x n: B stored k x n with leading dimension ldb, or n x k when trans_b.
   static PackedMatrixB Pack(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb);
 
+  // Writes op(B) back (the inverse of Pack with the same trans_b and ldb).
+  void Unpack(bool trans_b, float* b, int64_t ldb) const;
+
   int64_t K() const { return k_; }
   int64_t N() const { return n_; }
   int64_t Panels() const { return (n_ + kPanelWidth - 1) / kPanelWidth; }

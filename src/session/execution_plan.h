@@ -52,6 +52,10 @@ struct GraphPlan {
   // Constant initializers copied once, at session creation, into the memory space of an EP that
   // reads them (their slots are in constant_slots, so no run copies them again).
   std::vector<std::unique_ptr<Tensor>> placed_constants;
+  // Constant initializers of this graph that every reader took in a prepacked form: no slot
+  // holds them any more, and the session may release them (the packed form can restore them).
+  std::vector<std::pair<std::string, PrePackedWeight>> prepacked_only;
+  int64_t prepacked_inputs = 0;  // kernel inputs read from a packed form, in this graph
   std::vector<int> output_slots;
   std::vector<ExecutionStep> steps;
   std::vector<bool> keep;  // slots never released (graph outputs)

@@ -43,6 +43,9 @@ class ExecutionPlanner::Impl {
 
     const MemoryInfo cpu = CpuMemoryInfo();
     std::map<int, const Tensor*> constant_of;  // slots of constant initializers (not overridable)
+    // Per constant slot: the node inputs that read it still unpacked (-1: also read otherwise,
+    // by a subgraph or as a graph output, so never released).
+    std::map<int, int> unpacked_reads;
     for (const NodeArg* input : graph.Inputs()) {
       const int slot = plan->AddSlot(input->name, cpu);
       plan->slot_of[input->name] = slot;
@@ -55,6 +58,23 @@ class ExecutionPlanner::Impl {
       plan->constant_slots.emplace_back(slot, &tensor);
       if (graph.IsConstantInitializer(name)) constant_of[slot] = &tensor;
     }
+    for (const auto& [slot, tensor] : constant_of) unpacked_reads[slot] = 0;
+    for (NodeIndex index : graph.TopologicalOrder()) {
+      const Node& node = graph.GetNode(index);
+      for (const NodeArg* arg : node.Inputs()) {
+        if (arg == nullptr) continue;
+        auto found = plan->slot_of.find(arg->name);
+        if (found == plan->slot_of.end()) continue;  // made by a node, not a constant
+        auto it = unpacked_reads.find(found->second);
+        if (it != unpacked_reads.end() && it->second >= 0) ++it->second;
+      }
+      for (const NodeArg* arg : node.ImplicitInputs())
+        if (auto it = plan->slot_of.find(arg->name); it != plan->slot_of.end())
+          if (unpacked_reads.count(it->second)) unpacked_reads[it->second] = -1;
+    }
+    for (const NodeArg* output : graph.Outputs())
+      if (auto it = plan->slot_of.find(output->name); it != plan->slot_of.end())
+        if (unpacked_reads.count(it->second)) unpacked_reads[it->second] = -1;
     for (const std::string& name : graph.OuterScopeValues()) {
       const int slot = plan->AddSlot(name, outer_memory(name));
       plan->slot_of[name] = slot;
@@ -188,6 +208,8 @@ class ExecutionPlanner::Impl {
         });
         try {
           step.kernel = info->factory(kernel_info);
+          if (in_.prepacked != nullptr)
+            PrePackConstants(graph, *plan, step, constant_of, unpacked_reads);
         } catch (const Exception& e) {
           throw Exception(e.Code(), MakeString(node.Describe(), " (", provider->Type(),
                                                "): cannot create kernel: ", e.what()));
@@ -289,6 +311,41 @@ class ExecutionPlanner::Impl {
         for (int slot : step.outputs)
           if (slot >= 0) producer[slot] = static_cast<int>(s);
       }
+    }
+  }
+
+  // Offers each constant input of a new kernel to its prepacking: a kernel that names a packed
+  // form gets it (packed now, or the one the container holds for the same bytes and format) and
+  // from then on reads no tensor for that input. A constant whose last unpacked reader this was
+  // leaves the per-run slots at once, and the main graph's go to in_.on_packed_only, which may
+  // release them, so that originals and packed forms are not all held together at the peak.
+  void PrePackConstants(const Graph& graph, GraphPlan& plan, ExecutionStep& step,
+                        std::map<int, const Tensor*>& constant_of,
+                        std::map<int, int>& unpacked_reads) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int slot = step.inputs[i];
+      auto constant = constant_of.find(slot);
+      if (constant == constant_of.end()) continue;
+      const Tensor& weight = *constant->second;
+      const int index = static_cast<int>(i);
+      const std::string format = step.kernel->PrePackFormat(index, weight);
+      if (format.empty()) continue;
+      PrePackedWeight packed = in_.prepacked->GetOrPack(
+          format, weight, [&] { return step.kernel->PrePack(index, weight); });
+      step.kernel->UsePrePacked(index, packed);
+      step.inputs[i] = -1;
+      ++plan.prepacked_inputs;
+      int& unpacked = unpacked_reads.at(slot);
+      if (unpacked < 0 || --unpacked > 0) continue;
+      // Every reader took it packed: no run needs the original.
+      auto& slots = plan.constant_slots;
+      slots.erase(std::remove_if(slots.begin(), slots.end(),
+                                 [slot](const auto& entry) { return entry.first == slot; }),
+                  slots.end());
+      constant_of.erase(constant);
+      plan.prepacked_only.emplace_back(plan.slot_names[slot], packed);
+      if (graph.Parent() == nullptr && in_.on_packed_only)
+        in_.on_packed_only(plan.slot_names[slot], packed);
     }
   }
 

@@ -13,6 +13,7 @@
 #include "session/execution_plan.h"
 #include "session/graph_partitioner.h"
 #include "session/partition_report.h"
+#include "session/prepacked_weights_container.h"
 #include "session/session_allocators.h"
 
 namespace prism {
@@ -28,6 +29,11 @@ struct PlannerInputs {
   const Assignment& assignment;
   CompiledKernels& compiled_kernels;
   SessionAllocators& allocators;  // steps allocate through the session's wrappers (arenas)
+  // Where kernels' packed forms of constant inputs are kept and shared (nullptr: no prepacking).
+  PrepackedWeightsContainer* prepacked = nullptr;
+  // Called during planning for each main-graph constant that every reader took packed (the
+  // plan holds no slot for it any more): the session may release it now.
+  std::function<void(const std::string& name, const PrePackedWeight& packed)> on_packed_only;
 };
 
 // The constant initializer `name` as seen from graph (enclosing graphs included), or nullptr when

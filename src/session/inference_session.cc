@@ -128,9 +128,27 @@ void InferenceSession::Initialize() {
 }
 
 void InferenceSession::BuildState() {
+  // The model is this session's own (it loaded it), so it may give up the weights its state
+  // holds only prepacked; they come back from their packed forms for every new state (and when
+  // a build fails, for the next one).
+  Model& model = const_cast<Model&>(*model_);
+  for (auto& [name, packed] : released_weights_) model.RestoreInitializer(name, packed.unpack());
+  released_weights_.clear();
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  auto state = SessionState::Build(model_, options_, requested_providers_, profiler_.get());
+  std::vector<std::pair<std::string, PrePackedWeight>> released;
+  std::shared_ptr<const SessionState> state;
+  try {
+    state = SessionState::Build(model_, options_, requested_providers_, profiler_.get(),
+                                [&](const std::string& name, const PrePackedWeight& packed) {
+                                  model.ReleaseInitializer(name);
+                                  released.emplace_back(name, packed);
+                                });
+  } catch (...) {
+    for (auto& [name, packed] : released) model.RestoreInitializer(name, packed.unpack());
+    throw;
+  }
   if (profiler_) profiler_->RecordSession("session_initialization", start, Profiler::Clock::now());
+  released_weights_ = std::move(released);
   std::lock_guard<std::mutex> lock(state_mutex_);
   state_ = std::move(state);
 }
@@ -410,6 +428,27 @@ PartitionReport InferenceSession::Report() const {
   std::lock_guard<std::mutex> lock(state_mutex_);
   PRISM_ENFORCE(state_ != nullptr, kNoModel, "the session has no model loaded");
   return state_->Report();
+}
+
+PrepackStatistics InferenceSession::Prepacking() const {
+  const std::shared_ptr<const SessionState> state = State();
+  PRISM_ENFORCE(state != nullptr, kNoModel, "the session has no model loaded");
+  PrepackStatistics stats;
+  std::function<void(const GraphPlan&)> count = [&](const GraphPlan& plan) {
+    stats.packed_inputs += plan.prepacked_inputs;
+    for (const auto& [graph, sub] : plan.subgraphs) count(*sub);
+  };
+  count(state->MainPlan());
+  if (const PrepackedWeightsContainer* container = state->PrepackedWeights()) {
+    stats.packed_weights = static_cast<int64_t>(container->Count());
+    stats.packed_bytes = static_cast<int64_t>(container->Bytes());
+    stats.shared_hits = container->Hits();
+  }
+  for (const auto& [name, packed] : state->ModelWeightsPrepacked()) {
+    ++stats.originals_released;
+    stats.released_bytes += static_cast<int64_t>(StorageBytes(packed.type, packed.shape.Size()));
+  }
+  return stats;
 }
 
 RunStatistics InferenceSession::Statistics() const {

@@ -37,6 +37,19 @@ struct RunStatistics {
   int64_t bytes_copied = 0;
 };
 
+// What prepacking did at session creation (OpKernel::PrePack).
+struct PrepackStatistics {
+  int64_t packed_inputs = 0;  // kernel inputs read from a packed form (subgraphs included)
+  // Packed forms in the session's container, and their bytes (with a container shared between
+  // sessions: all of theirs).
+  int64_t packed_weights = 0;
+  int64_t packed_bytes = 0;
+  int64_t shared_hits = 0;  // packings found already done (same bytes and format)
+  // The model's weights no longer held because every reader took them packed, and their bytes.
+  int64_t originals_released = 0;
+  int64_t released_bytes = 0;
+};
+
 // Where Run leaves one output.
 struct OutputDestination {
   // The memory the result is left in (moved there when produced elsewhere); unset: wherever the
@@ -121,6 +134,7 @@ class InferenceSession {
   const SessionOptions& Options() const { return options_; }
 
   RunStatistics Statistics() const;
+  PrepackStatistics Prepacking() const;
   // The session's allocators (one per memory space its plan allocates in) and what each did:
   // requests, bytes in use and at peak, the arena's size and growth.
   std::vector<NamedAllocatorStats> AllocatorStatistics() const;
@@ -166,6 +180,10 @@ class InferenceSession {
   mutable std::mutex fallback_mutex_;
   mutable std::string fallback_notice_;
   std::shared_ptr<const Model> model_;
+  // Main-graph weights the current state holds only prepacked, released from model_ (restored
+  // from their packed forms before a state is built again). Changed under fallback_mutex_ or
+  // while no run can start (Load, SetProviders).
+  mutable std::vector<std::pair<std::string, PrePackedWeight>> released_weights_;
   // Swapped atomically by SetProviders; each Run holds its own reference.
   mutable std::mutex state_mutex_;
   std::shared_ptr<const SessionState> state_;

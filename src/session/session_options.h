@@ -3,12 +3,15 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "framework/execution_provider.h"
 
 namespace prism {
+
+class PrepackedWeightsContainer;
 
 enum class GraphOptimizationLevel : int { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
 enum class ExecutionMode : int { kSequential = 0, kParallel = 1 };
@@ -45,7 +48,13 @@ struct SessionOptions {
   //   session.fail_on_unavailable_provider = "1": an unavailable requested EP is an error
   //     (default: logged and skipped, as onnxruntime does).
   //   session.provider_library_dir: where plugin EP libraries are looked up first.
+  //   session.disable_prepacking = "1": kernels read constant weights as stored (no packed
+  //     forms; the originals stay in the session).
   std::map<std::string, std::string> config_entries;
+  // Where kernels' packed forms of constant weights are kept: sessions given one container share
+  // the packing of identical weights (onnxruntime's PrepackedWeightsContainer). nullptr: each
+  // session keeps its own.
+  std::shared_ptr<PrepackedWeightsContainer> prepacked_weights;
 
   std::string ConfigOr(const std::string& key, const std::string& fallback) const {
     auto it = config_entries.find(key);

@@ -43,10 +43,10 @@ CompiledKernels CompileFusedNodes(const std::vector<FusedNode>& fused) {
 
 }  // namespace
 
-std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<const Model>& model,
-                                                        const SessionOptions& options,
-                                                        const std::vector<ProviderSpec>& providers,
-                                                        Profiler* profiler) {
+std::shared_ptr<const SessionState> SessionState::Build(
+    const std::shared_ptr<const Model>& model, const SessionOptions& options,
+    const std::vector<ProviderSpec>& providers, Profiler* profiler,
+    const WeightReleaser& release_model_weight) {
   const auto providers_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   auto state = std::make_shared<SessionState>();
   state->model_ = model;
@@ -171,8 +171,26 @@ std::shared_ptr<const SessionState> SessionState::Build(const std::shared_ptr<co
 
   state->allocators_ = std::make_unique<SessionAllocators>(options);
   if (options.enable_mem_pattern) state->pattern_cache_ = std::make_unique<MemoryPatternCache>();
-  PlannerInputs planner_inputs{state->providers_, state->data_transfers_, assignment, compiled,
-                               *state->allocators_};
+  if (options.ConfigOr("session.disable_prepacking", "0") != "1")
+    state->prepacked_ = options.prepacked_weights != nullptr
+                            ? options.prepacked_weights
+                            : std::make_shared<PrepackedWeightsContainer>();
+  PlannerInputs planner_inputs{state->providers_,   state->data_transfers_,  assignment, compiled,
+                               *state->allocators_, state->prepacked_.get(), {}};
+  // A weight every reader took packed leaves this state's graph at once. When it is still the
+  // model's own bytes (not made or changed by a transformer), the session may release the
+  // model's copy too (release_model_weight), so the original is freed before the next is packed.
+  planner_inputs.on_packed_only = [&](const std::string& name, const PrePackedWeight& packed) {
+    const Tensor* in_model = model->MainGraph().FindInitializer(name);
+    const Tensor* in_state = graph.FindInitializer(name);
+    const bool models_own = in_model != nullptr && in_state != nullptr &&
+                            model->MainGraph().IsConstantInitializer(name) &&
+                            in_model->RawData() == in_state->RawData();
+    graph.RemoveInitializer(name);
+    if (!models_own) return;
+    state->model_weights_prepacked_.emplace_back(name, packed);
+    if (release_model_weight) release_model_weight(name, packed);
+  };
   ExecutionPlanner planner(planner_inputs, state->report_, profiler);
   const auto planning_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   state->main_plan_ = planner.PlanMain(graph);

@@ -3,6 +3,7 @@
 // Runs share it without locks.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "session/execution_plan.h"
 #include "session/memory_pattern.h"
 #include "session/partition_report.h"
+#include "session/prepacked_weights_container.h"
 #include "session/session_allocators.h"
 #include "session/session_options.h"
 
@@ -27,10 +29,16 @@ class SessionState {
   // failing on unavailable ones as the options say) → partition → fuse claimed groups → compile
   // them → plan (placement, copies, kernels, releases). A profiler, when given, gets "Session"
   // events for these phases.
+  // release_model_weight: called with each of the model's main-graph constant initializers
+  // that every reader took prepacked, as soon as that is known during planning (the model's
+  // owner may then free its copy; see ModelWeightsPrepacked()).
+  using WeightReleaser =
+      std::function<void(const std::string& name, const PrePackedWeight& packed)>;
   static std::shared_ptr<const SessionState> Build(const std::shared_ptr<const Model>& model,
                                                    const SessionOptions& options,
                                                    const std::vector<ProviderSpec>& providers,
-                                                   Profiler* profiler = nullptr);
+                                                   Profiler* profiler = nullptr,
+                                                   const WeightReleaser& release_model_weight = {});
 
   const Model& GetModel() const { return *model_; }
   // The session's own graph after every transform and fusion: what the plan runs.
@@ -47,6 +55,13 @@ class SessionState {
   SessionAllocators& Allocators() const { return *allocators_; }
   // The main graph's memory patterns by feed shapes; nullptr with enable_mem_pattern off.
   MemoryPatternCache* PatternCache() const { return pattern_cache_.get(); }
+  // The model's main-graph constant initializers that every reader took prepacked: this state
+  // no longer holds them (the session may release the model's copy; unpack() restores one).
+  const std::vector<std::pair<std::string, PrePackedWeight>>& ModelWeightsPrepacked() const {
+    return model_weights_prepacked_;
+  }
+  // Where this state's kernels got their packed forms (nullptr: prepacking disabled).
+  const PrepackedWeightsContainer* PrepackedWeights() const { return prepacked_.get(); }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -59,6 +74,8 @@ class SessionState {
   std::shared_ptr<ThreadPool> inter_op_pool_;
   std::unique_ptr<SessionAllocators> allocators_;
   std::unique_ptr<MemoryPatternCache> pattern_cache_;
+  std::shared_ptr<PrepackedWeightsContainer> prepacked_;
+  std::vector<std::pair<std::string, PrePackedWeight>> model_weights_prepacked_;
 };
 
 }  // namespace prism

@@ -418,14 +418,42 @@ def test_weights_are_held_once(prism_perf, tmp_path):
     # resident memory is the weights once plus the process. Reading the whole file, parsing it
     # and copying each initializer held them three times at the peak. (40 MiB: protobuf reserves
     # a bytes field of up to 50 MB at once and grows larger ones, which doubles them briefly.)
+    # Prepacking is off here: packing holds a weight and its packed form together for a moment
+    # (the test below covers it).
     matmul_model(tmp_path / "small.onnx", 16, 16)
     big_mib = matmul_model(tmp_path / "big.onnx", 2560, 4096)
     assert big_mib == pytest.approx(40, rel=0.01)
+    no_prepack = ["-C", "session.disable_prepacking|1"]
     base, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "small.onnx"), "-r", "2",
-                       "-w", "0", "-x", "1")
+                       "-w", "0", "-x", "1", *no_prepack)
     big, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "big.onnx"), "-r", "2", "-w",
-                      "0", "-x", "1")
+                      "0", "-x", "1", *no_prepack)
+    assert big["prepacking"]["packed_inputs"] == 0
     # At least most of the weights (the run really held them; the small model's process may
     # peak a little higher than the big one's baseline), at most 1.3 times them.
     extra = big["peak_rss_mib"] - base["peak_rss_mib"]
     assert 0.9 * big_mib <= extra <= 1.3 * big_mib, (base["peak_rss_mib"], big["peak_rss_mib"])
+
+
+def test_prepacked_weights_are_held_once(prism_perf, tmp_path):
+    # MatMul packs its constant B at session creation and the model's original is released:
+    # after the runs the process holds the weights once (the packed form), and the report says
+    # so. At the peak a weight and its packed form coexist while it is packed; beyond that
+    # moment nothing holds both.
+    matmul_model(tmp_path / "small.onnx", 16, 16)
+    big_mib = matmul_model(tmp_path / "big.onnx", 2560, 4096)
+    base, _ = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "small.onnx"), "-r", "2",
+                       "-w", "0", "-x", "1")
+    big, out = run_json(prism_perf, tmp_path, "-m", str(tmp_path / "big.onnx"), "-r", "2", "-w",
+                        "0", "-x", "1")
+    packing = big["prepacking"]
+    assert packing["packed_inputs"] == 1 and packing["packed_weights"] == 1
+    assert packing["originals_released"] == 1
+    assert packing["released_bytes"] == 2560 * 4096 * 4
+    assert packing["packed_bytes"] == 2560 * 4096 * 4  # 4096 columns: whole 16-wide panels
+    assert "Prepacked weights: 1 kernel inputs, 1 packed forms (40.0 MiB), 1 originals released" \
+        in out
+    extra = big["rss_after_runs_mib"] - base["rss_after_runs_mib"]
+    assert 0.9 * big_mib <= extra <= 1.3 * big_mib, (base["rss_after_runs_mib"],
+                                                     big["rss_after_runs_mib"])
+    assert big["peak_rss_mib"] - base["peak_rss_mib"] <= 2.3 * big_mib

@@ -67,6 +67,15 @@ std::vector<AllocatorUse> CompareAllocators(const std::vector<NamedAllocatorStat
 // This process's peak resident memory: VmHWM, the high-water mark of its own address space.
 // (getrusage's ru_maxrss survives exec on Linux: launched from a big parent, such as a Python
 // test, it reports the parent's peak instead.)
+// A line "<key>: <n> kB" of /proc/self/status in MiB (VmHWM: the peak, VmRSS: now); -1 when absent.
+double StatusMegabytes(const std::string& key) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) / 1024.0;
+  return -1;
+}
+
 double PeakResidentMegabytes() {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -229,6 +238,16 @@ void WriteJson(const PerfOptions& options, const InferenceSession& session,
   json.EndArray();
   json.Key("throughput_runs_per_s").Number(timings.throughput);
   json.Key("peak_rss_mib").Number(PeakResidentMegabytes());
+  json.Key("rss_after_runs_mib").Number(StatusMegabytes("VmRSS"));
+  const PrepackStatistics prepack = session.Prepacking();
+  json.Key("prepacking").BeginObject();
+  json.Key("packed_inputs").Int(prepack.packed_inputs);
+  json.Key("packed_weights").Int(prepack.packed_weights);
+  json.Key("packed_bytes").Int(prepack.packed_bytes);
+  json.Key("shared_hits").Int(prepack.shared_hits);
+  json.Key("originals_released").Int(prepack.originals_released);
+  json.Key("released_bytes").Int(prepack.released_bytes);
+  json.EndObject();
   json.Key("allocators").BeginObject();
   for (const AllocatorUse& use : allocators) {
     const AllocatorStats& stats = use.after.stats;
@@ -310,6 +329,7 @@ int Main(int argc, char** argv) {
       static_cast<GraphOptimizationLevel>(options.optimization_level);
   session_options.enable_profiling = profiling && !options.explain;
   // A benchmark of an EP that silently fell back to the CPU would mislead: fail instead.
+  session_options.config_entries = options.config_entries;
   session_options.config_entries["session.fail_on_unavailable_provider"] = "1";
   Timings timings;
   const auto create_start = Clock::now();
@@ -393,7 +413,16 @@ int Main(int argc, char** argv) {
               stats.median_ms, stats.p90_ms, stats.p95_ms, stats.p99_ms, stats.min_ms,
               stats.max_ms);
   std::printf("Throughput: %.2f runs/s\n", timings.throughput);
-  std::printf("Peak resident memory: %.1f MiB\n", PeakResidentMegabytes());
+  std::printf("Peak resident memory: %.1f MiB (%.1f MiB after the runs)\n", PeakResidentMegabytes(),
+              StatusMegabytes("VmRSS"));
+  const PrepackStatistics prepack = session.Prepacking();
+  std::printf(
+      "Prepacked weights: %lld kernel inputs, %lld packed forms (%.1f MiB), %lld originals "
+      "released (%.1f MiB)\n",
+      static_cast<long long>(prepack.packed_inputs), static_cast<long long>(prepack.packed_weights),
+      static_cast<double>(prepack.packed_bytes) / (1 << 20),
+      static_cast<long long>(prepack.originals_released),
+      static_cast<double>(prepack.released_bytes) / (1 << 20));
   std::cout << "Allocators (the session's, per memory):\n";
   for (const AllocatorUse& use : allocators) {
     const AllocatorStats& stats = use.after.stats;

@@ -72,6 +72,7 @@ std::string PerfUsage() {
                   as in the ONNX test layout, in graph input order) instead of random ones
   -f NAME:VALUE   value of a symbolic dim (repeatable; unset symbolic dims are 1)
   -c N            runs in flight at once on one session (default 1); -r counts all of them
+  -C "KEY|VALUE"  a session config entry (repeatable), e.g. -C "session.disable_prepacking|1"
   --inputs-on-device
                   place the inputs in the memory of the first EP with device memory before
                   the runs (as IOBinding does): consumers there read them with no copy
@@ -136,6 +137,12 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
       options.free_dims[dim.substr(0, colon)] = ParseInt("-f", dim.substr(colon + 1), 0);
     } else if (arg == "-c") {
       options.concurrent = ParseInt(arg, value(), 1);
+    } else if (arg == "-C") {
+      const std::string entry = value();
+      const size_t bar = entry.find('|');
+      PRISM_ENFORCE(bar != std::string::npos && bar > 0, kInvalidArgument,
+                    "option -C expects KEY|VALUE, got '", entry, "'");
+      options.config_entries[entry.substr(0, bar)] = entry.substr(bar + 1);
     } else if (arg == "--json") {
       options.json_path = value();
     } else if (arg == "-p") {

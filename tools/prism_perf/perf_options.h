@@ -30,6 +30,8 @@ struct PerfOptions {
   bool explain = false;   // --explain: print the partition and exit without running
   std::string dot_path;   // --dot: Graphviz of the partition
   std::string input_dir;  // -I: input_K.pb files instead of random inputs
+  // -C "key|value": session config entries (onnxruntime_perf_test's -C)
+  std::map<std::string, std::string> config_entries;
   bool runs_given = false;
   bool show_help = false;
 };

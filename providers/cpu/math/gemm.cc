@@ -8,7 +8,9 @@
 
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
+#include "mlas/packed_gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/math/packed_b_weight.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
@@ -152,9 +154,22 @@ class Gemm final : public OpKernel {
         // Only opsets 1-6 have the attribute; later C always broadcasts.
         broadcast_(info.GetNode().OpsetVersion() >= 7 || info.IntOr("broadcast", 0) != 0) {}
 
+  // A constant 2-D float B is packed once (packed_b_weight.h), as op(B).
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return input_index == 1 ? PackedBFormat(weight, trans_b_) : "";
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return PackB(weight, trans_b_);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    packed_b_ = PackedBOf(packed);
+    packed_b_shape_ = packed.shape;
+  }
+
   void Compute(OpKernelContext& context) const override {
     const Node& node = GetNode();
     const Tensor& a = context.RequiredInput(0);
+    if (packed_b_ != nullptr) return ComputeWithPackedB(context, a);
     const Tensor& b = context.RequiredInput(1);
     // C is required before opset 11; RequiredInput names the node when it is missing.
     const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
@@ -190,6 +205,34 @@ class Gemm final : public OpKernel {
   }
 
  private:
+  void ComputeWithPackedB(OpKernelContext& context, const Tensor& a) const {
+    const Node& node = GetNode();
+    const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
+    PRISM_ENFORCE(a.Type() == ElementType::kFloat && (c == nullptr || c->Type() == a.Type()),
+                  kInvalidArgument, node.Describe(),
+                  ": Gemm inputs must share one element type, got A ", ElementTypeName(a.Type()),
+                  ", B float", c != nullptr ? MakeString(", C ", ElementTypeName(c->Type())) : "");
+    PRISM_ENFORCE(a.Shape().Rank() == 2, kInvalidArgument, node.Describe(),
+                  ": Gemm needs 2-D A and B, got A ", a.Shape().ToString(), " and B ",
+                  packed_b_shape_.ToString());
+    const int64_t m = trans_a_ ? a.Shape()[1] : a.Shape()[0];
+    const int64_t k = trans_a_ ? a.Shape()[0] : a.Shape()[1];
+    const int64_t n = packed_b_->N();
+    PRISM_ENFORCE(k == packed_b_->K(), kInvalidArgument, node.Describe(),
+                  ": Gemm inner dimensions differ: A", trans_a_ ? "^T" : "", " ",
+                  a.Shape().ToString(), " has K = ", k, " but B", trans_b_ ? "^T" : "", " ",
+                  packed_b_shape_.ToString(), " has K = ", packed_b_->K());
+    if (c != nullptr) CheckC(c->Shape(), m, n);
+    Tensor& y = context.Output(0, TensorShape({m, n}), a.Type());
+    if (y.NumElements() == 0) return;
+    float* out = y.MutableData<float>();
+    // With beta == 0, C does not contribute (not even its NaNs), as in the ONNX reference.
+    const bool with_c = c != nullptr && beta_ != 0.f;
+    if (with_c) BroadcastC(c->Data<float>(), c->Shape(), m, n, out);
+    mlas::GemmPackedB(trans_a_, m, a.Data<float>(), trans_a_ ? m : k, alpha_, *packed_b_,
+                      with_c ? beta_ : 0.0f, out, n, context.IntraOpThreadPool());
+  }
+
   void CheckC(const TensorShape& c_shape, int64_t m, int64_t n) const {
     const std::vector<int64_t>& dims = c_shape.Dims();
     bool ok;
@@ -213,6 +256,8 @@ class Gemm final : public OpKernel {
   float alpha_;
   float beta_;
   bool broadcast_;
+  std::shared_ptr<const mlas::PackedMatrixB> packed_b_;
+  TensorShape packed_b_shape_;
 };
 
 void RegisterGemmKernels(KernelRegistry& registry) {

@@ -6,7 +6,9 @@
 
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
+#include "mlas/packed_gemm.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/math/packed_b_weight.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
@@ -178,7 +180,20 @@ class MatMul final : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
+  // A constant 2-D float B is packed once (packed_b_weight.h).
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return input_index == 1 ? PackedBFormat(weight, false) : "";
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return PackB(weight, false);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    packed_b_ = PackedBOf(packed);
+    packed_b_shape_ = packed.shape;
+  }
+
   void Compute(OpKernelContext& context) const override {
+    if (packed_b_ != nullptr) return ComputeWithPackedB(context);
     const Tensor& a = context.RequiredInput(0);
     const Tensor& b = context.RequiredInput(1);
     PRISM_ENFORCE(a.Type() == b.Type(), kInvalidArgument, GetNode().Describe(),
@@ -190,6 +205,23 @@ class MatMul final : public OpKernel {
     if (y.NumElements() == 0) return;
     DispatchByType<MatMulDispatch, MatMulTypes>(a.Type(), "MatMul", plan, a, b, y);
   }
+
+ private:
+  void ComputeWithPackedB(OpKernelContext& context) const {
+    const Tensor& a = context.RequiredInput(0);
+    PRISM_ENFORCE(a.Type() == ElementType::kFloat, kInvalidArgument, GetNode().Describe(),
+                  ": MatMul inputs must have the same element type, got A ",
+                  ElementTypeName(a.Type()), " and B float");
+    const MatMulPlan plan = PlanMatMul(GetNode(), a.Shape(), packed_b_shape_);
+    Tensor& y = context.Output(0, plan.output_shape, a.Type());
+    if (y.NumElements() == 0) return;
+    // B is 2-D, so A's batch always folds into the rows.
+    mlas::GemmPackedB(false, plan.batch * plan.m, a.Data<float>(), plan.k, 1.0f, *packed_b_, 0.0f,
+                      y.MutableData<float>(), plan.n, context.IntraOpThreadPool());
+  }
+
+  std::shared_ptr<const mlas::PackedMatrixB> packed_b_;
+  TensorShape packed_b_shape_;
 };
 
 void RegisterMatMulKernels(KernelRegistry& registry) {
