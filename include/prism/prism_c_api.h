@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 3
+#define PRISM_API_VERSION 4
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -147,6 +147,7 @@ typedef struct PrismIoBinding PrismIoBinding;
 typedef struct PrismTypeInfo PrismTypeInfo;
 typedef struct PrismTensorTypeAndShapeInfo PrismTensorTypeAndShapeInfo;
 typedef struct PrismModelMetadata PrismModelMetadata;
+typedef struct PrismPrepackedWeightsContainer PrismPrepackedWeightsContainer;
 
 /* The function table. Append only (see the rules at the top). */
 typedef struct PrismApi {
@@ -457,6 +458,33 @@ typedef struct PrismApi {
   /* Sessions made with these options use the global pools instead of their own (session
      creation fails when none exist); SetIntraOpNumThreads then has no effect. */
   PrismStatus* (*DisablePerSessionThreads)(PrismSessionOptions* options);
+
+  /* ===== version 4 ===== */
+
+  /* --- prepacked weights (onnxruntime's PrepackedWeightsContainer) --- */
+  /* At session creation kernels may pack constant weights into the layout they compute from
+     (MatMul's and Gemm's float B today); the original is then released when nothing else reads
+     it. Config entry "session.disable_prepacking" = "1" turns this off. Sessions created with
+     one container share the packed form of identical weights (same bytes, same format) instead
+     of each packing its own; the container may be released before the sessions (they keep
+     what they use). out [out, owned] ReleasePrepackedWeightsContainer. */
+  PrismStatus* (*CreatePrepackedWeightsContainer)(PrismPrepackedWeightsContainer** out);
+  void (*ReleasePrepackedWeightsContainer)(PrismPrepackedWeightsContainer* container);
+  /* CreateSession and CreateSessionFromArray with a shared container [in, borrowed]. */
+  PrismStatus* (*CreateSessionWithPrepackedWeightsContainer)(
+      const PrismEnv* env, const char* model_path, const PrismSessionOptions* options,
+      PrismPrepackedWeightsContainer* container, PrismSession** out);
+  PrismStatus* (*CreateSessionFromArrayWithPrepackedWeightsContainer)(
+      const PrismEnv* env, const void* model_data, size_t model_data_length,
+      const PrismSessionOptions* options, PrismPrepackedWeightsContainer* container,
+      PrismSession** out);
+  /* What prepacking did in this session, as key/value strings: "PackedInputs" (kernel inputs
+     read from a packed form), "PackedWeights" and "PackedBytes" (the packed forms the session's
+     container holds: with a shared container, all of its sessions'), "SharedHits" (packings
+     found already done), "OriginalsReleased" and "ReleasedBytes" (weights no longer held in
+     their original form). keys, values [out, owned] ReleaseStringArray(count). */
+  PrismStatus* (*SessionGetPrepackStats)(const PrismSession* session, char*** keys, char*** values,
+                                         size_t* count);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

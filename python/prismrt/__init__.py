@@ -6,7 +6,8 @@ prismrt/_lib/.
 """
 from ._c_api import api as _api
 from ._options import ExecutionMode, GraphOptimizationLevel, RunOptions, SessionOptions
-from ._session import (InferenceSession, IOBinding, ModelMetadata, NodeArg, SessionIOBinding,
+from ._session import (InferenceSession, IOBinding, ModelMetadata, NodeArg,
+                       PrepackedWeightsContainer, SessionIOBinding,
                        get_available_providers, get_device, get_version_string,
                        set_global_thread_pool_sizes,
                        set_default_logger_severity)
@@ -25,7 +26,7 @@ __all__ = [
     "InferenceSession", "IOBinding", "SessionIOBinding", "NodeArg", "ModelMetadata", "OrtValue",
     "SessionOptions", "RunOptions", "GraphOptimizationLevel", "ExecutionMode",
     "get_available_providers", "get_device", "get_version_string", "set_default_logger_severity",
-    "set_global_thread_pool_sizes",
+    "set_global_thread_pool_sizes", "PrepackedWeightsContainer",
     "PrismError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel", "EngineError",
     "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented", "InvalidGraph",
     "EPFail", "onnxruntime_pybind11_state", "__version__",

@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 3).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 4).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 3
+API_VERSION = 4
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -179,7 +179,18 @@ _TABLE_V3 = [
     ("DisablePerSessionThreads", _STATUS, [_P]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3
+# Appended by version 4.
+_TABLE_V4 = [
+    # prepacked weights
+    ("CreatePrepackedWeightsContainer", _STATUS, [_PP]),
+    ("ReleasePrepackedWeightsContainer", _VOID, [_P]),
+    ("CreateSessionWithPrepackedWeightsContainer", _STATUS, [_P, _STR, _P, _P, _PP]),
+    ("CreateSessionFromArrayWithPrepackedWeightsContainer", _STATUS,
+     [_P, ctypes.c_void_p, _SIZE, _P, _P, _PP]),
+    ("SessionGetPrepackStats", _STATUS, [_P, _PPSTR, _PPSTR, _PSIZE]),
+]
+
+_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

@@ -185,6 +185,26 @@ def _disabled_optimizers(kwargs):
     return sorted(names)
 
 
+class PrepackedWeightsContainer:
+    """Shares kernels' packed forms of constant weights between sessions (Prism's addition, as
+    onnxruntime's C API PrepackedWeightsContainer): sessions created with
+    ``InferenceSession(..., prepacked_weights_container=container)`` pack identical weights
+    (same bytes, same format) once. The container may go away before its sessions."""
+
+    def __init__(self):
+        handle = _P()
+        api().check(api().CreatePrepackedWeightsContainer(ctypes.byref(handle)))
+        self._container = Handle(handle, api().ReleasePrepackedWeightsContainer)
+
+
+def _prepacked_weights_container(kwargs):
+    container = kwargs.get("prepacked_weights_container")
+    if container is not None and not isinstance(container, PrepackedWeightsContainer):
+        raise TypeError("prepacked_weights_container must be a prismrt.PrepackedWeightsContainer,"
+                        " got %s" % type(container).__name__)
+    return container
+
+
 class InferenceSession:
     """Loads a model and runs it: onnxruntime.InferenceSession's interface.
 
@@ -209,6 +229,7 @@ class InferenceSession:
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
         self._kwargs = kwargs
         self._disabled_optimizers = _disabled_optimizers(kwargs)
+        self._prepacked = _prepacked_weights_container(kwargs)
         self._session = None
         # onnxruntime's retry on the CPU provider lives in the core (C, C++ and Python get it);
         # the session says when it happened, and it is announced here as onnxruntime does.
@@ -227,13 +248,24 @@ class InferenceSession:
         options = self._make_c_options()
         _append_providers(options, requested)
         handle = _P()
+        shared = self._prepacked._container.pointer if self._prepacked is not None else None
         if self._model_path is not None:
-            c.check(c.CreateSession(env().handle, self._model_path.encode("utf-8"),
-                                    options.pointer, ctypes.byref(handle)))
+            path = self._model_path.encode("utf-8")
+            if shared is not None:
+                c.check(c.CreateSessionWithPrepackedWeightsContainer(
+                    env().handle, path, options.pointer, shared, ctypes.byref(handle)))
+            else:
+                c.check(c.CreateSession(env().handle, path, options.pointer,
+                                        ctypes.byref(handle)))
         else:
             data = ctypes.c_char_p(self._model_bytes)  # points into the bytes: no copy
-            c.check(c.CreateSessionFromArray(env().handle, data, len(self._model_bytes),
-                                             options.pointer, ctypes.byref(handle)))
+            if shared is not None:
+                c.check(c.CreateSessionFromArrayWithPrepackedWeightsContainer(
+                    env().handle, data, len(self._model_bytes), options.pointer, shared,
+                    ctypes.byref(handle)))
+            else:
+                c.check(c.CreateSessionFromArray(env().handle, data, len(self._model_bytes),
+                                                 options.pointer, ctypes.byref(handle)))
         self._session = Handle(handle, c.ReleaseSession)
         self._requested = requested
         self._read_interface()
@@ -356,6 +388,20 @@ class InferenceSession:
         c.check(c.SessionGetAllocatorStats(self._session.pointer, memory_name.encode("utf-8"),
                                            int(device_id), ctypes.byref(keys),
                                            ctypes.byref(values), ctypes.byref(count)))
+        try:
+            return {decode(keys[i]): int(decode(values[i])) for i in range(count.value)}
+        finally:
+            c.ReleaseStringArray(keys, count)
+            c.ReleaseStringArray(values, count)
+
+    def get_prepack_stats(self):
+        """What prepacking did at session creation (Prism's addition): PackedInputs,
+        PackedWeights, PackedBytes, SharedHits, OriginalsReleased, ReleasedBytes (ints; see
+        SessionGetPrepackStats in prism_c_api.h)."""
+        c = api()
+        keys, values, count = _PSTR(), _PSTR(), ctypes.c_size_t(0)
+        c.check(c.SessionGetPrepackStats(self._session.pointer, ctypes.byref(keys),
+                                         ctypes.byref(values), ctypes.byref(count)))
         try:
             return {decode(keys[i]): int(decode(values[i])) for i in range(count.value)}
         finally:

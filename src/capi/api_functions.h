@@ -185,5 +185,17 @@ PrismStatus* CreateEnvWithGlobalThreadPools(PrismLoggingLevel logging_level, con
 PrismStatus* DisablePerSessionThreads(PrismSessionOptions* options) noexcept;
 PrismStatus* SetDisabledOptimizers(PrismSessionOptions* options, const char* const* names,
                                    size_t count) noexcept;
+PrismStatus* CreatePrepackedWeightsContainer(PrismPrepackedWeightsContainer** out) noexcept;
+void ReleasePrepackedWeightsContainer(PrismPrepackedWeightsContainer* container) noexcept;
+PrismStatus* CreateSessionWithPrepackedWeightsContainer(const PrismEnv* env, const char* model_path,
+                                                        const PrismSessionOptions* options,
+                                                        PrismPrepackedWeightsContainer* container,
+                                                        PrismSession** out) noexcept;
+PrismStatus* CreateSessionFromArrayWithPrepackedWeightsContainer(
+    const PrismEnv* env, const void* model_data, size_t model_data_length,
+    const PrismSessionOptions* options, PrismPrepackedWeightsContainer* container,
+    PrismSession** out) noexcept;
+PrismStatus* SessionGetPrepackStats(const PrismSession* session, char*** keys, char*** values,
+                                    size_t* count) noexcept;
 
 }  // namespace prism::capi

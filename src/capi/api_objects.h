@@ -15,6 +15,7 @@
 #include "prism/prism_c_api.h"
 #include "session/global_thread_pools.h"
 #include "session/inference_session.h"
+#include "session/prepacked_weights_container.h"
 
 struct PrismStatus {
   PrismErrorCode code = PRISM_OK;
@@ -28,6 +29,10 @@ struct PrismEnv {
 
 struct PrismThreadingOptions {
   prism::GlobalThreadPoolSizes sizes;
+};
+
+struct PrismPrepackedWeightsContainer {
+  std::shared_ptr<prism::PrepackedWeightsContainer> container;
 };
 
 struct PrismSessionOptions {

@@ -132,6 +132,12 @@ constexpr PrismApi kApiV1 = {
     .SetGlobalInterOpNumThreads = SetGlobalInterOpNumThreads,
     .CreateEnvWithGlobalThreadPools = CreateEnvWithGlobalThreadPools,
     .DisablePerSessionThreads = DisablePerSessionThreads,
+    .CreatePrepackedWeightsContainer = CreatePrepackedWeightsContainer,
+    .ReleasePrepackedWeightsContainer = ReleasePrepackedWeightsContainer,
+    .CreateSessionWithPrepackedWeightsContainer = CreateSessionWithPrepackedWeightsContainer,
+    .CreateSessionFromArrayWithPrepackedWeightsContainer =
+        CreateSessionFromArrayWithPrepackedWeightsContainer,
+    .SessionGetPrepackStats = SessionGetPrepackStats,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \
@@ -140,6 +146,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v1.inc"
 #include "capi/abi_offsets_v2.inc"
 #include "capi/abi_offsets_v3.inc"
+#include "capi/abi_offsets_v4.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

@@ -13,10 +13,33 @@ namespace prism::capi {
 
 namespace {
 
-std::unique_ptr<PrismSession> NewSession(const PrismSessionOptions& options) {
+std::unique_ptr<PrismSession> NewSession(
+    const PrismSessionOptions& options, const PrismPrepackedWeightsContainer* container = nullptr) {
   auto session = std::make_unique<PrismSession>();
-  session->session = std::make_shared<InferenceSession>(options.options, options.providers);
+  SessionOptions session_options = options.options;
+  if (container != nullptr) session_options.prepacked_weights = container->container;
+  session->session = std::make_shared<InferenceSession>(session_options, options.providers);
   return session;
+}
+
+// keys/values out-parameters of the *Stats functions from (name, number) pairs.
+void CopyStats(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
+               char*** values, size_t* count) {
+  std::vector<std::string> key_list, value_list;
+  for (const auto& [key, value] : entries) {
+    key_list.push_back(key);
+    value_list.push_back(std::to_string(value));
+  }
+  char** key_array = nullptr;
+  size_t key_count = 0;
+  CopyToCStringArray(key_list, &key_array, &key_count);
+  try {
+    CopyToCStringArray(value_list, values, count);
+  } catch (...) {
+    FreeCStringArray(key_array, key_count);
+    throw;
+  }
+  *keys = key_array;
 }
 
 void SnapshotInterface(PrismSession& session) {
@@ -59,6 +82,70 @@ PrismStatus* CreateSessionFromArray(const PrismEnv* env, const void* model_data,
     session->session->Load(model_data, model_data_length);
     SnapshotInterface(*session);
     *out = session.release();
+  });
+}
+
+PrismStatus* CreatePrepackedWeightsContainer(PrismPrepackedWeightsContainer** out) noexcept {
+  return Guard(__func__, [&] {
+    auto container = std::make_unique<PrismPrepackedWeightsContainer>();
+    container->container = std::make_shared<PrepackedWeightsContainer>();
+    *Require(out, "out") = container.release();
+  });
+}
+
+void ReleasePrepackedWeightsContainer(PrismPrepackedWeightsContainer* container) noexcept {
+  delete container;
+}
+
+PrismStatus* CreateSessionWithPrepackedWeightsContainer(const PrismEnv* env, const char* model_path,
+                                                        const PrismSessionOptions* options,
+                                                        PrismPrepackedWeightsContainer* container,
+                                                        PrismSession** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(env, "env");
+    Require(model_path, "model_path");
+    Require(options, "options");
+    Require(container, "container");
+    Require(out, "out");
+    auto session = NewSession(*options, container);
+    session->session->Load(std::string(model_path));
+    SnapshotInterface(*session);
+    *out = session.release();
+  });
+}
+
+PrismStatus* CreateSessionFromArrayWithPrepackedWeightsContainer(
+    const PrismEnv* env, const void* model_data, size_t model_data_length,
+    const PrismSessionOptions* options, PrismPrepackedWeightsContainer* container,
+    PrismSession** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(env, "env");
+    Require(model_data, "model_data");
+    Require(options, "options");
+    Require(container, "container");
+    Require(out, "out");
+    auto session = NewSession(*options, container);
+    session->session->Load(model_data, model_data_length);
+    SnapshotInterface(*session);
+    *out = session.release();
+  });
+}
+
+PrismStatus* SessionGetPrepackStats(const PrismSession* session, char*** keys, char*** values,
+                                    size_t* count) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    Require(keys, "keys");
+    Require(values, "values");
+    Require(count, "count");
+    const PrepackStatistics stats = session->session->Prepacking();
+    CopyStats({{"PackedInputs", stats.packed_inputs},
+               {"PackedWeights", stats.packed_weights},
+               {"PackedBytes", stats.packed_bytes},
+               {"SharedHits", stats.shared_hits},
+               {"OriginalsReleased", stats.originals_released},
+               {"ReleasedBytes", stats.released_bytes}},
+              keys, values, count);
   });
 }
 
@@ -283,21 +370,7 @@ PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* m
         {"NumArenaExtensions", stats.num_arena_extensions},
         {"NumArenaShrinkages", stats.num_arena_shrinkages},
         {"Arena", found->arena ? 1 : 0}};
-    std::vector<std::string> key_list, value_list;
-    for (const auto& [key, value] : entries) {
-      key_list.push_back(key);
-      value_list.push_back(std::to_string(value));
-    }
-    char** key_array = nullptr;
-    size_t key_count = 0;
-    CopyToCStringArray(key_list, &key_array, &key_count);
-    try {
-      CopyToCStringArray(value_list, values, count);
-    } catch (...) {
-      FreeCStringArray(key_array, key_count);
-      throw;
-    }
-    *keys = key_array;
+    CopyStats(entries, keys, values, count);
   });
 }
 

@@ -573,6 +573,61 @@ static void TestAllocatorStats(PrismEnv* env) {
   free(path);
 }
 
+static long long PrepackStat(PrismSession* session, const char* key) {
+  char** keys = NULL;
+  char** values = NULL;
+  size_t count = 0;
+  OK(g_api->SessionGetPrepackStats(session, &keys, &values, &count));
+  const long long value = StatOf(keys, values, count, key);
+  g_api->ReleaseStringArray(keys, count);
+  g_api->ReleaseStringArray(values, count);
+  return value;
+}
+
+/* mnist_cnn's two Gemms pack their constant weights and release the originals; sessions made
+   with one container share the packed forms; the outputs stay onnxruntime's; the opt-out. */
+static void TestPrepackedWeights(PrismEnv* env) {
+  PrismSessionOptions* options = NULL;
+  PrismPrepackedWeightsContainer* container = NULL;
+  PrismSession* first = NULL;
+  PrismSession* second = NULL;
+  PrismSession* alone = NULL;
+  char* path = DataPath("mnist_cnn.onnx");
+  size_t size = 0;
+  void* bytes = ReadFile("mnist_cnn.onnx", &size);
+
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->CreatePrepackedWeightsContainer(&container));
+  OK(g_api->CreateSessionWithPrepackedWeightsContainer(env, path, options, container, &first));
+  CHECK(PrepackStat(first, "PackedInputs") == 2);
+  CHECK(PrepackStat(first, "PackedWeights") == 2);
+  CHECK(PrepackStat(first, "OriginalsReleased") == 2);
+  CHECK(PrepackStat(first, "ReleasedBytes") == (512LL * 3136 + 10 * 512) * 4);
+  CHECK(PrepackStat(first, "SharedHits") == 0);
+  OK(g_api->CreateSessionFromArrayWithPrepackedWeightsContainer(env, bytes, size, options,
+                                                                container, &second));
+  CHECK(PrepackStat(second, "PackedWeights") == 2); /* nothing new packed */
+  CHECK(PrepackStat(second, "SharedHits") == 2);
+  g_api->ReleasePrepackedWeightsContainer(container); /* the sessions keep what they use */
+  RunMnist(first, NULL);
+  RunMnist(second, NULL);
+
+  OK(g_api->AddSessionConfigEntry(options, "session.disable_prepacking", "1"));
+  OK(g_api->CreateSession(env, path, options, &alone));
+  CHECK(PrepackStat(alone, "PackedInputs") == 0);
+  CHECK(PrepackStat(alone, "OriginalsReleased") == 0);
+  RunMnist(alone, NULL);
+  EXPECT_ERROR(g_api->CreateSessionWithPrepackedWeightsContainer(env, path, options, NULL, &alone),
+               PRISM_INVALID_ARGUMENT, "argument 'container' is NULL");
+
+  g_api->ReleaseSession(alone);
+  g_api->ReleaseSession(second);
+  g_api->ReleaseSession(first);
+  g_api->ReleaseSessionOptions(options);
+  free(bytes);
+  free(path);
+}
+
 /* Sessions without per-session threads run on the global pools. */
 static void TestGlobalThreadPools(void) {
   PrismThreadingOptions* threading = NULL;
@@ -924,6 +979,7 @@ int main(int argc, char** argv) {
   TestProfiling(env);
   TestFallback(env);
   TestAllocatorStats(env);
+  TestPrepackedWeights(env);
   TestGlobalThreadPools();
   TestStrings(env);
   TestElementTypes();
