@@ -1,7 +1,9 @@
-// LayerNormalization (opset 17): standardizes X over axes [axis, rank), then applies Scale and
-// the optional B, both unidirectionally broadcast to X. Statistics are accumulated in double
-// (at least the stash_type precision); the optional Mean and InvStdDev outputs have X's shape
-// with 1 on the normalized axes.
+// Normalization over the trailing axes [axis, rank) of X.
+// LayerNormalization (opset 17): standardizes X, then applies Scale and the optional B, both
+// unidirectionally broadcast to X; the optional Mean and InvStdDev outputs have X's shape with 1
+// on the normalized axes. RMSNormalization (opset 23): divides X by the root mean square,
+// sqrt(mean(X^2) + epsilon), then applies Scale; Y has Scale's type (V).
+// Statistics are accumulated in double (at least the stash_type precision).
 #include <cmath>
 
 #include "common/thread_pool.h"
@@ -202,6 +204,56 @@ class LayerNormalization final : public OpKernel {
   ElementType stats_type_ = ElementType::kFloat;
 };
 
+class RMSNormalization final : public OpKernel {
+ public:
+  explicit RMSNormalization(const OpKernelInfo& info)
+      : OpKernel(info), axis_(info.IntOr("axis", -1)), epsilon_(info.FloatOr("epsilon", 1e-5f)) {
+    const int64_t stash_type = info.IntOr("stash_type", 1);
+    PRISM_ENFORCE(stash_type == 1 || stash_type == 11, kInvalidArgument, info.GetNode().Describe(),
+                  ": stash_type ", stash_type, " is not float (1) or double (11)");
+  }
+
+  void Compute(OpKernelContext& context) const override {
+    const Node& node = GetNode();
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& scale = context.RequiredInput(1);
+    const TensorShape& shape = x.Shape();
+    const int64_t rank = static_cast<int64_t>(shape.Rank());
+    PRISM_ENFORCE(axis_ >= -rank && axis_ < rank, kInvalidArgument, node.Describe(), ": axis ",
+                  axis_, " is out of range [", -rank, ", ", rank, ") for X of shape ",
+                  shape.ToString());
+    const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
+    const BroadcastOffsets scale_offsets = BroadcastTo(scale.Shape(), shape, axis, "scale", node);
+    std::vector<double> x_values, scale_values;
+    DispatchByType<ReadDoublesImpl, FloatTypes>(x.Type(), node.OpType(), x, x_values);
+    DispatchByType<ReadDoublesImpl, FloatTypes>(scale.Type(), node.OpType(), scale, scale_values);
+    const int64_t rows = shape.SizeToDimension(axis);
+    const int64_t cols = shape.SizeFromDimension(axis);
+    std::vector<double> y_values(x_values.size());
+    ThreadPool::TryParallelFor(
+        context.IntraOpThreadPool(), rows, 6.0 * static_cast<double>(cols),
+        [&](int64_t first, int64_t last) {
+          for (int64_t r = first; r < last; ++r) {
+            const double* row = x_values.data() + r * cols;
+            double squares = 0;
+            for (int64_t c = 0; c < cols; ++c) squares += row[c] * row[c];
+            const double inverse_rms =
+                1.0 / std::sqrt(squares / static_cast<double>(cols) + epsilon_);
+            const int64_t scale_row = scale_offsets.row_offsets[r];
+            for (int64_t c = 0; c < cols; ++c)
+              y_values[r * cols + c] =
+                  row[c] * inverse_rms * scale_values[scale_row + scale_offsets.col_offsets[c]];
+          }
+        });
+    Tensor& y = context.Output(0, shape, scale.Type());
+    DispatchByType<WriteDoublesImpl, FloatTypes>(scale.Type(), node.OpType(), y_values, y);
+  }
+
+ private:
+  int64_t axis_;
+  double epsilon_;
+};
+
 void RegisterLayerNormalizationKernels(KernelRegistry& registry) {
   using E = ElementType;
   registry.Register(
@@ -211,6 +263,13 @@ void RegisterLayerNormalizationKernels(KernelRegistry& registry) {
           .Constraint("U", {E::kFloat, E::kBFloat16}, {}, {1, 2})
           .Build(),
       MakeKernelFactory<LayerNormalization>());
+  const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16};
+  registry.Register(KernelDefBuilder("RMSNormalization")
+                        .Versions(23)
+                        .Constraint("T", floats, {0})
+                        .Constraint("V", floats, {1}, {0})
+                        .Build(),
+                    MakeKernelFactory<RMSNormalization>());
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// MaxPool and AveragePool over 1 or more spatial axes, with explicit or automatic padding,
-// strides, dilations and ceil mode. MaxPool optionally returns the flattened index of each
-// maximum (row or column major over the spatial axes, plus the (n, c) plane offset).
+// MaxPool, AveragePool and LpPool over 1 or more spatial axes, with explicit or automatic
+// padding, strides, dilations and ceil mode. LpPool: (sum over the window of |x|^p)^(1/p), pads
+// adding nothing; p is a float in opset 1 and an integer after. MaxPool optionally returns the
+// flattened index of each maximum (row or column major over the spatial axes, plus the (n, c) plane
+// offset).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,7 +16,7 @@
 namespace prism::cpu {
 namespace {
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };
 
 // For each spatial axis and output coordinate along it: the input positions a window reads
 // (inside the input only) and how many of its taps fall inside input + explicit pads (the
@@ -187,13 +189,38 @@ struct AveragePoolImpl {
   }
 };
 
+template <typename T>
+struct LpPoolImpl {
+  void operator()(const PoolJob& job, double p) const {
+    const T* x = job.x->Data<T>();
+    T* y = job.y->MutableData<T>();
+    ForEachOutput(job,
+                  [&](int64_t, int64_t in_base, int64_t out_index, const auto& lists, const auto&) {
+                    const T* plane = x + in_base;
+                    double sum = 0;
+                    auto visit = [&](int64_t row, int64_t) {
+                      sum += std::pow(std::fabs(static_cast<double>(ToCompute(plane[row]))), p);
+                    };
+                    VisitWindow(lists, *job.taps, 0, 0, 0, visit);
+                    y[out_index] = FromCompute<T>(std::pow(sum, 1.0 / p));
+                  });
+  }
+};
+
 using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
 using AveragePoolTypes = TypeList<float, double, Float16, BFloat16>;
 
 class Pool final : public OpKernel {
  public:
   Pool(const OpKernelInfo& info, PoolKind kind)
-      : OpKernel(info), attrs_(PoolAttributes::Parse(info)), kind_(kind) {}
+      : OpKernel(info), attrs_(PoolAttributes::Parse(info)), kind_(kind) {
+    if (kind_ == PoolKind::kLp) {
+      p_ = info.GetNode().OpsetVersion() < 2 ? static_cast<double>(info.FloatOr("p", 2.0f))
+                                             : static_cast<double>(info.IntOr("p", 2));
+      PRISM_ENFORCE(p_ > 0, kInvalidArgument, info.GetNode().Describe(), ": p = ", p_,
+                    " must be positive");
+    }
+  }
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
@@ -208,6 +235,8 @@ class Pool final : public OpKernel {
     const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps, context.IntraOpThreadPool()};
     if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
+    } else if (kind_ == PoolKind::kLp) {
+      DispatchByType<LpPoolImpl, AveragePoolTypes>(x.Type(), GetNode().OpType(), job, p_);
     } else {
       DispatchByType<AveragePoolImpl, AveragePoolTypes>(x.Type(), GetNode().OpType(), job);
     }
@@ -216,6 +245,7 @@ class Pool final : public OpKernel {
  private:
   PoolAttributes attrs_;
   PoolKind kind_;
+  double p_ = 2;
 };
 
 KernelFactory PoolFactory(PoolKind kind) {
@@ -264,6 +294,16 @@ void RegisterPoolKernels(KernelRegistry& registry) {
   average(11, 18, floats);
   average(19, 21, floats);
   average(22, INT_MAX, floats_bf16);
+
+  const KernelFactory lp_pool = PoolFactory(PoolKind::kLp);
+  for (const auto& [since, end] :
+       {std::pair{1, 1}, std::pair{2, 10}, std::pair{11, 17}, std::pair{18, 21}})
+    registry.Register(
+        KernelDefBuilder("LpPool").Versions(since, end).Constraint("T", floats, {0}, {0}).Build(),
+        lp_pool);
+  registry.Register(
+      KernelDefBuilder("LpPool").Versions(22).Constraint("T", floats_bf16, {0}, {0}).Build(),
+      lp_pool);
 }
 
 }  // namespace

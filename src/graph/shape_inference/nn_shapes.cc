@@ -128,14 +128,28 @@ void BatchNormalization(InferenceContext& context) {
   for (size_t o = 1; o < context.GetNode().OutputCount(); ++o) context.SetOutput(o, stats, channel);
 }
 
+// The normalizations that keep X's shape and type: InstanceNormalization, GroupNormalization,
+// MeanVarianceNormalization, LpNormalization, LRN. RMSNormalization's Y has the scale's type.
+void ShapeOfX(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const ElementType elem = context.GetNode().OpType() == "RMSNormalization" ? context.InputElem(1)
+                                                                            : context.InputElem(0);
+  context.SetOutput(0, elem, x ? std::optional<SymbolicShape>(*x) : std::nullopt);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",
+                         "LpNormalization", "LRN", "RMSNormalization"})
+    RegisterShapeInference(op, ShapeOfX);
   RegisterShapeInference("Conv", Conv);
   RegisterShapeInference("MaxPool", Pool);
   RegisterShapeInference("AveragePool", Pool);
+  RegisterShapeInference("LpPool", Pool);
   RegisterShapeInference("GlobalAveragePool", GlobalPool);
   RegisterShapeInference("GlobalMaxPool", GlobalPool);
+  RegisterShapeInference("GlobalLpPool", GlobalPool);
   RegisterShapeInference("BatchNormalization", BatchNormalization);
 }
 

@@ -79,6 +79,15 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Einsum", {12, 28}},
       {"CenterCropPad", {18}},
       {"BitCast", {26}},
+      {"RMSNormalization", {23}},
+      {"InstanceNormalization", {1, 6, 22}},
+      {"GroupNormalization", {18, 21}},
+      {"MeanVarianceNormalization", {9, 13}},
+      {"LpNormalization", {1, 22}},
+      {"LRN", {1, 13}},
+      {"GlobalMaxPool", {1, 22}},
+      {"GlobalLpPool", {1, 2, 22}},
+      {"LpPool", {1, 2, 11, 18, 22}},
   };
   return versions.at(op);
 }
@@ -620,6 +629,132 @@ TEST(OpTypeMatrixTest, PowEveryPairOfEveryRange) {
       }
     }
   }
+}
+
+// A floating tensor of type holding values exactly (the values below are exact in bfloat16).
+Tensor Floats(ElementType type, const std::vector<int64_t>& dims,
+              const std::vector<double>& values) {
+  Tensor tensor(type, TensorShape(dims), GetCpuAllocator());
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (type) {
+      case E::kFloat:
+        tensor.MutableData<float>()[i] = static_cast<float>(values[i]);
+        break;
+      case E::kDouble:
+        tensor.MutableData<double>()[i] = values[i];
+        break;
+      case E::kFloat16:
+        tensor.MutableData<Float16>()[i] = Float16(static_cast<float>(values[i]));
+        break;
+      case E::kBFloat16:
+        tensor.MutableData<BFloat16>()[i] = BFloat16(static_cast<float>(values[i]));
+        break;
+      default:
+        ADD_FAILURE() << "Floats: " << ElementTypeName(type) << " is not a floating type";
+    }
+  }
+  return tensor;
+}
+
+// The normalizations and global/Lp pools of Operators II, with epsilon 0 (or data whose
+// statistics are exact) so that every type gets the exact answer.
+
+TEST(OpTypeMatrixTest, RMSNormalizationEveryTypePair) {
+  for (E t : RegisteredTypes("RMSNormalization", 23, "T")) {
+    for (E v : RegisteredTypes("RMSNormalization", 23, "V")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "T=" << ElementTypeName(t) << " V=" << ElementTypeName(v));
+      OpTester test("RMSNormalization", 23);  // rows [1, -1] and [2, -2]: rms 1 and 2
+      test.InputTensor("X", Floats(t, {2, 2}, {1, -1, 2, -2}));
+      test.InputTensor("scale", Floats(v, {2}, {2, 3}));
+      test.Attr("epsilon", 0.0f);
+      test.OutputTensor("Y", Floats(v, {2, 2}, {2, -3, 2, -3}));
+      test.Run();
+    }
+  }
+}
+
+TEST(OpTypeMatrixTest, InstanceAndGroupNormalizationEveryRangeAndType) {
+  // Channel (or group) values [1, 3] and [0, 4] standardize to [-1, 1] each.
+  ForEachRegistered("InstanceNormalization", "T", [](int opset, E type) {
+    OpTester test("InstanceNormalization", opset);
+    test.InputTensor("input", Floats(type, {1, 2, 2}, {1, 3, 0, 4}));
+    test.InputTensor("scale", Floats(type, {2}, {2, 1}));
+    test.InputTensor("B", Floats(type, {2}, {1, 0}));
+    test.Attr("epsilon", 0.0f);
+    test.OutputTensor("output", Floats(type, {1, 2, 2}, {-1, 3, -1, 1}));
+    test.Run();
+  });
+  ForEachRegistered("GroupNormalization", "T", [](int opset, E type) {
+    OpTester test("GroupNormalization", opset);  // 4 channels in 2 groups
+    test.InputTensor("X", Floats(type, {1, 4, 1}, {1, 3, 0, 4}));
+    if (opset < 21) {  // scale and bias per group
+      test.InputTensor("scale", Floats(type, {2}, {2, 1}));
+      test.InputTensor("bias", Floats(type, {2}, {1, 0}));
+    } else {  // per channel
+      test.InputTensor("scale", Floats(type, {4}, {2, 2, 1, 1}));
+      test.InputTensor("bias", Floats(type, {4}, {1, 1, 0, 0}));
+    }
+    test.Attr("num_groups", int64_t{2}).Attr("epsilon", 0.0f);
+    test.OutputTensor("Y", Floats(type, {1, 4, 1}, {-1, 3, -1, 1}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, MeanVarianceLpAndLocalResponseNormalizationEveryRangeAndType) {
+  ForEachRegistered("MeanVarianceNormalization", "T", [](int opset, E type) {
+    OpTester test("MeanVarianceNormalization", opset);  // over N, H, W: [1, 3] -> [-1, 1]
+    test.InputTensor("X", Floats(type, {1, 1, 2, 1}, {1, 3}));
+    test.OutputTensor("Y", Floats(type, {1, 1, 2, 1}, {-1, 1}));
+    test.SetTolerance(1e-8, 0, "the spec adds 1e-9 to the standard deviation");
+    test.Run();
+  });
+  ForEachRegistered("LpNormalization", "T", [](int opset, E type) {
+    OpTester test("LpNormalization", opset);  // L1 along the last axis
+    test.InputTensor("input", Floats(type, {2, 2}, {1, -3, 0, 0}));
+    test.Attr("p", int64_t{1});
+    test.OutputTensor("output", Floats(type, {2, 2}, {0.25, -0.75, 0, 0}));
+    test.Run();
+  });
+  ForEachRegistered("LRN", "T", [](int opset, E type) {
+    // Two channels of 1 in one window: 1 / (3 + 1.5 / 3 * 2) ^ 0.5 = 0.5.
+    OpTester test("LRN", opset);
+    test.InputTensor("X", Floats(type, {1, 2, 1, 1}, {1, 1}));
+    test.Attr("size", int64_t{3}).Attr("alpha", 1.5f).Attr("beta", 0.5f).Attr("bias", 3.0f);
+    test.OutputTensor("Y", Floats(type, {1, 2, 1, 1}, {0.5, 0.5}));
+    test.Run();
+  });
+}
+
+TEST(OpTypeMatrixTest, GlobalMaxLpAndLpPoolEveryRangeAndType) {
+  ForEachRegistered("GlobalMaxPool", "T", [](int opset, E type) {
+    OpTester test("GlobalMaxPool", opset);
+    test.InputTensor("X", Floats(type, {1, 1, 2, 2}, {1, 3, 2, 0}));
+    test.OutputTensor("Y", Floats(type, {1, 1, 1, 1}, {3}));
+    test.Run();
+  });
+  // The L2 norm of [3, -4] is 5; p is a float in opset 1.
+  ForEachRegistered("GlobalLpPool", "T", [](int opset, E type) {
+    OpTester test("GlobalLpPool", opset);
+    test.InputTensor("X", Floats(type, {1, 1, 2}, {3, -4}));
+    if (opset < 2)
+      test.Attr("p", 2.0f);
+    else
+      test.Attr("p", int64_t{2});
+    test.OutputTensor("Y", Floats(type, {1, 1, 1}, {5}));
+    test.Run();
+  });
+  ForEachRegistered("LpPool", "T", [](int opset, E type) {
+    OpTester test("LpPool", opset);
+    test.InputTensor("X", Floats(type, {1, 1, 3}, {3, -4, 0}));
+    test.Attr("kernel_shape", std::vector<int64_t>{2});
+    if (opset < 2)
+      test.Attr("p", 2.0f);
+    else
+      test.Attr("p", int64_t{2});
+    test.OutputTensor("Y", Floats(type, {1, 1, 2}, {5, 4}));
+    test.Run();
+  });
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
