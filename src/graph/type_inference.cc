@@ -74,7 +74,8 @@ ValueType InferOutput(const Node& node, size_t i) {
     const ValueType mean = InputType(node, 3);
     return mean.kind != TypeKind::kUnknown ? mean : InputType(node, 0);
   }
-  if (op == "RMSNormalization") return InputType(node, 1);  // Y has the scale's type (V)
+  if (op == "RMSNormalization") return InputType(node, 1);         // Y has the scale's type (V)
+  if (op == "SoftmaxCrossEntropyLoss") return InputType(node, 0);  // loss and log_prob
   if (op == "LayerNormalization" && i > 0) {
     const Attribute* stash = node.FindAttribute("stash_type");
     const int64_t stash_type = stash ? stash->i : 1;

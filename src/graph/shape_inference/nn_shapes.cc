@@ -1,5 +1,7 @@
 // Convolution and pooling output sizes (pads, strides, dilations, auto_pad, ceil_mode), global
 // pooling and batch normalization.
+#include <optional>
+
 #include "graph/shape_inference/inference_context.h"
 
 namespace prism {
@@ -137,9 +139,30 @@ void ShapeOfX(InferenceContext& context) {
   context.SetOutput(0, elem, x ? std::optional<SymbolicShape>(*x) : std::nullopt);
 }
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: the target's shape with reduction
+// none, a scalar otherwise; SoftmaxCrossEntropyLoss's log_prob has the scores' shape.
+void Loss(InferenceContext& context) {
+  const Attribute* reduction = context.Attr("reduction");
+  const bool none = reduction != nullptr && reduction->s == "none";
+  const SymbolicShape* target = context.InputShape(1);
+  std::optional<SymbolicShape> loss;
+  if (!none)
+    loss = SymbolicShape{};
+  else if (target)
+    loss = *target;
+  context.SetOutput(0, context.InputElem(0), loss);
+  if (context.GetNode().OutputCount() > 1) {
+    const SymbolicShape* scores = context.InputShape(0);
+    context.SetOutput(1, context.InputElem(0),
+                      scores ? std::optional<SymbolicShape>(*scores) : std::nullopt);
+  }
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
+  RegisterShapeInference("SoftmaxCrossEntropyLoss", Loss);
   for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",
                          "LpNormalization", "LRN", "RMSNormalization"})
     RegisterShapeInference(op, ShapeOfX);

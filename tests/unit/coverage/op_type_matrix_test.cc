@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -88,6 +89,8 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"GlobalMaxPool", {1, 22}},
       {"GlobalLpPool", {1, 2, 22}},
       {"LpPool", {1, 2, 11, 18, 22}},
+      {"NegativeLogLikelihoodLoss", {12, 13, 22}},
+      {"SoftmaxCrossEntropyLoss", {12, 13}},
   };
   return versions.at(op);
 }
@@ -754,6 +757,35 @@ TEST(OpTypeMatrixTest, GlobalMaxLpAndLpPoolEveryRangeAndType) {
       test.Attr("p", int64_t{2});
     test.OutputTensor("Y", Floats(type, {1, 1, 2}, {5, 4}));
     test.Run();
+  });
+}
+
+// The losses with either index type: NLL of rows [-1, -2, -3] and [-3, -2, -1] at targets 0
+// and 2 with class weights [1, 2, 3] sums to 1 + 3; softmax cross entropy of two equal scores is
+// log 2 per sample (the value rounded once to the type, as the kernel rounds its double result).
+TEST(OpTypeMatrixTest, LossesEveryRangeTypeAndIndexType) {
+  ForEachRegistered("NegativeLogLikelihoodLoss", "T", [](int opset, E type) {
+    for (E index : RegisteredTypes("NegativeLogLikelihoodLoss", opset, "Tind")) {
+      SCOPED_TRACE(ElementTypeName(index));
+      OpTester test("NegativeLogLikelihoodLoss", opset);
+      test.InputTensor("input", Floats(type, {2, 3}, {-1, -2, -3, -3, -2, -1}));
+      test.InputTensor("target", Numeric(index, {2}, {0, 2}));
+      test.InputTensor("weight", Floats(type, {3}, {1, 2, 3}));
+      test.Attr("reduction", std::string("sum"));
+      test.OutputTensor("loss", Floats(type, {}, {4}));
+      test.Run();
+    }
+  });
+  ForEachRegistered("SoftmaxCrossEntropyLoss", "T", [](int opset, E type) {
+    for (E index : RegisteredTypes("SoftmaxCrossEntropyLoss", opset, "Tind")) {
+      SCOPED_TRACE(ElementTypeName(index));
+      OpTester test("SoftmaxCrossEntropyLoss", opset);
+      test.InputTensor("scores", Floats(type, {2, 2}, {1, 1, 3, 3}));
+      test.InputTensor("labels", Numeric(index, {2}, {0, 1}));
+      test.OutputTensor("output", Floats(type, {}, {std::log(2.0)}));
+      test.OutputTensor("log_prob", Floats(type, {2, 2}, std::vector<double>(4, -std::log(2.0))));
+      test.Run();
+    }
   });
 }
 
