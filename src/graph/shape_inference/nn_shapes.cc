@@ -158,9 +158,59 @@ void Loss(InferenceContext& context) {
   }
 }
 
+// Attention: Y [B, q_heads, q_len, v_head] (3-D: [B, q_len, q_heads * v_head]), present_key
+// and present_value [B, kv_heads, past + kv_len, size], qk_matmul_output [B, q_heads, q_len,
+// past + kv_len].
+void Attention(InferenceContext& context) {
+  const SymbolicShape* q = context.InputShape(0);
+  const SymbolicShape* k = context.InputShape(1);
+  const SymbolicShape* v = context.InputShape(2);
+  const SymbolicShape* past = context.HasInput(4) ? context.InputShape(4) : nullptr;
+  const size_t outputs = context.GetNode().OutputCount();
+  if (!q || !k || !v || q->dims.size() != k->dims.size() || q->dims.size() != v->dims.size() ||
+      (q->dims.size() != 3 && q->dims.size() != 4) || (context.HasInput(4) && !past)) {
+    for (size_t o = 0; o < outputs; ++o)
+      context.SetOutput(o, context.InputElem(o == 2 ? 2 : 0), std::nullopt);
+    return;
+  }
+  const bool three = q->dims.size() == 3;
+  const Dim batch = q->dims[0];
+  const auto divided = [](const Dim& dim, int64_t by) {
+    return dim.IsKnown() && by > 0 ? KnownDim(dim.value / by) : Dim{};
+  };
+  const int64_t q_heads_attr = context.IntAttr("q_num_heads", 0);
+  const int64_t kv_heads_attr = context.IntAttr("kv_num_heads", 0);
+  const Dim q_heads = three ? (q_heads_attr > 0 ? KnownDim(q_heads_attr) : Dim{}) : q->dims[1];
+  const Dim kv_heads = three ? (kv_heads_attr > 0 ? KnownDim(kv_heads_attr) : Dim{}) : k->dims[1];
+  const Dim q_len = three ? q->dims[1] : q->dims[2];
+  const Dim kv_len = three ? k->dims[1] : k->dims[2];
+  const Dim head = three ? divided(k->dims[2], kv_heads_attr) : k->dims[3];
+  const Dim v_head = three ? divided(v->dims[2], kv_heads_attr) : v->dims[3];
+  Dim total = kv_len;
+  if (past) {
+    const Dim& past_len = past->dims.size() == 4 ? past->dims[2] : Dim{};
+    total =
+        past_len.IsKnown() && kv_len.IsKnown() ? KnownDim(past_len.value + kv_len.value) : Dim{};
+  }
+  SymbolicShape y{{batch, q_heads, q_len, v_head}};
+  if (three) {
+    const Dim hidden =
+        q_heads.IsKnown() && v_head.IsKnown() ? KnownDim(q_heads.value * v_head.value) : Dim{};
+    y = SymbolicShape{{batch, q_len, hidden}};
+  }
+  context.SetOutput(0, context.InputElem(0), y);
+  if (outputs > 1)
+    context.SetOutput(1, context.InputElem(0), SymbolicShape{{batch, kv_heads, total, head}});
+  if (outputs > 2)
+    context.SetOutput(2, context.InputElem(2), SymbolicShape{{batch, kv_heads, total, v_head}});
+  if (outputs > 3)
+    context.SetOutput(3, context.InputElem(0), SymbolicShape{{batch, q_heads, q_len, total}});
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("Attention", Attention);
   RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
   RegisterShapeInference("SoftmaxCrossEntropyLoss", Loss);
   for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",

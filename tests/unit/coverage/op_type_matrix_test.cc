@@ -91,6 +91,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"LpPool", {1, 2, 11, 18, 22}},
       {"NegativeLogLikelihoodLoss", {12, 13, 22}},
       {"SoftmaxCrossEntropyLoss", {12, 13}},
+      {"Attention", {23, 24, 25}},
   };
   return versions.at(op);
 }
@@ -787,6 +788,35 @@ TEST(OpTypeMatrixTest, LossesEveryRangeTypeAndIndexType) {
       test.Run();
     }
   });
+}
+
+// Attention: every (T1, T2) pair with a float mask, and every mask type U. One query [1, 0]
+// against keys [1, 0] and [0, 1] (scale 1: scores 1 and 0); the mask adds 100 to the first
+// key (true/false for bool), so the first value, 2, is the output in every type.
+TEST(OpTypeMatrixTest, AttentionEveryTypePairAndMaskType) {
+  const auto run = [](int opset, E t1, E t2, E u) {
+    SCOPED_TRACE(::testing::Message()
+                 << "opset " << opset << " T1=" << ElementTypeName(t1)
+                 << " T2=" << ElementTypeName(t2) << " U=" << ElementTypeName(u));
+    OpTester test("Attention", opset);
+    test.InputTensor("Q", Floats(t1, {1, 1, 1, 2}, {1, 0}));
+    test.InputTensor("K", Floats(t1, {1, 1, 2, 2}, {1, 0, 0, 1}));
+    test.InputTensor("V", Floats(t2, {1, 1, 2, 1}, {2, 3}));
+    if (u == E::kBool)
+      test.Input<bool>("attn_mask", {1, 2}, {true, false});
+    else if (u == E::kFloat || u == E::kDouble || u == E::kFloat16 || u == E::kBFloat16)
+      test.InputTensor("attn_mask", Floats(u, {1, 2}, {100, 0}));
+    else
+      test.InputTensor("attn_mask", MakeCodedTensor(u, {1, 2}, {100, 0}));
+    test.Attr("scale", 1.0f);
+    test.OutputTensor("Y", Floats(t1, {1, 1, 1, 1}, {2}));
+    test.Run();
+  };
+  for (int opset : SpecVersions("Attention")) {
+    for (E t1 : RegisteredTypes("Attention", opset, "T1"))
+      for (E t2 : RegisteredTypes("Attention", opset, "T2")) run(opset, t1, t2, E::kFloat);
+    for (E u : RegisteredTypes("Attention", opset, "U")) run(opset, E::kFloat, E::kFloat, u);
+  }
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
