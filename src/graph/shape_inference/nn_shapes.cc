@@ -1,6 +1,8 @@
 // Convolution and pooling output sizes (pads, strides, dilations, auto_pad, ceil_mode), global
 // pooling and batch normalization.
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "graph/shape_inference/inference_context.h"
 
@@ -207,9 +209,57 @@ void Attention(InferenceContext& context) {
     context.SetOutput(3, context.InputElem(0), SymbolicShape{{batch, q_heads, q_len, total}});
 }
 
+// ConvTranspose: [N, M, out...] with out from output_shape, auto_pad SAME_* (in * stride) or
+// the explicit pads (see the kernel's equations); unknown dims stay unknown.
+void ConvTranspose(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const SymbolicShape* w = context.InputShape(1);
+  if (!x || !w || x->dims.size() < 3 || w->dims.size() != x->dims.size())
+    return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const size_t rank = x->dims.size() - 2;
+  const int64_t group = context.IntAttr("group", 1);
+  const Dim channels = w->dims[1].IsKnown() ? KnownDim(w->dims[1].value * group) : Dim{};
+  SymbolicShape out{{x->dims[0], channels}};
+  const auto ints = [&](const char* name, size_t count, int64_t fallback) {
+    std::vector<int64_t> values = context.IntsAttr(name).value_or(std::vector<int64_t>{});
+    if (values.empty()) values.assign(count, fallback);
+    return values;
+  };
+  std::vector<int64_t> output_shape = ints("output_shape", 0, 0);
+  if (output_shape.size() == rank + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  const Attribute* auto_pad = context.Attr("auto_pad");
+  const std::string pad_mode = auto_pad ? auto_pad->s : "NOTSET";
+  const std::vector<int64_t> strides = ints("strides", rank, 1);
+  const std::vector<int64_t> dilations = ints("dilations", rank, 1);
+  const std::vector<int64_t> pads = ints("pads", 2 * rank, 0);
+  const std::vector<int64_t> output_padding = ints("output_padding", rank, 0);
+  std::vector<int64_t> kernel = ints("kernel_shape", 0, 0);
+  if (strides.size() != rank || dilations.size() != rank || pads.size() != 2 * rank ||
+      output_padding.size() != rank || (!output_shape.empty() && output_shape.size() != rank))
+    context.Fail("strides, dilations, pads, output_padding or output_shape do not fit the rank");
+  for (size_t a = 0; a < rank; ++a) {
+    const Dim& in = x->dims[a + 2];
+    if (!output_shape.empty()) {
+      out.dims.push_back(KnownDim(output_shape[a]));
+    } else if (pad_mode == "SAME_UPPER" || pad_mode == "SAME_LOWER") {
+      out.dims.push_back(in.IsKnown() ? KnownDim(in.value * strides[a]) : Dim{});
+    } else {
+      const int64_t k = !kernel.empty() ? kernel[a] : w->dims[a + 2].value;
+      const bool known = in.IsKnown() && (!kernel.empty() || w->dims[a + 2].IsKnown());
+      const int64_t pad = pad_mode == "VALID" ? 0 : pads[a] + pads[a + rank];
+      out.dims.push_back(known ? KnownDim(strides[a] * (in.value - 1) + output_padding[a] +
+                                          (k - 1) * dilations[a] + 1 - pad)
+                               : Dim{});
+    }
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("ConvTranspose", ConvTranspose);
   RegisterShapeInference("Attention", Attention);
   RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
   RegisterShapeInference("SoftmaxCrossEntropyLoss", Loss);

@@ -92,6 +92,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"NegativeLogLikelihoodLoss", {12, 13, 22}},
       {"SoftmaxCrossEntropyLoss", {12, 13}},
       {"Attention", {23, 24, 25}},
+      {"ConvTranspose", {1, 11, 22}},
   };
   return versions.at(op);
 }
@@ -817,6 +818,19 @@ TEST(OpTypeMatrixTest, AttentionEveryTypePairAndMaskType) {
       for (E t2 : RegisteredTypes("Attention", opset, "T2")) run(opset, t1, t2, E::kFloat);
     for (E u : RegisteredTypes("Attention", opset, "U")) run(opset, E::kFloat, E::kFloat, u);
   }
+}
+
+// ConvTranspose: X [1, 1, 2] = [1, 2] with W [1, 1, 2] = [1, 3] and stride 1 gives
+// [1, 3 + 2, 6] = [1, 5, 6]; the bias adds 1.
+TEST(OpTypeMatrixTest, ConvTransposeEveryRangeAndType) {
+  ForEachRegistered("ConvTranspose", "T", [](int opset, E type) {
+    OpTester test("ConvTranspose", opset);
+    test.InputTensor("X", Floats(type, {1, 1, 2}, {1, 2}));
+    test.InputTensor("W", Floats(type, {1, 1, 2}, {1, 3}));
+    test.InputTensor("B", Floats(type, {1}, {1}));
+    test.OutputTensor("Y", Floats(type, {1, 1, 3}, {2, 6, 7}));
+    test.Run();
+  });
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
