@@ -132,8 +132,9 @@ void BatchNormalization(InferenceContext& context) {
   for (size_t o = 1; o < context.GetNode().OutputCount(); ++o) context.SetOutput(o, stats, channel);
 }
 
-// The normalizations that keep X's shape and type: InstanceNormalization, GroupNormalization,
-// MeanVarianceNormalization, LpNormalization, LRN. RMSNormalization's Y has the scale's type.
+// The ops that keep X's shape and type: InstanceNormalization, GroupNormalization,
+// MeanVarianceNormalization, LpNormalization, LRN, RotaryEmbedding. RMSNormalization's Y has the
+// scale's type.
 void ShapeOfX(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   const ElementType elem = context.GetNode().OpType() == "RMSNormalization" ? context.InputElem(1)
@@ -264,7 +265,7 @@ void RegisterNnShapes() {
   RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
   RegisterShapeInference("SoftmaxCrossEntropyLoss", Loss);
   for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",
-                         "LpNormalization", "LRN", "RMSNormalization"})
+                         "LpNormalization", "LRN", "RMSNormalization", "RotaryEmbedding"})
     RegisterShapeInference(op, ShapeOfX);
   RegisterShapeInference("Conv", Conv);
   RegisterShapeInference("MaxPool", Pool);

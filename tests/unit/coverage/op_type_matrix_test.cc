@@ -93,6 +93,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"SoftmaxCrossEntropyLoss", {12, 13}},
       {"Attention", {23, 24, 25}},
       {"ConvTranspose", {1, 11, 22}},
+      {"RotaryEmbedding", {23}},
   };
   return versions.at(op);
 }
@@ -829,6 +830,19 @@ TEST(OpTypeMatrixTest, ConvTransposeEveryRangeAndType) {
     test.InputTensor("W", Floats(type, {1, 1, 2}, {1, 3}));
     test.InputTensor("B", Floats(type, {1}, {1}));
     test.OutputTensor("Y", Floats(type, {1, 1, 3}, {2, 6, 7}));
+    test.Run();
+  });
+}
+
+// RotaryEmbedding: a quarter turn (cos 0, sin 1) of the pair [1, 2] gives [-2, 1].
+TEST(OpTypeMatrixTest, RotaryEmbeddingEveryType) {
+  ForEachRegistered("RotaryEmbedding", "T", [](int opset, E type) {
+    OpTester test("RotaryEmbedding", opset);
+    test.InputTensor("X", Floats(type, {1, 1, 1, 2}, {1, 2}));
+    test.InputTensor("cos_cache", Floats(type, {1, 1}, {0}));
+    test.InputTensor("sin_cache", Floats(type, {1, 1}, {1}));
+    test.Input<int64_t>("position_ids", {1, 1}, {0});
+    test.OutputTensor("Y", Floats(type, {1, 1, 1, 2}, {-2, 1}));
     test.Run();
   });
 }
