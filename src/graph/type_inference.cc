@@ -77,6 +77,7 @@ ValueType InferOutput(const Node& node, size_t i) {
   if (op == "RMSNormalization") return InputType(node, 1);         // Y has the scale's type (V)
   if (op == "SoftmaxCrossEntropyLoss") return InputType(node, 0);  // loss and log_prob
   if (op == "Attention") return InputType(node, i == 2 ? 2 : 0);   // present_value has V's type
+  if (op == "NonMaxSuppression") return ValueType::Tensor(ElementType::kInt64);
   if (op == "LayerNormalization" && i > 0) {
     const Attribute* stash = node.FindAttribute("stash_type");
     const int64_t stash_type = stash ? stash->i : 1;

@@ -257,9 +257,15 @@ void ConvTranspose(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// NonMaxSuppression: [selected, 3] int64, the count known only at run time.
+void NonMaxSuppression(InferenceContext& context) {
+  context.SetOutput(0, ElementType::kInt64, SymbolicShape{{Dim{}, KnownDim(3)}});
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("NonMaxSuppression", NonMaxSuppression);
   RegisterShapeInference("ConvTranspose", ConvTranspose);
   RegisterShapeInference("Attention", Attention);
   RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
