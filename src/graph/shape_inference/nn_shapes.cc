@@ -262,9 +262,21 @@ void NonMaxSuppression(InferenceContext& context) {
   context.SetOutput(0, ElementType::kInt64, SymbolicShape{{Dim{}, KnownDim(3)}});
 }
 
+// GridSample: [N, C, grid's output dims...].
+void GridSample(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const SymbolicShape* grid = context.InputShape(1);
+  if (!x || !grid || x->dims.size() < 3 || grid->dims.size() != x->dims.size())
+    return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  SymbolicShape out{{x->dims[0], x->dims[1]}};
+  out.dims.insert(out.dims.end(), grid->dims.begin() + 1, grid->dims.end() - 1);
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("GridSample", GridSample);
   RegisterShapeInference("NonMaxSuppression", NonMaxSuppression);
   RegisterShapeInference("ConvTranspose", ConvTranspose);
   RegisterShapeInference("Attention", Attention);

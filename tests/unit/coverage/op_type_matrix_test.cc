@@ -94,6 +94,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Attention", {23, 24, 25}},
       {"ConvTranspose", {1, 11, 22}},
       {"RotaryEmbedding", {23}},
+      {"GridSample", {16, 20, 22}},
   };
   return versions.at(op);
 }
@@ -845,6 +846,35 @@ TEST(OpTypeMatrixTest, RotaryEmbeddingEveryType) {
     test.OutputTensor("Y", Floats(type, {1, 1, 1, 2}, {-2, 1}));
     test.Run();
   });
+}
+
+// GridSample: every grid type with float data, and every data type with a float grid: the
+// nearest samples of a 1 x 3 image at the centers of its pixels 2 and 0 (align_corners: x = -1,
+// 0, 1 address the pixels 0, 1, 2) move the elements; linear at x = 0 of [0, 2, 3] averages
+// nothing (it hits pixel 1 exactly).
+TEST(OpTypeMatrixTest, GridSampleEveryTypePair) {
+  const auto run = [](int opset, E data, E grid, const char* mode) {
+    SCOPED_TRACE(::testing::Message() << "opset " << opset << " T1=" << ElementTypeName(data)
+                                      << " T2=" << ElementTypeName(grid) << " " << mode);
+    OpTester test("GridSample", opset);
+    test.InputTensor("X", Coded(data, {1, 1, 1, 3}, {0, 2, 3}));
+    test.InputTensor("grid", Floats(grid, {1, 1, 2, 2}, {1, 0, -1, 0}));
+    test.Attr("align_corners", int64_t{1}).Attr("mode", std::string(mode));
+    test.OutputTensor("Y", Coded(data, {1, 1, 1, 2}, {3, 0}));
+    test.Run();
+  };
+  for (int opset : SpecVersions("GridSample")) {
+    for (E grid : RegisteredTypes("GridSample", opset, "T2"))
+      run(opset, E::kFloat, grid, "nearest");
+    for (E data : RegisteredTypes("GridSample", opset, "T1"))
+      run(opset, data, E::kFloat, "nearest");
+  }
+  OpTester linear("GridSample", 20);
+  linear.Input<float>("X", {1, 1, 1, 3}, {0, 2, 3});
+  linear.Input<float>("grid", {1, 1, 1, 2}, {0.5f, 0});  // x = 1.5: halfway between 2 and 3
+  linear.Attr("align_corners", int64_t{1});
+  linear.Output<float>("Y", {1, 1, 1, 1}, {2.5f});
+  linear.Run();
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
