@@ -400,6 +400,10 @@ bool StaticInputs(const onnx::ModelProto& model, const std::set<std::string>& in
     const int elem = tensor_type.elem_type();
     const bool integer = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32;
     if (integer && tensor_type.shape().dim_size() <= 1) return false;
+    // A scalar of any type may bound a Range or a Loop's trip count (Range's function body).
+    if (tensor_type.shape().dim_size() == 0 && elem != onnx::TensorProto::BOOL &&
+        elem != onnx::TensorProto::STRING)
+      return false;
   }
   return true;
 }

@@ -1,5 +1,9 @@
 // If: each output is the merge of the two branches' outputs (a dim both agree on, else unknown;
-// the rank only when both have the same).
+// the rank only when both have the same). Loop: the loop-carried outputs take the body's types
+// (their shapes may change from one iteration to the next, so only a shape the initial value and
+// the body agree on is kept); scan outputs gain a leading dim of unknown length.
+#include <algorithm>
+
 #include "graph/shape_inference/inference_context.h"
 
 namespace prism {
@@ -31,10 +35,44 @@ void If(InferenceContext& context) {
   }
 }
 
+void Loop(InferenceContext& context) {
+  const Graph* body = Branch(context, "body");
+  if (!body) return;
+  const size_t count = context.GetNode().OutputCount();
+  const size_t carried = context.InputCount() >= 2 ? context.InputCount() - 2 : 0;
+  if (body->Outputs().size() != count + 1)
+    context.Fail(MakeString("the body has ", body->Outputs().size(), " outputs, the node ", count,
+                            " (plus the body's cond)"));
+  for (size_t o = 0; o < count; ++o) {
+    const NodeArg& out = *body->Outputs()[o + 1];
+    ValueType type = out.type;
+    if (type.kind == TypeKind::kUnknown && o < carried) type = context.InputType(2 + o);
+    context.SetOutputType(o, type);
+    if (o < carried) {
+      const SymbolicShape* initial = context.InputShape(2 + o);
+      if (!initial || !out.shape || initial->dims.size() != out.shape->dims.size()) continue;
+      SymbolicShape merged = *initial;
+      for (size_t d = 0; d < merged.dims.size(); ++d)
+        if (!SameDim(merged.dims[d], out.shape->dims[d])) merged.dims[d] = Dim{};
+      context.SetOutputShape(o, merged);
+    } else if (out.shape && type.kind == TypeKind::kTensor) {
+      // Without a cond input the loop runs exactly M times.
+      Dim length;
+      if (!context.HasInput(1))
+        if (const auto trips = context.InputInts(0); trips && trips->size() == 1)
+          length = KnownDim(std::max<int64_t>(0, (*trips)[0]));
+      SymbolicShape stacked{{length}};
+      stacked.dims.insert(stacked.dims.end(), out.shape->dims.begin(), out.shape->dims.end());
+      context.SetOutputShape(o, stacked);
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterControlFlowShapes() {
   RegisterShapeInference("If", If);
+  RegisterShapeInference("Loop", Loop);
 }
 
 }  // namespace prism

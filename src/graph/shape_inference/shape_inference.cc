@@ -1,6 +1,7 @@
 // The driver: walks the graph in topological order and calls each op's inference function.
 #include "graph/shape_inference.h"
 
+#include <algorithm>
 #include <map>
 
 #include "common/logging.h"
@@ -46,11 +47,65 @@ void PropagateInitializers(const Graph& graph,
 }
 
 void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
+                std::unordered_map<const NodeArg*, PropagatedValues>& propagated);
+
+// A Loop body's inputs seldom declare shapes: iteration_num and cond are scalars, and each
+// loop-carried input starts as the node's initial value. A carried value may change from one
+// iteration to the next, so the body is inferred again with the dims its output disagrees on
+// made unknown (the rank too, when that differs) until the two agree. Declared shapes are kept.
+void InferLoopBody(Node& node, Graph& body, const ShapeInferenceOptions& options,
+                   std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
+  const std::vector<NodeArg*>& inputs = body.Inputs();
+  std::vector<NodeArg*> seeded;  // body inputs whose shape this function decides
+  if (inputs.size() >= 2) {
+    const std::pair<size_t, ElementType> scalars[] = {{0, ElementType::kInt64},
+                                                      {1, ElementType::kBool}};
+    for (const auto& [i, elem] : scalars) {
+      if (inputs[i]->shape) continue;
+      inputs[i]->shape = SymbolicShape{};
+      if (inputs[i]->type.kind == TypeKind::kUnknown) inputs[i]->type = ValueType::Tensor(elem);
+    }
+  }
+  for (size_t i = 2; i < inputs.size() && i < node.Inputs().size(); ++i) {
+    const NodeArg* initial = node.Inputs()[i];
+    if (inputs[i]->shape || initial == nullptr || !initial->shape) continue;
+    inputs[i]->shape = initial->shape;
+    if (inputs[i]->type.kind == TypeKind::kUnknown) inputs[i]->type = initial->type;
+    seeded.push_back(inputs[i]);
+  }
+  for (int pass = 0; pass < 4; ++pass) {
+    InferGraph(body, options, propagated);
+    bool changed = false;
+    for (size_t i = 2; i < inputs.size() && i - 1 < body.Outputs().size(); ++i) {
+      NodeArg* in = inputs[i];
+      if (std::find(seeded.begin(), seeded.end(), in) == seeded.end() || !in->shape) continue;
+      const NodeArg* out = body.Outputs()[i - 1];
+      if (!out->shape || out->shape->dims.size() != in->shape->dims.size()) {
+        in->shape.reset();
+        changed = true;
+        continue;
+      }
+      for (size_t d = 0; d < in->shape->dims.size(); ++d) {
+        if (SameDim(in->shape->dims[d], out->shape->dims[d]) || !in->shape->dims[d].IsKnown())
+          continue;
+        in->shape->dims[d] = Dim{};
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+}
+
+void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
                 std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
   PropagateInitializers(graph, propagated);
   for (NodeIndex index : graph.TopologicalOrder()) {
     Node& node = *graph.MutableNode(index);
-    for (Graph* sub : node.MutableSubgraphs()) InferGraph(*sub, options, propagated);
+    std::vector<Graph*> subgraphs = node.MutableSubgraphs();
+    if (node.Domain().empty() && node.OpType() == "Loop" && subgraphs.size() == 1)
+      InferLoopBody(node, *subgraphs[0], options, propagated);
+    else
+      for (Graph* sub : subgraphs) InferGraph(*sub, options, propagated);
     if (node.FusedBody() != nullptr) continue;  // its outputs keep the group's inferred shapes
     auto it = node.Domain().empty() ? Registry().find(node.OpType()) : Registry().end();
     if (it == Registry().end()) {

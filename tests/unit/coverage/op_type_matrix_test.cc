@@ -95,6 +95,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"ConvTranspose", {1, 11, 22}},
       {"RotaryEmbedding", {23}},
       {"GridSample", {16, 20, 22}},
+      {"Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}},
   };
   return versions.at(op);
 }
@@ -463,6 +464,60 @@ void CheckIf(int opset, Kind kind, ElementType type) {
 TEST(OpTypeMatrixTest, IfEveryRangeKindAndType) {
   ForEachRegistered("If", "V", [](int opset, E type) {
     for (Kind kind : KindsOf(opset, 13)) CheckIf(opset, kind, type);
+  });
+}
+
+// Loop with M = 2 and cond true (passed through by the body): the body passes its loop-carried
+// value through (Identity) and, for tensors, also scans it, so the node returns the value and it
+// stacked twice.
+void CheckLoop(int opset, Kind kind, ElementType type) {
+  SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kind));
+  onnx::ModelProto model = EmptyModel(opset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  AddTyped(graph->mutable_input(), "m", Kind::kTensor, E::kInt64);
+  AddTyped(graph->mutable_input(), "cond", Kind::kTensor, E::kBool);
+  AddTyped(graph->mutable_input(), "a", kind, type);
+  AddTyped(graph->mutable_output(), "y", kind, type);
+  const bool scan = kind == Kind::kTensor;
+  if (scan) AddTyped(graph->mutable_output(), "s", kind, type);
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Loop");
+  node->add_input("m");
+  node->add_input("cond");
+  node->add_input("a");
+  node->add_output("y");
+  if (scan) node->add_output("s");
+  onnx::GraphProto body;
+  body.set_name("body");
+  AddTyped(body.mutable_input(), "i", Kind::kTensor, E::kInt64);
+  AddTyped(body.mutable_input(), "c", Kind::kTensor, E::kBool);
+  AddTyped(body.mutable_input(), "v", kind, type);
+  AddIdentity(&body, "c", "c_out");
+  AddIdentity(&body, "v", "v_out");
+  AddTyped(body.mutable_output(), "c_out", Kind::kTensor, E::kBool);
+  AddTyped(body.mutable_output(), "v_out", kind, type);
+  if (scan) {
+    AddIdentity(&body, "v", "s_out");
+    AddTyped(body.mutable_output(), "s_out", kind, type);
+  }
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  *attr->mutable_g() = body;
+  // Identity passes sequences only from opset 14, so Loop 13's sequences are run at 14.
+  if (kind == Kind::kSequence && opset == 13) model.mutable_opset_import(0)->set_version(14);
+  const Value a = KindValue(kind, type, {1, 2, 3}, false);
+  std::vector<Value> result =
+      RunModel(model, {"m", "cond", "a"},
+               {Value(MakeTensor<int64_t>({}, {2})), Value(MakeTensor<bool>({}, {true})), a});
+  ASSERT_EQ(result.size(), scan ? 2u : 1u);
+  ExpectSame(a, result[0]);
+  if (scan) ExpectSame(Value(Coded(type, {2, 3}, {1, 2, 3, 1, 2, 3})), result[1]);
+}
+
+TEST(OpTypeMatrixTest, LoopEveryRangeKindAndType) {
+  ForEachRegistered("Loop", "V", [](int opset, E type) {
+    for (Kind kind : KindsOf(opset, 13)) CheckLoop(opset, kind, type);
   });
 }
 
