@@ -68,9 +68,59 @@ void Loop(InferenceContext& context) {
   }
 }
 
+// Scan: the states keep their initial shapes where the body agrees (as for Loop); scan outputs
+// are the body's slices with the scan length inserted at their output axis.
+void Scan(InferenceContext& context) {
+  const Graph* body = Branch(context, "body");
+  if (!body) return;
+  const bool legacy = context.Opset() < 9;
+  const int64_t m = context.IntAttr("num_scan_inputs", 0);
+  const size_t first = legacy ? 1 : 0;
+  if (m <= 0 || context.InputCount() < first + static_cast<size_t>(m)) return;
+  const size_t n = context.InputCount() - first - static_cast<size_t>(m);
+  const size_t count = context.GetNode().OutputCount();
+  if (body->Outputs().size() != count || count < n)
+    context.Fail(MakeString("the body has ", body->Outputs().size(), " outputs, the node ", count));
+  // The scan length: the first scan input's dim along its axis.
+  Dim length;
+  if (const SymbolicShape* scan0 = context.InputShape(first + n)) {
+    int64_t axis = legacy ? 1 : 0;
+    if (!legacy)
+      if (const auto axes = context.IntsAttr("scan_input_axes"); axes && !axes->empty())
+        axis = (*axes)[0] < 0 ? (*axes)[0] + static_cast<int64_t>(scan0->dims.size()) : (*axes)[0];
+    if (axis >= 0 && axis < static_cast<int64_t>(scan0->dims.size())) length = scan0->dims[axis];
+  }
+  const auto output_axes = context.IntsAttr("scan_output_axes");
+  for (size_t o = 0; o < count; ++o) {
+    const NodeArg& out = *body->Outputs()[o];
+    ValueType type = out.type;
+    if (type.kind == TypeKind::kUnknown && o < n) type = context.InputType(first + o);
+    context.SetOutputType(o, type);
+    if (o < n) {
+      const SymbolicShape* initial = context.InputShape(first + o);
+      if (initial) context.SetOutputShape(o, *initial);
+      continue;
+    }
+    if (!out.shape) continue;
+    SymbolicShape stacked = *out.shape;
+    if (legacy) {
+      const SymbolicShape* scan0 = context.InputShape(first + n);
+      stacked.dims.insert(stacked.dims.begin(), length);
+      stacked.dims.insert(stacked.dims.begin(), scan0 ? scan0->dims[0] : Dim{});
+    } else {
+      int64_t axis = output_axes && o - n < output_axes->size() ? (*output_axes)[o - n] : 0;
+      if (axis < 0) axis += static_cast<int64_t>(stacked.dims.size()) + 1;
+      if (axis < 0 || axis > static_cast<int64_t>(stacked.dims.size())) continue;
+      stacked.dims.insert(stacked.dims.begin() + axis, length);
+    }
+    context.SetOutputShape(o, stacked);
+  }
+}
+
 }  // namespace
 
 void RegisterControlFlowShapes() {
+  RegisterShapeInference("Scan", Scan);
   RegisterShapeInference("If", If);
   RegisterShapeInference("Loop", Loop);
 }

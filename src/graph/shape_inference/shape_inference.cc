@@ -96,6 +96,69 @@ void InferLoopBody(Node& node, Graph& body, const ShapeInferenceOptions& options
   }
 }
 
+// A Scan body's inputs: the states start as the node's initial values (opset 8: without the
+// batch axis), widened as for Loop; each scan input's slice is the input without its scan axis
+// (opset 8: without the batch and sequence axes). Declared shapes are kept.
+void InferScanBody(Node& node, Graph& body, const ShapeInferenceOptions& options,
+                   std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
+  const bool legacy = node.OpsetVersion() < 9;
+  const Attribute* count = node.FindAttribute("num_scan_inputs");
+  const size_t first = legacy ? 1 : 0;
+  const std::vector<NodeArg*>& inputs = body.Inputs();
+  if (count == nullptr || count->i <= 0 || node.Inputs().size() < first + count->i ||
+      inputs.size() != node.Inputs().size() - first) {
+    InferGraph(body, options, propagated);
+    return;
+  }
+  const size_t m = static_cast<size_t>(count->i), n = inputs.size() - m;
+  const Attribute* axes = node.FindAttribute("scan_input_axes");
+  std::vector<NodeArg*> seeded;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NodeArg* outer = node.Inputs()[first + i];
+    if (inputs[i]->shape || outer == nullptr || !outer->shape) continue;
+    SymbolicShape shape = *outer->shape;
+    const int64_t rank = static_cast<int64_t>(shape.dims.size());
+    if (i < n) {
+      if (legacy) {
+        if (rank < 1) continue;
+        shape.dims.erase(shape.dims.begin());
+      }
+      seeded.push_back(inputs[i]);
+    } else if (legacy) {
+      if (rank < 2) continue;
+      shape.dims.erase(shape.dims.begin(), shape.dims.begin() + 2);
+    } else {
+      int64_t axis = axes && i - n < axes->ints.size() ? axes->ints[i - n] : 0;
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) continue;
+      shape.dims.erase(shape.dims.begin() + axis);
+    }
+    inputs[i]->shape = shape;
+    if (inputs[i]->type.kind == TypeKind::kUnknown) inputs[i]->type = outer->type;
+  }
+  for (int pass = 0; pass < 4; ++pass) {
+    InferGraph(body, options, propagated);
+    bool changed = false;
+    for (size_t i = 0; i < n && i < body.Outputs().size(); ++i) {
+      NodeArg* in = inputs[i];
+      if (std::find(seeded.begin(), seeded.end(), in) == seeded.end() || !in->shape) continue;
+      const NodeArg* out = body.Outputs()[i];
+      if (!out->shape || out->shape->dims.size() != in->shape->dims.size()) {
+        in->shape.reset();
+        changed = true;
+        continue;
+      }
+      for (size_t d = 0; d < in->shape->dims.size(); ++d) {
+        if (SameDim(in->shape->dims[d], out->shape->dims[d]) || !in->shape->dims[d].IsKnown())
+          continue;
+        in->shape->dims[d] = Dim{};
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+}
+
 void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
                 std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
   PropagateInitializers(graph, propagated);
@@ -104,6 +167,8 @@ void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
     std::vector<Graph*> subgraphs = node.MutableSubgraphs();
     if (node.Domain().empty() && node.OpType() == "Loop" && subgraphs.size() == 1)
       InferLoopBody(node, *subgraphs[0], options, propagated);
+    else if (node.Domain().empty() && node.OpType() == "Scan" && subgraphs.size() == 1)
+      InferScanBody(node, *subgraphs[0], options, propagated);
     else
       for (Graph* sub : subgraphs) InferGraph(*sub, options, propagated);
     if (node.FusedBody() != nullptr) continue;  // its outputs keep the group's inferred shapes

@@ -96,6 +96,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"RotaryEmbedding", {23}},
       {"GridSample", {16, 20, 22}},
       {"Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}},
+      {"Scan", {8, 9, 11, 16, 19, 21, 23, 24, 25}},
   };
   return versions.at(op);
 }
@@ -513,6 +514,61 @@ void CheckLoop(int opset, Kind kind, ElementType type) {
   ASSERT_EQ(result.size(), scan ? 2u : 1u);
   ExpectSame(a, result[0]);
   if (scan) ExpectSame(Value(Coded(type, {2, 3}, {1, 2, 3, 1, 2, 3})), result[1]);
+}
+
+// Scan with one state and one scan input, the body passing both through (Identity): the node
+// returns the state and the scan input rebuilt from its slices. Opset 8 has a batch axis and
+// sequence_lens.
+void CheckScan(int opset, ElementType type) {
+  const bool legacy = opset < 9;
+  onnx::ModelProto model = EmptyModel(opset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  if (legacy) AddTyped(graph->mutable_input(), "lens", Kind::kTensor, E::kInt64);
+  AddTyped(graph->mutable_input(), "state", Kind::kTensor, type);
+  AddTyped(graph->mutable_input(), "x", Kind::kTensor, type);
+  AddTyped(graph->mutable_output(), "state_out", Kind::kTensor, type);
+  AddTyped(graph->mutable_output(), "y", Kind::kTensor, type);
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Scan");
+  if (legacy) node->add_input("lens");
+  node->add_input("state");
+  node->add_input("x");
+  node->add_output("state_out");
+  node->add_output("y");
+  onnx::GraphProto body;
+  body.set_name("body");
+  AddTyped(body.mutable_input(), "s", Kind::kTensor, type);
+  AddTyped(body.mutable_input(), "e", Kind::kTensor, type);
+  AddIdentity(&body, "s", "s_out");
+  AddIdentity(&body, "e", "e_out");
+  AddTyped(body.mutable_output(), "s_out", Kind::kTensor, type);
+  AddTyped(body.mutable_output(), "e_out", Kind::kTensor, type);
+  onnx::AttributeProto* attr = node->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  *attr->mutable_g() = body;
+  onnx::AttributeProto* count = node->add_attribute();
+  count->set_name("num_scan_inputs");
+  count->set_type(onnx::AttributeProto::INT);
+  count->set_i(1);
+  const Value state(
+      Coded(type, legacy ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{3}, {1, 2, 3}));
+  const Value x(Coded(type, legacy ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{2, 3},
+                      {0, 1, 2, 3, 0, 1}));
+  std::vector<Value> feeds = {state, x};
+  std::vector<std::string> names = {"state", "x"};
+  if (legacy) {
+    feeds.insert(feeds.begin(), Value(MakeTensor<int64_t>({1}, {2})));
+    names.insert(names.begin(), "lens");
+  }
+  std::vector<Value> result = RunModel(model, names, feeds);
+  ASSERT_EQ(result.size(), 2u);
+  ExpectSame(state, result[0]);
+  ExpectSame(x, result[1]);
+}
+
+TEST(OpTypeMatrixTest, ScanEveryRangeAndType) {
+  ForEachRegistered("Scan", "V", [](int opset, E type) { CheckScan(opset, type); });
 }
 
 TEST(OpTypeMatrixTest, LoopEveryRangeKindAndType) {
