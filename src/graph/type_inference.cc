@@ -78,6 +78,7 @@ ValueType InferOutput(const Node& node, size_t i) {
   if (op == "SoftmaxCrossEntropyLoss") return InputType(node, 0);  // loss and log_prob
   if (op == "Attention") return InputType(node, i == 2 ? 2 : 0);   // present_value has V's type
   if (op == "NonMaxSuppression") return ValueType::Tensor(ElementType::kInt64);
+  if (op == "CausalConvWithState") return InputType(node, 0);  // output and present_state
   if (op == "LayerNormalization" && i > 0) {
     const Attribute* stash = node.FindAttribute("stash_type");
     const int64_t stash_type = stash ? stash->i : 1;

@@ -273,9 +273,25 @@ void GridSample(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// CausalConvWithState: output has input's shape; present_state is [B, C, k - 1].
+void CausalConvWithState(InferenceContext& context) {
+  const SymbolicShape* input = context.InputShape(0);
+  const SymbolicShape* weight = context.InputShape(1);
+  context.SetOutput(0, context.InputElem(0),
+                    input ? std::optional<SymbolicShape>(*input) : std::nullopt);
+  if (context.GetNode().OutputCount() < 2) return;
+  if (!input || !weight || input->dims.size() != 3 || weight->dims.size() != 3)
+    return context.SetOutput(1, context.InputElem(0), std::nullopt);
+  const Dim& k = weight->dims[2];
+  context.SetOutput(
+      1, context.InputElem(0),
+      SymbolicShape{{input->dims[0], input->dims[1], k.IsKnown() ? KnownDim(k.value - 1) : Dim{}}});
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("CausalConvWithState", CausalConvWithState);
   RegisterShapeInference("GridSample", GridSample);
   RegisterShapeInference("NonMaxSuppression", NonMaxSuppression);
   RegisterShapeInference("ConvTranspose", ConvTranspose);

@@ -97,6 +97,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"GridSample", {16, 20, 22}},
       {"Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}},
       {"Scan", {8, 9, 11, 16, 19, 21, 23, 24, 25}},
+      {"CausalConvWithState", {27}},
   };
   return versions.at(op);
 }
@@ -986,6 +987,21 @@ TEST(OpTypeMatrixTest, GridSampleEveryTypePair) {
   linear.Attr("align_corners", int64_t{1});
   linear.Output<float>("Y", {1, 1, 1, 1}, {2.5f});
   linear.Run();
+}
+
+// CausalConvWithState: [1, 2] after the past [3] with weights [1, 1] gives [3 + 1, 1 + 2] and
+// the new state [2].
+TEST(OpTypeMatrixTest, CausalConvWithStateEveryType) {
+  ForEachRegistered("CausalConvWithState", "T", [](int opset, E type) {
+    OpTester test("CausalConvWithState", opset);
+    test.InputTensor("input", Floats(type, {1, 1, 2}, {1, 2}));
+    test.InputTensor("weight", Floats(type, {1, 1, 2}, {1, 1}));
+    test.MissingInput();
+    test.InputTensor("past_state", Floats(type, {1, 1, 1}, {3}));
+    test.OutputTensor("output", Floats(type, {1, 1, 2}, {4, 3}));
+    test.OutputTensor("present_state", Floats(type, {1, 1, 1}, {2}));
+    test.Run();
+  });
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
