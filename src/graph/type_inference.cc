@@ -79,6 +79,8 @@ ValueType InferOutput(const Node& node, size_t i) {
   if (op == "Attention") return InputType(node, i == 2 ? 2 : 0);   // present_value has V's type
   if (op == "NonMaxSuppression") return ValueType::Tensor(ElementType::kInt64);
   if (op == "CausalConvWithState") return InputType(node, 0);  // output and present_state
+  if (op == "LinearAttention")  // present_state: past_state's type, or query's
+    return InputType(node, i == 1 && node.HasInput(3) ? 3 : 0);
   if (op == "LayerNormalization" && i > 0) {
     const Attribute* stash = node.FindAttribute("stash_type");
     const int64_t stash_type = stash ? stash->i : 1;

@@ -288,9 +288,34 @@ void CausalConvWithState(InferenceContext& context) {
       SymbolicShape{{input->dims[0], input->dims[1], k.IsKnown() ? KnownDim(k.value - 1) : Dim{}}});
 }
 
+// LinearAttention: output [B, T, q_heads * d_v]; present_state [B, kv_heads, d_k, d_v], of
+// past_state's type (query's without it).
+void LinearAttention(InferenceContext& context) {
+  const SymbolicShape* q = context.InputShape(0);
+  const SymbolicShape* v = context.InputShape(2);
+  const int64_t q_heads = context.IntAttr("q_num_heads", 0);
+  const int64_t kv_heads = context.IntAttr("kv_num_heads", 0);
+  const ElementType state_type = context.HasInput(3) ? context.InputElem(3) : context.InputElem(0);
+  if (!q || !v || q->dims.size() != 3 || v->dims.size() != 3 || q_heads <= 0 || kv_heads <= 0) {
+    context.SetOutput(0, context.InputElem(0), std::nullopt);
+    if (context.GetNode().OutputCount() > 1) context.SetOutput(1, state_type, std::nullopt);
+    return;
+  }
+  const auto per = [](const Dim& dim, int64_t heads) {
+    return dim.IsKnown() ? KnownDim(dim.value / heads) : Dim{};
+  };
+  const Dim dk = per(q->dims[2], q_heads), dv = per(v->dims[2], kv_heads);
+  context.SetOutput(
+      0, context.InputElem(0),
+      SymbolicShape{{q->dims[0], q->dims[1], dv.IsKnown() ? KnownDim(dv.value * q_heads) : Dim{}}});
+  if (context.GetNode().OutputCount() > 1)
+    context.SetOutput(1, state_type, SymbolicShape{{q->dims[0], KnownDim(kv_heads), dk, dv}});
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("LinearAttention", LinearAttention);
   RegisterShapeInference("CausalConvWithState", CausalConvWithState);
   RegisterShapeInference("GridSample", GridSample);
   RegisterShapeInference("NonMaxSuppression", NonMaxSuppression);

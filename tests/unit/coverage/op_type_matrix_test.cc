@@ -98,6 +98,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}},
       {"Scan", {8, 9, 11, 16, 19, 21, 23, 24, 25}},
       {"CausalConvWithState", {27}},
+      {"LinearAttention", {27}},
   };
   return versions.at(op);
 }
@@ -1002,6 +1003,27 @@ TEST(OpTypeMatrixTest, CausalConvWithStateEveryType) {
     test.OutputTensor("present_state", Floats(type, {1, 1, 1}, {2}));
     test.Run();
   });
+}
+
+// LinearAttention, every (T, S) pair: one head of size 1, rule linear, scale 1, a zero past
+// state: S = 0 + k v = 1 * 2, output = q S = 2.
+TEST(OpTypeMatrixTest, LinearAttentionEveryTypePair) {
+  for (E t : RegisteredTypes("LinearAttention", 27, "T")) {
+    for (E state : RegisteredTypes("LinearAttention", 27, "S")) {
+      SCOPED_TRACE(::testing::Message()
+                   << "T=" << ElementTypeName(t) << " S=" << ElementTypeName(state));
+      OpTester test("LinearAttention", 27);
+      test.InputTensor("query", Floats(t, {1, 1, 1}, {1}));
+      test.InputTensor("key", Floats(t, {1, 1, 1}, {1}));
+      test.InputTensor("value", Floats(t, {1, 1, 1}, {2}));
+      test.InputTensor("past_state", Floats(state, {1, 1, 1, 1}, {0}));
+      test.Attr("q_num_heads", int64_t{1}).Attr("kv_num_heads", int64_t{1});
+      test.Attr("update_rule", std::string("linear")).Attr("scale", 1.0f);
+      test.OutputTensor("output", Floats(t, {1, 1, 1}, {2}));
+      test.OutputTensor("present_state", Floats(state, {1, 1, 1, 1}, {2}));
+      test.Run();
+    }
+  }
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
