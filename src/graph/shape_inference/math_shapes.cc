@@ -1,5 +1,6 @@
 // MatMul (numpy matmul with batch broadcasting), Gemm, LayerNormalization, the Reduce* family,
 // ArgMax/ArgMin, Det and Einsum.
+#include <optional>
 #include <set>
 
 #include "framework/einsum_equation.h"
@@ -177,9 +178,43 @@ void Einsum(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// DFT: the signal axis becomes dft_length (n / 2 + 1 bins one-sided forward) and the last dim
+// 2 (1 for a one-sided inverse); unknown where dft_length or the axis is only known at run time.
+void Dft(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  if (!x || x->dims.size() < 2) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  const int64_t rank = static_cast<int64_t>(x->dims.size());
+  const bool inverse = context.IntAttr("inverse", 0) != 0;
+  const bool onesided = context.IntAttr("onesided", 0) != 0;
+  std::optional<int64_t> axis = context.Opset() < 20 ? context.IntAttr("axis", 1) : -2;
+  if (context.Opset() >= 20 && context.HasInput(2)) {
+    const auto values = context.InputInts(2);
+    axis = values && values->size() == 1 ? std::optional<int64_t>((*values)[0]) : std::nullopt;
+  }
+  SymbolicShape out = *x;
+  out.dims[rank - 1] = KnownDim(inverse && onesided ? 1 : 2);
+  if (!axis) {
+    SymbolicShape unknown{std::vector<Dim>(x->dims.size())};
+    unknown.dims[rank - 1] = out.dims[rank - 1];
+    return context.SetOutput(0, context.InputElem(0), unknown);
+  }
+  int64_t a = *axis < 0 ? *axis + rank : *axis;
+  if (a < 0 || a >= rank - 1) context.Fail(MakeString("axis ", *axis, " is not a signal axis"));
+  std::optional<int64_t> n;
+  if (context.HasInput(1)) {
+    const auto values = context.InputInts(1);
+    if (values && values->size() == 1) n = (*values)[0];
+  } else if (x->dims[a].IsKnown()) {
+    n = inverse && onesided ? 2 * (x->dims[a].value - 1) : x->dims[a].value;
+  }
+  out.dims[a] = n ? KnownDim(!inverse && onesided ? *n / 2 + 1 : *n) : Dim{};
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterMathShapes() {
+  RegisterShapeInference("DFT", Dft);
   RegisterShapeInference("Det", Det);
   RegisterShapeInference("Einsum", Einsum);
   RegisterShapeInference("MatMul", MatMul);

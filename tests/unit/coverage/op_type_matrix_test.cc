@@ -99,6 +99,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"Scan", {8, 9, 11, 16, 19, 21, 23, 24, 25}},
       {"CausalConvWithState", {27}},
       {"LinearAttention", {27}},
+      {"DFT", {17, 20}},
   };
   return versions.at(op);
 }
@@ -1024,6 +1025,20 @@ TEST(OpTypeMatrixTest, LinearAttentionEveryTypePair) {
       test.Run();
     }
   }
+}
+
+// DFT of the real signal [1, 1] (dft_length 2 of either index type): bins 2 and 0.
+TEST(OpTypeMatrixTest, DftEveryRangeTypeAndLengthType) {
+  ForEachRegistered("DFT", "T1", [](int opset, E type) {
+    for (E length : RegisteredTypes("DFT", opset, "T2")) {
+      SCOPED_TRACE(ElementTypeName(length));
+      OpTester test("DFT", opset);
+      test.InputTensor("input", Floats(type, {1, 2, 1}, {1, 1}));
+      test.InputTensor("dft_length", Numeric(length, {}, {2}));
+      test.OutputTensor("output", Floats(type, {1, 2, 2}, {2, 0, 0, 0}));
+      test.Run();
+    }
+  });
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
