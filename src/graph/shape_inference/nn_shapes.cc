@@ -133,8 +133,8 @@ void BatchNormalization(InferenceContext& context) {
 }
 
 // The ops that keep X's shape and type: InstanceNormalization, GroupNormalization,
-// MeanVarianceNormalization, LpNormalization, LRN, RotaryEmbedding. RMSNormalization's Y has the
-// scale's type.
+// MeanVarianceNormalization, LpNormalization, LRN, RotaryEmbedding, SwiGLU, TensorScatter.
+// RMSNormalization's Y has the scale's type.
 void ShapeOfX(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   const ElementType elem = context.GetNode().OpType() == "RMSNormalization" ? context.InputElem(1)
@@ -323,8 +323,9 @@ void RegisterNnShapes() {
   RegisterShapeInference("Attention", Attention);
   RegisterShapeInference("NegativeLogLikelihoodLoss", Loss);
   RegisterShapeInference("SoftmaxCrossEntropyLoss", Loss);
-  for (const char* op : {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",
-                         "LpNormalization", "LRN", "RMSNormalization", "RotaryEmbedding"})
+  for (const char* op :
+       {"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization",
+        "LpNormalization", "LRN", "RMSNormalization", "RotaryEmbedding", "SwiGLU", "TensorScatter"})
     RegisterShapeInference(op, ShapeOfX);
   RegisterShapeInference("Conv", Conv);
   RegisterShapeInference("MaxPool", Pool);

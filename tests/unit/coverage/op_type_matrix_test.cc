@@ -100,6 +100,8 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"CausalConvWithState", {27}},
       {"LinearAttention", {27}},
       {"DFT", {17, 20}},
+      {"SwiGLU", {28}},
+      {"TensorScatter", {24}},
   };
   return versions.at(op);
 }
@@ -1038,6 +1040,27 @@ TEST(OpTypeMatrixTest, DftEveryRangeTypeAndLengthType) {
       test.OutputTensor("output", Floats(type, {1, 2, 2}, {2, 0, 0, 0}));
       test.Run();
     }
+  });
+}
+
+// SwiGLU with alpha 0: the gate is sigmoid(0) = 1/2, so Y = A * B / 2 exactly.
+// TensorScatter: the update row (code 3) written into row 1 of a 1 x 3 x 1 cache.
+TEST(OpTypeMatrixTest, SwiGluAndTensorScatterEveryType) {
+  ForEachRegistered("SwiGLU", "T", [](int opset, E type) {
+    OpTester test("SwiGLU", opset);
+    test.InputTensor("A", Floats(type, {2}, {2, -4}));
+    test.InputTensor("B", Floats(type, {2}, {3, 1}));
+    test.Attr("alpha", 0.0f);
+    test.OutputTensor("Y", Floats(type, {2}, {3, -2}));
+    test.Run();
+  });
+  ForEachRegistered("TensorScatter", "T", [](int opset, E type) {
+    OpTester test("TensorScatter", opset);
+    test.InputTensor("past_cache", Coded(type, {1, 3, 1}, {0, 1, 2}));
+    test.InputTensor("update", Coded(type, {1, 1, 1}, {3}));
+    test.Input<int64_t>("write_indices", {1}, {1});
+    test.OutputTensor("present_cache", Coded(type, {1, 3, 1}, {0, 3, 2}));
+    test.Run();
   });
 }
 
