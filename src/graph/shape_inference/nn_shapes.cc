@@ -312,9 +312,29 @@ void LinearAttention(InferenceContext& context) {
     context.SetOutput(1, state_type, SymbolicShape{{q->dims[0], KnownDim(kv_heads), dk, dv}});
 }
 
+// AffineGrid: [N, (D,) H, W, 2 or 3] from the size input's values.
+void AffineGrid(InferenceContext& context) {
+  const auto size = context.InputInts(1);
+  if (!size || (size->size() != 4 && size->size() != 5)) {
+    const SymbolicShape* size_shape = context.InputShape(1);
+    if (size_shape && size_shape->dims.size() == 1 && size_shape->dims[0].IsKnown()) {
+      const int64_t count = size_shape->dims[0].value;
+      SymbolicShape unknown{std::vector<Dim>(static_cast<size_t>(count))};
+      if (count >= 4) unknown.dims.back() = KnownDim(count - 2);
+      return context.SetOutput(0, context.InputElem(0), unknown);
+    }
+    return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  }
+  SymbolicShape out{{KnownDim((*size)[0])}};
+  for (size_t i = 2; i < size->size(); ++i) out.dims.push_back(KnownDim((*size)[i]));
+  out.dims.push_back(KnownDim(static_cast<int64_t>(size->size()) - 2));
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("AffineGrid", AffineGrid);
   RegisterShapeInference("LinearAttention", LinearAttention);
   RegisterShapeInference("CausalConvWithState", CausalConvWithState);
   RegisterShapeInference("GridSample", GridSample);

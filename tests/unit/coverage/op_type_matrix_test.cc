@@ -102,6 +102,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"DFT", {17, 20}},
       {"SwiGLU", {28}},
       {"TensorScatter", {24}},
+      {"AffineGrid", {20}},
   };
   return versions.at(op);
 }
@@ -1060,6 +1061,19 @@ TEST(OpTypeMatrixTest, SwiGluAndTensorScatterEveryType) {
     test.InputTensor("update", Coded(type, {1, 1, 1}, {3}));
     test.Input<int64_t>("write_indices", {1}, {1});
     test.OutputTensor("present_cache", Coded(type, {1, 3, 1}, {0, 3, 2}));
+    test.Run();
+  });
+}
+
+// AffineGrid with the identity matrix over a 1 x 2 image, corners aligned: the grid is the
+// pixel coordinates themselves, (-1, -1) and (1, -1).
+TEST(OpTypeMatrixTest, AffineGridEveryType) {
+  ForEachRegistered("AffineGrid", "T1", [](int opset, E type) {
+    OpTester test("AffineGrid", opset);
+    test.InputTensor("theta", Floats(type, {1, 2, 3}, {1, 0, 0, 0, 1, 0}));
+    test.Input<int64_t>("size", {4}, {1, 1, 1, 2});
+    test.Attr("align_corners", int64_t{1});
+    test.OutputTensor("grid", Floats(type, {1, 1, 2, 2}, {-1, -1, 1, -1}));
     test.Run();
   });
 }
