@@ -76,7 +76,7 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "MeanVarianceNormalization LpNormalization LRN GlobalMaxPool GlobalLpPool LpPool "
             "NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Attention ConvTranspose "
             "RotaryEmbedding NonMaxSuppression GridSample Loop Scan CausalConvWithState "
-            "LinearAttention DFT SwiGLU TensorScatter AffineGrid").split()
+            "LinearAttention DFT SwiGLU TensorScatter AffineGrid Col2Im").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {

@@ -331,9 +331,34 @@ void AffineGrid(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// Col2Im: [N, C, image_shape...] with C = input dim 1 / prod(block_shape).
+void Col2Im(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const auto image = context.InputInts(1);
+  const auto block = context.InputInts(2);
+  if (!x || x->dims.size() != 3 || !image) {
+    const SymbolicShape* image_shape = context.InputShape(1);
+    if (image_shape && image_shape->dims.size() == 1 && image_shape->dims[0].IsKnown())
+      return context.SetOutput(
+          0, context.InputElem(0),
+          SymbolicShape{std::vector<Dim>(static_cast<size_t>(image_shape->dims[0].value + 2))});
+    return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  }
+  Dim channels;
+  if (block && x->dims[1].IsKnown()) {
+    int64_t taps = 1;
+    for (int64_t b : *block) taps *= b;
+    if (taps > 0) channels = KnownDim(x->dims[1].value / taps);
+  }
+  SymbolicShape out{{x->dims[0], channels}};
+  for (int64_t d : *image) out.dims.push_back(KnownDim(d));
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("Col2Im", Col2Im);
   RegisterShapeInference("AffineGrid", AffineGrid);
   RegisterShapeInference("LinearAttention", LinearAttention);
   RegisterShapeInference("CausalConvWithState", CausalConvWithState);

@@ -103,6 +103,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"SwiGLU", {28}},
       {"TensorScatter", {24}},
       {"AffineGrid", {20}},
+      {"Col2Im", {18}},
   };
   return versions.at(op);
 }
@@ -1074,6 +1075,18 @@ TEST(OpTypeMatrixTest, AffineGridEveryType) {
     test.Input<int64_t>("size", {4}, {1, 1, 1, 2});
     test.Attr("align_corners", int64_t{1});
     test.OutputTensor("grid", Floats(type, {1, 1, 2, 2}, {-1, -1, 1, -1}));
+    test.Run();
+  });
+}
+
+// Col2Im: one block of two taps over a 1-D image of two pixels (no overlap: every type moves).
+TEST(OpTypeMatrixTest, Col2ImEveryType) {
+  ForEachRegistered("Col2Im", "T", [](int opset, E type) {
+    OpTester test("Col2Im", opset);
+    test.InputTensor("input", Coded(type, {1, 2, 1}, {1, 2}));
+    test.Input<int64_t>("image_shape", {1}, {2});
+    test.Input<int64_t>("block_shape", {1}, {2});
+    test.OutputTensor("output", Coded(type, {1, 1, 2}, {1, 2}));
     test.Run();
   });
 }
