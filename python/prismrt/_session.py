@@ -459,7 +459,8 @@ class InferenceSession:
             meta = next((m for m in self._overridable_initializers if m.name == name), None)
         if isinstance(item, OrtValue):
             return item._handle, item
-        if meta is not None and meta.type.startswith("seq(") and isinstance(item, (list, tuple)):
+        if meta is not None and meta.type.startswith(("seq(", "optional(seq(")) and isinstance(
+                item, (list, tuple)):
             return sequence_from_list(item)
         if item is None:
             return value_from_python(None)

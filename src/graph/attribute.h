@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/tensor.h"
+#include "framework/value.h"
 
 namespace prism {
 
@@ -44,6 +45,7 @@ struct Attribute {
   std::vector<std::string> strings;
   std::shared_ptr<Tensor> tensor;              // kTensor, in CPU memory
   std::vector<std::shared_ptr<Graph>> graphs;  // kGraph (one) or kGraphs, owned by the node
+  ValueType type_proto;                        // kTypeProto (Optional's type)
 };
 
 }  // namespace prism

@@ -304,9 +304,11 @@ void GraphBuilder::ConvertAttribute(Graph& graph, Node& node, const onnx::Attrib
         attribute.type = AttributeType::kTensor;
       }
       break;
+    case onnx::AttributeProto::TYPE_PROTO:
+      attribute.type_proto = ValueTypeFromProto(proto.tp(), what);
+      break;
     case onnx::AttributeProto::TENSORS:
     case onnx::AttributeProto::SPARSE_TENSORS:
-    case onnx::AttributeProto::TYPE_PROTO:
     case onnx::AttributeProto::TYPE_PROTOS:
       break;  // kept by type only; kernels that need them report NOT_IMPLEMENTED
     default:

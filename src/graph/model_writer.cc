@@ -148,6 +148,13 @@ class GraphWriter {
         proto->set_type(onnx::AttributeProto::GRAPHS);
         for (const auto& graph : attribute.graphs) Write(*graph, proto->add_graphs());
         return;
+      case AttributeType::kTypeProto: {
+        proto->set_type(onnx::AttributeProto::TYPE_PROTO);
+        NodeArg typed;
+        typed.type = attribute.type_proto;
+        TypeToProto(typed, proto->mutable_tp());
+        return;
+      }
       default:
         PRISM_THROW(kNotImplemented, node.Describe(), " attribute '", attribute.name, "' of type ",
                     AttributeTypeName(attribute.type),

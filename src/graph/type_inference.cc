@@ -2,9 +2,15 @@
 // one; shapes are left to the kernels at run time.
 #include <set>
 
+#include <optional>
+
 #include "graph/graph_builder.h"
 
 namespace prism {
+
+// The sequence and optional ops' rules (shape_inference/sequence_shapes.cc).
+std::optional<ValueType> SequenceOpOutputType(const Node& node, size_t i);
+
 namespace {
 
 const std::set<std::string>& BoolOutputOps() {
@@ -15,8 +21,8 @@ const std::set<std::string>& BoolOutputOps() {
 }
 
 const std::set<std::string>& Int64OutputOps() {
-  static const std::set<std::string> ops = {
-      "Shape", "Size", "NonZero", "ArgMax", "ArgMin", "NonMaxSuppression", "TfIdfVectorizer"};
+  static const std::set<std::string> ops = {"Shape",  "Size",   "NonZero",
+                                            "ArgMax", "ArgMin", "NonMaxSuppression"};
   return ops;
 }
 
@@ -65,6 +71,8 @@ ValueType InferOutput(const Node& node, size_t i) {
   }
   if (BoolOutputOps().count(op)) return ValueType::Tensor(ElementType::kBool);
   if (Int64OutputOps().count(op)) return ValueType::Tensor(ElementType::kInt64);
+  if (op == "TfIdfVectorizer") return ValueType::Tensor(ElementType::kFloat);
+  if (op == "ConvInteger") return ValueType::Tensor(ElementType::kInt32);
   if (op == "MaxPool" && i == 1) return ValueType::Tensor(ElementType::kInt64);
   if ((op == "TopK" && i == 1) || (op == "Unique" && i > 0))
     return ValueType::Tensor(ElementType::kInt64);
@@ -99,6 +107,7 @@ ValueType InferOutput(const Node& node, size_t i) {
     return {};
   }
   if (op == "Identity") return InputType(node, 0);
+  if (std::optional<ValueType> type = SequenceOpOutputType(node, i)) return *type;
   if (op == "Split") return InputType(node, 0);  // every output
   if (op == "EyeLike") {
     const Attribute* dtype = node.FindAttribute("dtype");

@@ -76,7 +76,16 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "MeanVarianceNormalization LpNormalization LRN GlobalMaxPool GlobalLpPool LpPool "
             "NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Attention ConvTranspose "
             "RotaryEmbedding NonMaxSuppression GridSample Loop Scan CausalConvWithState "
-            "LinearAttention DFT SwiGLU TensorScatter AffineGrid Col2Im").split()
+            "LinearAttention DFT SwiGLU TensorScatter AffineGrid Col2Im ImageDecoder MaxUnpool RoiAlign "
+            "DeformConv ConvInteger ai.onnx.preview:FlexAttention ai.onnx.preview.training:Adagrad "
+            "ai.onnx.preview.training:Adam ai.onnx.preview.training:Momentum "
+            "StringNormalizer RegexFullMatch StringConcat StringSplit TfIdfVectorizer "
+            "SequenceConstruct SequenceEmpty SequenceAt SequenceInsert SequenceErase SequenceLength "
+            "SplitToSequence ConcatFromSequence SequenceMap Optional OptionalHasElement "
+            "OptionalGetElement "
+            "HannWindow HammingWindow BlackmanWindow MelWeightMatrix STFT RandomNormal RandomUniform "
+            "RandomNormalLike RandomUniformLike Bernoulli Multinomial "
+            "RNN GRU LSTM").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {
@@ -86,6 +95,7 @@ CROSS_PRODUCT_OPS = {
     "BatchNormalization": [("T", "T1", "T2"), ("T", "U")],
     "LayerNormalization": [("T", "U")],
     "Gather": [("T", "Tind")],
+    "ConvInteger": [("T1", "T2")],
 }
 CPU_PROVIDER = "CPUExecutionProvider"
 REGENERATE = ("`.venv/bin/python tests/coverage/check_type_coverage.py --dump build/prism_registry_dump "
@@ -103,17 +113,23 @@ KNOWN_GAPS = {}
 Schema = collections.namedtuple("Schema", "op since end schema constraints")
 
 
+def qualified(domain, op):
+    """An op's name in CORE_OPS: bare for ai.onnx, "domain:op" for the other domains."""
+    return op if domain in ("", "ai.onnx") else "%s:%s" % (domain, op)
+
+
 def spec_schemas(ops):
-    """{op: [Schema]} for ai.onnx schema versions up to MAX_OPSET; end is inclusive."""
+    """{op: [Schema]} for schema versions up to MAX_OPSET (ai.onnx's; other domains' versions
+    are far below it); end is inclusive."""
     by_op = collections.defaultdict(list)
     for s in onnx.defs.get_all_schemas_with_history():
-        if s.name in ops and s.domain in ("", "ai.onnx") and s.since_version <= MAX_OPSET:
-            by_op[s.name].append(s)
+        if qualified(s.domain, s.name) in ops and s.since_version <= MAX_OPSET:
+            by_op[qualified(s.domain, s.name)].append(s)
     result = {}
     for op in ops:
         schemas = sorted(by_op.get(op, []), key=lambda s: s.since_version)
         if not schemas:
-            raise SystemExit("onnx.defs has no ai.onnx schema for %s" % op)
+            raise SystemExit("onnx.defs has no schema for %s" % op)
         rows = []
         for i, s in enumerate(schemas):
             end = schemas[i + 1].since_version - 1 if i + 1 < len(schemas) else MAX_OPSET
@@ -162,8 +178,7 @@ def check_registrations(spec, kernels):
     """(missing, notes): missing[(op, since, constraint, type)] = [versions not covered]."""
     by_op = collections.defaultdict(list)
     for k in kernels:
-        if k["domain"] in ("", "ai.onnx"):
-            by_op[k["op"]].append(k)
+        by_op[qualified(k["domain"], k["op"])].append(k)
     missing = collections.OrderedDict()
     unknown_names = collections.defaultdict(list)  # (op, range, name) -> [versions]
     extra_types = collections.defaultdict(lambda: (set(), []))  # (op, range, name) -> types, versions
@@ -351,20 +366,21 @@ def index_evidence(spec, computes):
     "T1,T2" and "tensor(a),tensor(b)"."""
     evidence = collections.defaultdict(set)
     for c in computes:
-        if c.provider != CPU_PROVIDER or c.domain not in ("", "ai.onnx") or c.op not in spec:
+        op = qualified(c.domain, c.op)
+        if c.provider != CPU_PROVIDER or op not in spec:
             continue
         if not (c.since <= c.opset and (c.end is None or c.opset <= c.end)):
             raise SystemExit("inconsistent evidence: %s opset %d computed by a registration for "
-                             "opsets %d-%s (%s)" % (c.op, c.opset, c.since, c.end, c.unit))
-        schema = schema_for(spec[c.op], c.opset)
+                             "opsets %d-%s (%s)" % (op, c.opset, c.since, c.end, c.unit))
+        schema = schema_for(spec[op], c.opset)
         if schema is None:
             continue
         binding = dict(c.binding)
         for name, type_str in binding.items():
-            evidence[(c.op, schema.since, name, type_str)].add(c.unit)
-        group = cross_product_group(c.op, schema)
+            evidence[(op, schema.since, name, type_str)].add(c.unit)
+        group = cross_product_group(op, schema)
         if group and all(name in binding for name in group):
-            evidence[(c.op, schema.since, ",".join(group),
+            evidence[(op, schema.since, ",".join(group),
                       ",".join(binding[name] for name in group))].add(c.unit)
     return evidence
 

@@ -156,19 +156,22 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
   const int64_t col_rows = in_per_group * plan.kernel_size;
   const int64_t w_group_size = out_per_group * col_rows;
 
-  if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
-    const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
-    ThreadPool::TryParallelFor(
-        plan.pool, plan.batch * plan.group, cost, [&](int64_t begin, int64_t end) {
-          for (int64_t index = begin; index < end; ++index) {
-            const int64_t n = index / plan.group;
-            const int64_t g = index % plan.group;
-            DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
-                            w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
-                            y + (n * plan.out_channels + g) * plan.out_size);
-          }
-        });
-    return;
+  // Integer convolutions (ConvInteger) always take the GEMM path.
+  if constexpr (std::is_floating_point_v<T>) {
+    if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
+      const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
+      ThreadPool::TryParallelFor(
+          plan.pool, plan.batch * plan.group, cost, [&](int64_t begin, int64_t end) {
+            for (int64_t index = begin; index < end; ++index) {
+              const int64_t n = index / plan.group;
+              const int64_t g = index % plan.group;
+              DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
+                              w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
+                              y + (n * plan.out_channels + g) * plan.out_size);
+            }
+          });
+      return;
+    }
   }
 
   const bool pointwise = IsPointwise(plan);
@@ -233,9 +236,10 @@ std::string Join(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-class Conv final : public OpKernel {
+// The attributes and geometry shared by Conv and ConvInteger.
+class ConvBase : public OpKernel {
  public:
-  explicit Conv(const OpKernelInfo& info)
+  explicit ConvBase(const OpKernelInfo& info)
       : OpKernel(info),
         group_(info.IntOr("group", 1)),
         has_kernel_shape_(info.HasAttr("kernel_shape")),
@@ -260,25 +264,9 @@ class Conv final : public OpKernel {
                   ": Conv group must be >= 1, got ", group_);
   }
 
-  void Compute(OpKernelContext& context) const override {
-    const Tensor& x = context.RequiredInput(0);
-    const Tensor& w = context.RequiredInput(1);
-    const Tensor* b = context.Input(2);
-    ConvPlan plan = Plan(x, w, b);
-    plan.pool = context.IntraOpThreadPool();
-    plan.scratch = context.TempAllocator();
-    Tensor& y = context.Output(0, plan.output_shape, x.Type());
-    if (y.NumElements() == 0) return;
-    DispatchByType<ConvImpl, ConvTypes>(x.Type(), "Conv", plan, x, w, b, y);
-  }
-
- private:
+ protected:
   ConvPlan Plan(const Tensor& x, const Tensor& w, const Tensor* b) const {
     const std::string node = GetNode().Describe();
-    PRISM_ENFORCE(w.Type() == x.Type() && (b == nullptr || b->Type() == x.Type()), kInvalidArgument,
-                  node, ": Conv inputs must share one element type, got X ",
-                  ElementTypeName(x.Type()), ", W ", ElementTypeName(w.Type()),
-                  b != nullptr ? MakeString(", B ", ElementTypeName(b->Type())) : "");
     const TensorShape& x_shape = x.Shape();
     const TensorShape& w_shape = w.Shape();
     PRISM_ENFORCE(x_shape.Rank() >= 3, kInvalidArgument, node,
@@ -398,6 +386,86 @@ class Conv final : public OpKernel {
   AutoPad auto_pad_ = AutoPad::kNotSet;
 };
 
+class Conv final : public ConvBase {
+ public:
+  using ConvBase::ConvBase;
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& w = context.RequiredInput(1);
+    const Tensor* b = context.Input(2);
+    const std::string node = GetNode().Describe();
+    PRISM_ENFORCE(w.Type() == x.Type() && (b == nullptr || b->Type() == x.Type()), kInvalidArgument,
+                  node, ": Conv inputs must share one element type, got X ",
+                  ElementTypeName(x.Type()), ", W ", ElementTypeName(w.Type()),
+                  b != nullptr ? MakeString(", B ", ElementTypeName(b->Type())) : "");
+    ConvPlan plan = Plan(x, w, b);
+    plan.pool = context.IntraOpThreadPool();
+    plan.scratch = context.TempAllocator();
+    Tensor& y = context.Output(0, plan.output_shape, x.Type());
+    if (y.NumElements() == 0) return;
+    DispatchByType<ConvImpl, ConvTypes>(x.Type(), "Conv", plan, x, w, b, y);
+  }
+};
+
+// ConvInteger (opset 10): (X - x_zero_point) convolved with (W - w_zero_point) in int32; X
+// and W are int8 or uint8 each, w_zero_point is a scalar or one value per output channel.
+// Padding holds x_zero_point, i.e. zero once shifted.
+class ConvInteger final : public ConvBase {
+ public:
+  using ConvBase::ConvBase;
+
+  void Compute(OpKernelContext& context) const override {
+    const std::string node = GetNode().Describe();
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& w = context.RequiredInput(1);
+    ConvPlan plan = Plan(x, w, nullptr);
+    plan.pool = context.IntraOpThreadPool();
+    plan.scratch = context.TempAllocator();
+    const Tensor* x_zero = context.Input(2);
+    const Tensor* w_zero = context.Input(3);
+    if (x_zero != nullptr)
+      PRISM_ENFORCE(x_zero->NumElements() == 1 && x_zero->Type() == x.Type(), kInvalidArgument,
+                    node, ": x_zero_point must be one ", ElementTypeName(x.Type()),
+                    " value (per-tensor), got ", x_zero->Describe());
+    if (w_zero != nullptr)
+      PRISM_ENFORCE(w_zero->Type() == w.Type() && w_zero->Shape().Rank() <= 1 &&
+                        (w_zero->NumElements() == 1 || w_zero->NumElements() == plan.out_channels),
+                    kInvalidArgument, node, ": w_zero_point must be one ",
+                    ElementTypeName(w.Type()), " value or one per output channel (",
+                    plan.out_channels, "), got ", w_zero->Describe());
+    const std::vector<int32_t> x_shifted = Shifted(x, x_zero, 1);
+    const int64_t per_channel = w.NumElements() / std::max<int64_t>(plan.out_channels, 1);
+    const std::vector<int32_t> w_shifted = Shifted(w, w_zero, per_channel);
+    Tensor& y = context.Output(0, plan.output_shape, ElementType::kInt32);
+    if (y.NumElements() == 0) return;
+    RunConv<int32_t>(plan, x_shifted.data(), w_shifted.data(), nullptr, y.MutableData<int32_t>());
+  }
+
+ private:
+  // values - zero_point as int32; zero_point holds one value or one per run of `run` elements.
+  static std::vector<int32_t> Shifted(const Tensor& values, const Tensor* zero_point, int64_t run) {
+    std::vector<int32_t> out(static_cast<size_t>(values.NumElements()));
+    const auto shift = [&](auto tag) {
+      using T = decltype(tag);
+      const T* data = values.Data<T>();
+      const T* zero = zero_point != nullptr ? zero_point->Data<T>() : nullptr;
+      const int64_t zeros = zero_point != nullptr ? zero_point->NumElements() : 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        const int32_t z =
+            zeros == 0 ? 0
+                       : static_cast<int32_t>(zero[zeros == 1 ? 0 : static_cast<int64_t>(i) / run]);
+        out[i] = static_cast<int32_t>(data[i]) - z;
+      }
+    };
+    if (values.Type() == ElementType::kUint8)
+      shift(uint8_t{});
+    else
+      shift(int8_t{});
+    return out;
+  }
+};
+
 void RegisterConvKernels(KernelRegistry& registry) {
   using ET = ElementType;
   const std::vector<ET> float_types = {ET::kFloat16, ET::kFloat, ET::kDouble};
@@ -414,6 +482,13 @@ void RegisterConvKernels(KernelRegistry& registry) {
   registry.Register(
       KernelDefBuilder("Conv").Versions(22).Constraint("T", types_v22, {0, 1, 2}, {0}).Build(),
       factory);
+  registry.Register(KernelDefBuilder("ConvInteger")
+                        .Versions(10)
+                        .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
+                        .Constraint("T2", {ET::kInt8, ET::kUint8}, {1, 3})
+                        .Constraint("T3", {ET::kInt32}, {}, {0})
+                        .Build(),
+                    MakeKernelFactory<ConvInteger>());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/signal/twiddle.h"
 #include "providers/cpu/tensor/int_list_input.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -28,27 +29,6 @@ struct DftPlan {
   int64_t out_len;               // bins (or samples) written along the axis
   bool inverse, onesided;
 };
-
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// e^(sign * 2 pi i r / n), exact at the quarter turns (where cos and sin of the rounded angle
-// would leave 1e-16 residues instead of 0).
-Complex Twiddle(int64_t r, int64_t n, double sign) {
-  if ((4 * r) % n == 0) {
-    switch ((4 * r / n) % 4) {
-      case 0:
-        return {1, 0};
-      case 1:
-        return {0, sign};
-      case 2:
-        return {-1, 0};
-      default:
-        return {0, -sign};
-    }
-  }
-  const double angle = sign * kTwoPi * static_cast<double>(r) / static_cast<double>(n);
-  return {std::cos(angle), std::sin(angle)};
-}
 
 std::vector<double> Transform(const std::vector<Complex>& signal, const DftPlan& p) {
   const int64_t n = p.n;

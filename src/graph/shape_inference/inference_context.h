@@ -76,6 +76,9 @@ using InferenceFunction = std::function<void(InferenceContext&)>;
 
 // Registration by family: each shape_inference/*.cc adds its ops.
 void RegisterShapeInference(const std::string& op_type, InferenceFunction function);
+// An op of another domain (ai.onnx.preview, com.microsoft, ...).
+void RegisterShapeInference(const std::string& domain, const std::string& op_type,
+                            InferenceFunction function);
 
 // Helpers shared by families.
 Dim KnownDim(int64_t value);

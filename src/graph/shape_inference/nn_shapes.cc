@@ -71,7 +71,10 @@ std::vector<Dim> SlidingOutput(InferenceContext& context, const SymbolicShape& x
 void Conv(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   const SymbolicShape* w = context.InputShape(1);
-  if (!x || !w) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  // ConvInteger accumulates in int32; Conv and DeformConv keep X's type.
+  const auto elem =
+      context.GetNode().OpType() == "ConvInteger" ? ElementType::kInt32 : context.InputElem(0);
+  if (!x || !w) return context.SetOutput(0, elem, std::nullopt);
   if (x->dims.size() < 3 || w->dims.size() != x->dims.size())
     context.Fail(MakeString("X ", x->ToString(), " and W ", w->ToString(),
                             " must have one rank of 3 or more"));
@@ -90,14 +93,14 @@ void Conv(InferenceContext& context) {
       if (!w->dims[d].IsKnown()) {
         SymbolicShape partial{{x->dims[0], w->dims[0]}};
         partial.dims.resize(x->dims.size());
-        return context.SetOutput(0, context.InputElem(0), partial);
+        return context.SetOutput(0, elem, partial);
       }
       kernel.push_back(w->dims[d].value);
     }
   }
   SymbolicShape out{{x->dims[0], w->dims[0]}};
   for (const Dim& dim : SlidingOutput(context, *x, kernel, false)) out.dims.push_back(dim);
-  context.SetOutput(0, context.InputElem(0), out);
+  context.SetOutput(0, elem, out);
 }
 
 void Pool(InferenceContext& context) {
@@ -355,9 +358,102 @@ void Col2Im(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), out);
 }
 
+// MaxUnpool: output_shape's values when given, else [N, C, (in - 1) * stride - pads + kernel].
+void MaxUnpool(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const auto kernel = context.IntsAttr("kernel_shape");
+  if (!kernel) context.Fail("attribute kernel_shape is required");
+  const size_t rank = kernel->size();
+  if (context.HasInput(2)) {
+    if (auto given = context.InputInts(2)) {
+      SymbolicShape out;
+      for (int64_t dim : *given) out.dims.push_back(KnownDim(dim));
+      return context.SetOutput(0, context.InputElem(0), out);
+    }
+    SymbolicShape unknown;
+    unknown.dims.resize(rank + 2);
+    return context.SetOutput(0, context.InputElem(0), unknown);
+  }
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (x->dims.size() != rank + 2)
+    context.Fail(MakeString("X ", x->ToString(), " must have rank ", rank + 2,
+                            " for a kernel_shape of ", rank, " values"));
+  const std::vector<int64_t> strides =
+      context.IntsAttr("strides").value_or(std::vector<int64_t>(rank, 1));
+  const std::vector<int64_t> pads =
+      context.IntsAttr("pads").value_or(std::vector<int64_t>(2 * rank, 0));
+  if (strides.size() != rank || pads.size() != 2 * rank)
+    context.Fail(MakeString("strides and pads must have ", rank, " and ", 2 * rank, " values"));
+  SymbolicShape out{{x->dims[0], x->dims[1]}};
+  for (size_t d = 0; d < rank; ++d) {
+    const Dim& in = x->dims[d + 2];
+    out.dims.push_back(in.IsKnown() ? KnownDim((in.value - 1) * strides[d] - pads[d] -
+                                               pads[d + rank] + (*kernel)[d])
+                                    : Dim());
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+// RoiAlign: [num_rois, C, output_height, output_width].
+void RoiAlign(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  const SymbolicShape* rois = context.InputShape(1);
+  const SymbolicShape* batch_indices = context.InputShape(2);
+  SymbolicShape out;
+  out.dims.resize(4);
+  if (rois && rois->dims.size() == 2) out.dims[0] = rois->dims[0];
+  if (!out.dims[0].IsKnown() && batch_indices && batch_indices->dims.size() == 1)
+    out.dims[0] = batch_indices->dims[0];
+  if (x && x->dims.size() == 4) out.dims[1] = x->dims[1];
+  out.dims[2] = KnownDim(context.IntAttr("output_height", 1));
+  out.dims[3] = KnownDim(context.IntAttr("output_width", 1));
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+// FlexAttention: [B, Hq, L, Ev] from Q [B, Hq, L, E] and V [B, Hkv, S, Ev].
+void FlexAttention(InferenceContext& context) {
+  const SymbolicShape* q = context.InputShape(0);
+  const SymbolicShape* v = context.InputShape(2);
+  SymbolicShape out;
+  out.dims.resize(4);
+  if (q) {
+    if (q->dims.size() != 4) context.Fail(MakeString("Q ", q->ToString(), " must be rank 4"));
+    out.dims[0] = q->dims[0];
+    out.dims[1] = q->dims[1];
+    out.dims[2] = q->dims[2];
+  }
+  if (v) {
+    if (v->dims.size() != 4) context.Fail(MakeString("V ", v->ToString(), " must be rank 4"));
+    out.dims[3] = v->dims[3];
+  }
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
+// The optimizer steps of ai.onnx.preview.training: the new X's and states keep the shapes and
+// types of the inputs they replace (inputs after R and T: n X's, n G's, then the states;
+// outputs: n X's, then the states).
+void OptimizerStep(InferenceContext& context) {
+  const size_t states = context.GetNode().OpType() == "Adam" ? 2 : 1;
+  if (context.InputCount() < 2) return;
+  const size_t n = (context.InputCount() - 2) / (2 + states);
+  for (size_t o = 0; o < n * (1 + states); ++o) {
+    const size_t group = o / n, i = o % n;
+    const size_t input = 2 + (group == 0 ? i : (1 + group) * n + i);
+    const SymbolicShape* shape = context.InputShape(input);
+    context.SetOutput(o, context.InputElem(input),
+                      shape ? std::optional<SymbolicShape>(*shape) : std::nullopt);
+  }
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  for (const char* op : {"Adagrad", "Adam", "Momentum"})
+    RegisterShapeInference("ai.onnx.preview.training", op, OptimizerStep);
+  RegisterShapeInference("ai.onnx.preview", "FlexAttention", FlexAttention);
+  RegisterShapeInference("MaxUnpool", MaxUnpool);
+  RegisterShapeInference("RoiAlign", RoiAlign);
+  RegisterShapeInference("DeformConv", Conv);
   RegisterShapeInference("Col2Im", Col2Im);
   RegisterShapeInference("AffineGrid", AffineGrid);
   RegisterShapeInference("LinearAttention", LinearAttention);
@@ -373,6 +469,7 @@ void RegisterNnShapes() {
         "LpNormalization", "LRN", "RMSNormalization", "RotaryEmbedding", "SwiGLU", "TensorScatter"})
     RegisterShapeInference(op, ShapeOfX);
   RegisterShapeInference("Conv", Conv);
+  RegisterShapeInference("ConvInteger", Conv);
   RegisterShapeInference("MaxPool", Pool);
   RegisterShapeInference("AveragePool", Pool);
   RegisterShapeInference("LpPool", Pool);

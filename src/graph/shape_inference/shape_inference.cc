@@ -10,6 +10,11 @@
 namespace prism {
 namespace {
 
+// ai.onnx ops by name, the other domains' as "domain:op".
+std::string RegistryKey(const std::string& domain, const std::string& op_type) {
+  return domain.empty() || domain == "ai.onnx" ? op_type : domain + ":" + op_type;
+}
+
 std::map<std::string, InferenceFunction>& Registry() {
   static std::map<std::string, InferenceFunction> registry;
   return registry;
@@ -159,6 +164,28 @@ void InferScanBody(Node& node, Graph& body, const ShapeInferenceOptions& options
   }
 }
 
+// FlexAttention's score_mod and prob_mod each take the scores [B, Hq, L, S] (B, Hq, L from Q,
+// S from K), whatever symbolic names their inputs declare.
+void InferFlexAttentionModifiers(Node& node, const std::vector<Graph*>& modifiers,
+                                 const ShapeInferenceOptions& options,
+                                 std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
+  const NodeArg* q = node.Inputs().size() > 0 ? node.Inputs()[0] : nullptr;
+  const NodeArg* k = node.Inputs().size() > 1 ? node.Inputs()[1] : nullptr;
+  for (Graph* modifier : modifiers) {
+    if (modifier->Inputs().size() == 1 && q && k && q->shape && k->shape &&
+        q->shape->dims.size() == 4 && k->shape->dims.size() == 4) {
+      NodeArg* scores = modifier->Inputs()[0];
+      SymbolicShape shape{
+          {q->shape->dims[0], q->shape->dims[1], q->shape->dims[2], k->shape->dims[2]}};
+      if (scores->shape && scores->shape->dims.size() == 4)
+        for (size_t d = 0; d < 4; ++d)
+          if (!shape.dims[d].IsKnown()) shape.dims[d] = scores->shape->dims[d];
+      scores->shape = shape;
+    }
+    InferGraph(*modifier, options, propagated);
+  }
+}
+
 void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
                 std::unordered_map<const NodeArg*, PropagatedValues>& propagated) {
   PropagateInitializers(graph, propagated);
@@ -169,10 +196,12 @@ void InferGraph(Graph& graph, const ShapeInferenceOptions& options,
       InferLoopBody(node, *subgraphs[0], options, propagated);
     else if (node.Domain().empty() && node.OpType() == "Scan" && subgraphs.size() == 1)
       InferScanBody(node, *subgraphs[0], options, propagated);
+    else if (node.Domain() == "ai.onnx.preview" && node.OpType() == "FlexAttention")
+      InferFlexAttentionModifiers(node, subgraphs, options, propagated);
     else
       for (Graph* sub : subgraphs) InferGraph(*sub, options, propagated);
     if (node.FusedBody() != nullptr) continue;  // its outputs keep the group's inferred shapes
-    auto it = node.Domain().empty() ? Registry().find(node.OpType()) : Registry().end();
+    auto it = Registry().find(RegistryKey(node.Domain(), node.OpType()));
     if (it == Registry().end()) {
       PRISM_ENFORCE(!options.strict, kInvalidGraph, "no shape inference function for op ",
                     node.Domain().empty() ? "" : node.Domain() + ".", node.OpType(), " (",
@@ -200,9 +229,14 @@ void RegisterShapeInference(const std::string& op_type, InferenceFunction functi
   Registry()[op_type] = std::move(function);
 }
 
+void RegisterShapeInference(const std::string& domain, const std::string& op_type,
+                            InferenceFunction function) {
+  Registry()[RegistryKey(domain, op_type)] = std::move(function);
+}
+
 bool HasShapeInference(const std::string& domain, const std::string& op_type) {
   RegisterFamilies();
-  return domain.empty() && Registry().count(op_type) > 0;
+  return Registry().count(RegistryKey(domain, op_type)) > 0;
 }
 
 void InferShapes(Graph& graph, const ShapeInferenceOptions& options) {
@@ -220,6 +254,12 @@ void RegisterRegionShapes();
 void RegisterIndexShapes();
 void RegisterSelectionShapes();
 void RegisterControlFlowShapes();
+void RegisterImageShapes();
+void RegisterRecurrentShapes();
+void RegisterSequenceShapes();
+void RegisterSignalShapes();
+void RegisterRandomShapes();
+void RegisterStringShapes();
 
 namespace {
 void RegisterFamilies() {
@@ -232,6 +272,12 @@ void RegisterFamilies() {
     RegisterIndexShapes();
     RegisterSelectionShapes();
     RegisterControlFlowShapes();
+    RegisterImageShapes();
+    RegisterRecurrentShapes();
+    RegisterSequenceShapes();
+    RegisterSignalShapes();
+    RegisterRandomShapes();
+    RegisterStringShapes();
     return true;
   }();
   (void)done;

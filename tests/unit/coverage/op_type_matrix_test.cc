@@ -14,6 +14,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -104,6 +105,10 @@ const std::vector<int>& SpecVersions(const std::string& op) {
       {"TensorScatter", {24}},
       {"AffineGrid", {20}},
       {"Col2Im", {18}},
+      {"MaxUnpool", {9, 11, 22}},
+      {"RoiAlign", {10, 16, 22}},
+      {"DeformConv", {19, 22}},
+      {"ConvInteger", {10}},
   };
   return versions.at(op);
 }
@@ -1089,6 +1094,121 @@ TEST(OpTypeMatrixTest, Col2ImEveryType) {
     test.OutputTensor("output", Coded(type, {1, 1, 2}, {1, 2}));
     test.Run();
   });
+}
+
+// MaxUnpool: [1, 2] to positions 1 and 2 of a window-2, stride-2 output of 4: [0, 1, 2, 0].
+TEST(OpTypeMatrixTest, MaxUnpoolEveryType) {
+  ForEachRegistered("MaxUnpool", "T1", [](int opset, E type) {
+    OpTester test("MaxUnpool", opset);
+    test.Attr("kernel_shape", std::vector<int64_t>{2}).Attr("strides", std::vector<int64_t>{2});
+    test.InputTensor("x", Numeric(type, {1, 1, 2}, {1, 2}));
+    test.Input<int64_t>("i", {1, 1, 2}, {1, 2});
+    test.OutputTensor("y", Numeric(type, {1, 1, 4}, {0, 1, 2, 0}));
+    test.Run();
+  });
+}
+
+// RoiAlign over a constant image of 2s: every sample inside the image averages to 2; from opset
+// 16 (half_pixel) the one sample sits on pixel (0, 0), so max mode's largest weighted corner is 2
+// too (opset 10 samples at (0.5, 0.5), where it would be 0.25 * 2).
+TEST(OpTypeMatrixTest, RoiAlignEveryType) {
+  ForEachRegistered("RoiAlign", "T1", [](int opset, E type) {
+    for (const std::string mode : {"avg", "max"}) {
+      if (mode == "max" && opset < 16) continue;
+      OpTester test("RoiAlign", opset);
+      test.Attr("mode", mode).Attr("sampling_ratio", int64_t{1});
+      test.InputTensor("x", Numeric(type, {1, 1, 2, 2}, {2, 2, 2, 2}));
+      test.InputTensor("rois", Numeric(type, {1, 4}, {0, 0, 1, 1}));
+      test.Input<int64_t>("batch_indices", {1}, {0});
+      test.OutputTensor("y", Numeric(type, {1, 1, 1, 1}, {2}));
+      test.Run();
+    }
+  });
+}
+
+// DeformConv with a 1x1 kernel of 1 and every tap shifted one pixel right: each output pixel
+// is its right neighbour, zero past the edge: [0, 1; 2, 3] -> [1, 0; 3, 0].
+TEST(OpTypeMatrixTest, DeformConvEveryType) {
+  ForEachRegistered("DeformConv", "T", [](int opset, E type) {
+    OpTester test("DeformConv", opset);
+    test.InputTensor("x", Numeric(type, {1, 1, 2, 2}, {0, 1, 2, 3}));
+    test.InputTensor("w", Numeric(type, {1, 1, 1, 1}, {1}));
+    test.InputTensor("offset", Numeric(type, {1, 2, 2, 2}, {0, 0, 0, 0, 1, 1, 1, 1}));
+    test.OutputTensor("y", Numeric(type, {1, 1, 2, 2}, {1, 0, 3, 0}));
+    test.Run();
+  });
+}
+
+// ConvInteger: every (T1, T2) pair; (x - 1) * (w - 0) for x = [2, 3] and a 1x1 kernel of 1.
+TEST(OpTypeMatrixTest, ConvIntegerEveryTypePair) {
+  for (E x_type : RegisteredTypes("ConvInteger", 10, "T1")) {
+    for (E w_type : RegisteredTypes("ConvInteger", 10, "T2")) {
+      SCOPED_TRACE(::testing::Message()
+                   << ElementTypeName(x_type) << " x " << ElementTypeName(w_type));
+      OpTester test("ConvInteger", 10);
+      test.InputTensor("x", Numeric(x_type, {1, 1, 1, 2}, {2, 3}));
+      test.InputTensor("w", Numeric(w_type, {1, 1, 1, 1}, {1}));
+      test.InputTensor("x_zero_point", Numeric(x_type, {}, {1}));
+      test.InputTensor("w_zero_point", Numeric(w_type, {}, {0}));
+      test.Output<int32_t>("y", {1, 1, 1, 2}, {1, 2});
+      test.Run();
+    }
+  }
+}
+
+// FlexAttention (ai.onnx.preview): two keys with equal scores share the probability, so Y is the
+// mean of the values 1 and 3.
+TEST(OpTypeMatrixTest, FlexAttentionEveryType) {
+  for (E type : {E::kFloat, E::kDouble, E::kFloat16, E::kBFloat16}) {
+    SCOPED_TRACE(::testing::Message() << ElementTypeName(type));
+    OpTester test("FlexAttention", 1, "ai.onnx.preview");
+    test.InputTensor("q", Numeric(type, {1, 1, 1, 1}, {1}));
+    test.InputTensor("k", Numeric(type, {1, 1, 2, 1}, {2, 2}));
+    test.InputTensor("v", Numeric(type, {1, 1, 2, 1}, {1, 3}));
+    test.OutputTensor("y", Numeric(type, {1, 1, 1, 1}, {2}));
+    test.Run();
+  }
+}
+
+// The training optimizer steps (ai.onnx.preview.training), every (T1, T3) pair: one step from
+// X = 3 with G = 1 and zero states, rate 1, step 0, so every update is exact: X = 2, V = 1,
+// H = 1.
+TEST(OpTypeMatrixTest, OptimizerStepsEveryTypePair) {
+  for (E rate_type : {E::kFloat, E::kDouble}) {
+    for (E type : {E::kFloat, E::kDouble}) {
+      SCOPED_TRACE(::testing::Message() << ElementTypeName(rate_type) << " rate, "
+                                        << ElementTypeName(type) << " tensors");
+      const auto start = [&](const std::string& op) {
+        auto test = std::make_unique<OpTester>(op, 1, "ai.onnx.preview.training");
+        test->InputTensor("R", Numeric(rate_type, {}, {1}));
+        test->Input<int64_t>("T", {}, {0});
+        test->InputTensor("X", Numeric(type, {1}, {3}));
+        test->InputTensor("G", Numeric(type, {1}, {1}));
+        return test;
+      };
+      auto adagrad = start("Adagrad");
+      adagrad->Attr("epsilon", 0.0f);
+      adagrad->InputTensor("H", Numeric(type, {1}, {0}));
+      adagrad->OutputTensor("X_new", Numeric(type, {1}, {2}));
+      adagrad->OutputTensor("H_new", Numeric(type, {1}, {1}));
+      adagrad->Run();
+      auto adam = start("Adam");
+      adam->Attr("epsilon", 0.0f).Attr("alpha", 0.0f).Attr("beta", 0.0f);
+      adam->InputTensor("V", Numeric(type, {1}, {0}));
+      adam->InputTensor("H", Numeric(type, {1}, {0}));
+      adam->OutputTensor("X_new", Numeric(type, {1}, {2}));
+      adam->OutputTensor("V_new", Numeric(type, {1}, {1}));
+      adam->OutputTensor("H_new", Numeric(type, {1}, {1}));
+      adam->Run();
+      auto momentum = start("Momentum");
+      momentum->Attr("alpha", 1.0f).Attr("beta", 1.0f).Attr("norm_coefficient", 0.0f);
+      momentum->Attr("mode", std::string("standard"));
+      momentum->InputTensor("V", Numeric(type, {1}, {0}));
+      momentum->OutputTensor("X_new", Numeric(type, {1}, {2}));
+      momentum->OutputTensor("V_new", Numeric(type, {1}, {1}));
+      momentum->Run();
+    }
+  }
 }
 
 // LayerNormalization: every (T, U) pair. X = [1, 3] has mean 2 and variance 1, so with epsilon 0
