@@ -119,6 +119,28 @@ TEST_F(ConformanceRunnerTest, IdentityTestPasses) {
   EXPECT_EQ(result.providers, std::vector<std::string>{"CPUExecutionProvider"});
 }
 
+// A random op without a seed cannot match stored outputs: the test is skipped, named as
+// nondeterministic; with a seed it runs (and here fails: the stored output is the input).
+TEST_F(ConformanceRunnerTest, UnseededRandomOpIsSkippedAsNondeterministic) {
+  const TestCase test = WriteIdentityTest("test_random_unseeded", {0.5f, 0.25f});
+  WriteBytes(test.dir / "model.onnx", IdentityModel(Kind::kTensor, "RandomUniformLike"));
+  const TestResult unseeded = RunTest(test, RunConfig{});
+  EXPECT_EQ(unseeded.status, TestStatus::kSkipped) << unseeded.message;
+  EXPECT_NE(unseeded.message.find("nondeterministic: RandomUniformLike has no seed"),
+            std::string::npos)
+      << unseeded.message;
+
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(IdentityModel(Kind::kTensor, "RandomUniformLike")));
+  auto* seed = model.mutable_graph()->mutable_node(1)->add_attribute();
+  seed->set_name("seed");
+  seed->set_type(onnx::AttributeProto::FLOAT);
+  seed->set_f(3.0f);
+  WriteBytes(test.dir / "model.onnx", model.SerializeAsString());
+  const TestResult seeded = RunTest(test, RunConfig{});
+  EXPECT_EQ(seeded.status, TestStatus::kFailed) << seeded.message;
+}
+
 TEST_F(ConformanceRunnerTest, WrongExpectedOutputFails) {
   const std::vector<float> wrong = {1.f, -2.f, 3.6f};
   const TestCase test = WriteIdentityTest("test_identity_wrong", {1.f, -2.f, 3.5f}, &wrong);
