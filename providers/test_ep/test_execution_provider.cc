@@ -113,9 +113,10 @@ TestExecutionProvider::TestExecutionProvider(const ProviderOptions& options)
   options_.emplace("wrong_op", "");
   const std::string wrong_op = options_.at("wrong_op");
   all_ops_ = ops_.count("*") > 0;
-  // Mirror the CPU kernels of the claimed ops; each runs the CPU kernel on unscrambled copies.
+  // Mirror the CPU kernels of the claimed ops (every domain: ops=Name claims that name in each);
+  // each runs the CPU kernel on unscrambled copies.
   for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    if ((!all_ops_ && !ops_.count(info->def.op_type)) || !info->def.domain.empty()) continue;
+    if (!all_ops_ && !ops_.count(info->def.op_type)) continue;
     registry_->Register(info->def, MakeWrappedKernelFactory(info->factory, fail_compute,
                                                             info->def.op_type == wrong_op));
   }

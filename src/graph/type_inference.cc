@@ -10,6 +10,8 @@ namespace prism {
 
 // The sequence and optional ops' rules (shape_inference/sequence_shapes.cc).
 std::optional<ValueType> SequenceOpOutputType(const Node& node, size_t i);
+// The quantization ops' rules (shape_inference/quantization_shapes.cc).
+std::optional<ValueType> QuantizationOpOutputType(const Node& node, size_t i);
 
 namespace {
 
@@ -108,6 +110,7 @@ ValueType InferOutput(const Node& node, size_t i) {
   }
   if (op == "Identity") return InputType(node, 0);
   if (std::optional<ValueType> type = SequenceOpOutputType(node, i)) return *type;
+  if (std::optional<ValueType> type = QuantizationOpOutputType(node, i)) return *type;
   if (op == "Split") return InputType(node, 0);  // every output
   if (op == "EyeLike") {
     const Attribute* dtype = node.FindAttribute("dtype");

@@ -12,6 +12,7 @@
 #include "mlas/gemm.h"
 #include "mlas/isa_kernels.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/quantization/qlinear_conv.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
@@ -466,6 +467,31 @@ class ConvInteger final : public ConvBase {
   }
 };
 
+// QLinearConv (opset 10): ConvInteger's int32 convolution of the zero-point-shifted x and w
+// plus the int32 bias B, requantized per output channel (quantization/qlinear_conv.h).
+class QLinearConv final : public ConvBase {
+ public:
+  using ConvBase::ConvBase;
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& w = context.RequiredInput(3);
+    const Tensor* bias = context.Input(8);
+    ConvPlan plan = Plan(x, w, bias);
+    plan.pool = context.IntraOpThreadPool();
+    plan.scratch = context.TempAllocator();
+    const quantization::QLinearConvQuantization quantization(GetNode(), context, plan.out_channels);
+    Tensor& y = context.Output(0, plan.output_shape, quantization.OutputType());
+    if (y.NumElements() == 0) return;
+    const std::vector<int32_t> x_shifted = quantization.ShiftedX(x);
+    const std::vector<int32_t> w_shifted = quantization.ShiftedW(w);
+    std::vector<int32_t> accumulated(static_cast<size_t>(y.NumElements()));
+    RunConv<int32_t>(plan, x_shifted.data(), w_shifted.data(),
+                     bias != nullptr ? bias->Data<int32_t>() : nullptr, accumulated.data());
+    quantization.Requantize(accumulated, plan.out_size, y);
+  }
+};
+
 void RegisterConvKernels(KernelRegistry& registry) {
   using ET = ElementType;
   const std::vector<ET> float_types = {ET::kFloat16, ET::kFloat, ET::kDouble};
@@ -489,6 +515,14 @@ void RegisterConvKernels(KernelRegistry& registry) {
                         .Constraint("T3", {ET::kInt32}, {}, {0})
                         .Build(),
                     MakeKernelFactory<ConvInteger>());
+  registry.Register(KernelDefBuilder("QLinearConv")
+                        .Versions(10)
+                        .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
+                        .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
+                        .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})
+                        .Constraint("T4", {ET::kInt32}, {8})
+                        .Build(),
+                    MakeKernelFactory<QLinearConv>());
 }
 
 }  // namespace

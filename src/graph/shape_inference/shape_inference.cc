@@ -260,6 +260,9 @@ void RegisterSequenceShapes();
 void RegisterSignalShapes();
 void RegisterRandomShapes();
 void RegisterStringShapes();
+void RegisterMlShapes();
+void RegisterQuantizationShapes();
+void RegisterContribShapes();
 
 namespace {
 void RegisterFamilies() {
@@ -278,6 +281,9 @@ void RegisterFamilies() {
     RegisterSignalShapes();
     RegisterRandomShapes();
     RegisterStringShapes();
+    RegisterMlShapes();
+    RegisterQuantizationShapes();
+    RegisterContribShapes();
     return true;
   }();
   (void)done;
