@@ -11,6 +11,7 @@
 
 #include "common/logging.h"
 #include "graph/function_inliner.h"
+#include "graph/gradient_expander.h"
 #include "graph/graph_builder.h"
 #include "graph/shape_inference.h"
 
@@ -73,6 +74,7 @@ class ModelLoader {
       model->opsets_[domain] = static_cast<int>(version);
     }
     InlineLocalFunctions(proto);
+    if (ExpandGradientNodes(proto)) model->opsets_[kPrismInternalDomain] = 1;
 
     ModelMetadata& meta = model->metadata_;
     meta.producer_name = proto.producer_name();

@@ -492,7 +492,7 @@ def combination_table(op_rows):
     return lines
 
 
-def write_docs(path, rows, unit_note, conf_note):
+def write_docs(path, rows, unit_note, conf_note, unschemed=()):
     known = [r for r in rows if r.known_gap]
     by_op = collections.OrderedDict()
     for r in rows:
@@ -538,6 +538,29 @@ def write_docs(path, rows, unit_note, conf_note):
                                                         r.known_gap))
     else:
         lines.append("None.")
+    if unschemed:
+        lines += [
+            "",
+            "## Kernels without an onnx.defs schema",
+            "",
+            "onnxruntime's contrib ops (com.microsoft) and the few it registers in the default "
+            "domain have no schema in onnx.defs, so the combinations above cannot cover them. "
+            "Their registrations, and the tests whose checked computations used them (these "
+            "kernels are checked against onnxruntime by the pytest files named in "
+            "docs/status.md):",
+            "",
+            "| op | domain | versions | types | tests |",
+            "|---|---|---|---|---|",
+        ]
+        for kernel, units in unschemed:
+            types = "; ".join("%s: %s" % (c["name"], ", ".join(
+                t.replace("tensor(", "").rstrip(")") for t in c["types"]))
+                for c in kernel["constraints"])
+            shown = sorted(units)
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                kernel["op"], kernel["domain"] or "ai.onnx", kernel["version_range"], types,
+                ", ".join("`%s`" % u for u in shown[:3]) + (
+                    " (+%d)" % (len(shown) - 3) if len(shown) > 3 else "") if shown else "—"))
     lines += [
         "",
         "## Summary",
@@ -697,7 +720,16 @@ def main(argv=None):
                        " (runner: %s)" % conf_summary if conf_summary else ""))
 
     if args.write_docs:
-        write_docs(args.write_docs, rows, unit_note, conf_note)
+        schemas = {(qualified(x.domain, x.name)) for x in onnx.defs.get_all_schemas_with_history()}
+        units_by_op = collections.defaultdict(set)
+        for c in list(unit_computes) + list(conf_computes):
+            if c.provider == CPU_PROVIDER:
+                units_by_op[qualified(c.domain, c.op)].add(c.unit)
+        unschemed = [(k, units_by_op.get(qualified(k["domain"], k["op"]), set()))
+                     for k in sorted(kernels, key=lambda k: (k["domain"], k["op"],
+                                                            k["since_version"]))
+                     if qualified(k["domain"], k["op"]) not in schemas]
+        write_docs(args.write_docs, rows, unit_note, conf_note, unschemed)
         print("wrote %s" % args.write_docs)
     if args.json:
         with open(args.json, "w") as f:

@@ -445,9 +445,24 @@ void OptimizerStep(InferenceContext& context) {
   }
 }
 
+// The Gradient expansion's internal ops: OnesLike/ZerosLike keep x's shape and type, SumToShape
+// gives g's type with x's shape.
+void LikeInput(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(0);
+  context.SetOutput(0, context.InputElem(0), x ? std::optional<SymbolicShape>(*x) : std::nullopt);
+}
+
+void SumToShape(InferenceContext& context) {
+  const SymbolicShape* x = context.InputShape(1);
+  context.SetOutput(0, context.InputElem(0), x ? std::optional<SymbolicShape>(*x) : std::nullopt);
+}
+
 }  // namespace
 
 void RegisterNnShapes() {
+  RegisterShapeInference("com.prism.internal", "OnesLike", LikeInput);
+  RegisterShapeInference("com.prism.internal", "ZerosLike", LikeInput);
+  RegisterShapeInference("com.prism.internal", "SumToShape", SumToShape);
   for (const char* op : {"Adagrad", "Adam", "Momentum"})
     RegisterShapeInference("ai.onnx.preview.training", op, OptimizerStep);
   RegisterShapeInference("ai.onnx.preview", "FlexAttention", FlexAttention);

@@ -25,6 +25,7 @@
 #include "framework/packed_int.h"
 #include "op_tester.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "registered_types.h"
 #include "session/inference_session.h"
 
 namespace prism::testing {
@@ -116,16 +117,7 @@ const std::vector<int>& SpecVersions(const std::string& op) {
 // The element types the CPU registry registers for constraint of op at opset.
 std::vector<ElementType> RegisteredTypes(const std::string& op, int opset,
                                          const std::string& constraint) {
-  std::set<ElementType> types;
-  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    const KernelDef& def = info->def;
-    if (def.op_type != op || !def.domain.empty() || opset < def.since_version ||
-        opset > def.end_version)
-      continue;
-    for (const TypeConstraint& c : def.constraints)
-      if (c.name == constraint) types.insert(c.allowed.begin(), c.allowed.end());
-  }
-  return {types.begin(), types.end()};
+  return CpuRegisteredTypes(op, opset, constraint);
 }
 
 // MakeCodedTensor extended to complex: element i is (codes[i], -codes[i]).

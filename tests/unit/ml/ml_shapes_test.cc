@@ -5,28 +5,14 @@
 // and [N, score columns].
 #include <gtest/gtest.h>
 
-#include "../graph/model_builder_util.h"
-#include "graph/shape_inference.h"
+#include "../graph/strict_inference_util.h"
 
 namespace prism::testing {
 namespace {
 
 using onnx::TensorProto;
 
-struct Inferred {
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Graph> graph;
-
-  std::string Shape(const std::string& value) const {
-    const NodeArg* arg = graph->FindNodeArg(value);
-    if (arg == nullptr) return "<no value>";
-    return arg->shape ? arg->shape->ToString() : "<unknown rank>";
-  }
-  ElementType Type(const std::string& value) const {
-    const NodeArg* arg = graph->FindNodeArg(value);
-    return arg == nullptr ? ElementType::kUndefined : arg->type.elem;
-  }
-};
+using Inferred = InferredGraph;
 
 onnx::ModelProto MlModel() {
   onnx::ModelProto proto = MakeModel(17);
@@ -37,12 +23,7 @@ onnx::ModelProto MlModel() {
 }
 
 Inferred Infer(const onnx::ModelProto& proto) {
-  const std::string bytes = Serialize(proto);
-  Inferred result;
-  result.model = Model::LoadFromBytes(bytes.data(), bytes.size());
-  result.graph = result.model->MainGraph().Clone();
-  InferShapes(*result.graph, ShapeInferenceOptions{true});
-  return result;
+  return InferStrictly(proto);
 }
 
 onnx::NodeProto* AddMlNode(onnx::GraphProto* graph, const std::string& op,

@@ -14,6 +14,7 @@
 #include "framework/packed_int.h"
 #include "op_tester.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "registered_types.h"
 
 namespace prism::testing {
 namespace {
@@ -29,16 +30,7 @@ std::vector<int> SpecVersions(const std::string& op) {
 }
 
 std::vector<E> Registered(const std::string& op, int opset, const std::string& constraint) {
-  std::set<E> types;
-  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    const KernelDef& def = info->def;
-    if (def.op_type != op || !def.domain.empty() || opset < def.since_version ||
-        opset > def.end_version)
-      continue;
-    for (const TypeConstraint& c : def.constraints)
-      if (c.name == constraint) types.insert(c.allowed.begin(), c.allowed.end());
-  }
-  return {types.begin(), types.end()};
+  return CpuRegisteredTypes(op, opset, constraint);
 }
 
 // Bits of 0, 1, 2 and 3 in the narrow float formats (s.e.m by hand from each format's bias).

@@ -5,37 +5,17 @@
 // outputs left alone; an X of rank other than 3 refused.
 #include <gtest/gtest.h>
 
-#include "../graph/model_builder_util.h"
-#include "graph/shape_inference.h"
+#include "../graph/strict_inference_util.h"
 
 namespace prism::testing {
 namespace {
 
 using onnx::TensorProto;
 
-struct Inferred {
-  std::shared_ptr<const Model> model;  // keeps the graph's values alive
-  std::unique_ptr<Graph> graph;
+using Inferred = InferredGraph;
 
-  std::string Shape(const std::string& value) const {
-    const NodeArg* arg = graph->FindNodeArg(value);
-    if (arg == nullptr) return "<no value>";
-    return arg->shape ? arg->shape->ToString() : "<unknown rank>";
-  }
-  ElementType Type(const std::string& value) const {
-    const NodeArg* arg = graph->FindNodeArg(value);
-    return arg == nullptr ? ElementType::kUndefined : arg->type.elem;
-  }
-};
-
-// Loads proto (lenient inference runs at load), then infers a clone strictly.
 Inferred Infer(const onnx::ModelProto& proto) {
-  const std::string bytes = Serialize(proto);
-  Inferred result;
-  result.model = Model::LoadFromBytes(bytes.data(), bytes.size());
-  result.graph = result.model->MainGraph().Clone();
-  InferShapes(*result.graph, ShapeInferenceOptions{true});
-  return result;
+  return InferStrictly(proto);
 }
 
 void AddInt(onnx::NodeProto* node, const std::string& name, int64_t value) {

@@ -13,6 +13,7 @@
 #include "framework/kernel_registry.h"
 #include "op_tester.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "registered_types.h"
 
 namespace prism::testing {
 namespace {
@@ -26,16 +27,7 @@ std::vector<int> SpecVersions(const std::string& op) {
 }
 
 std::vector<E> RegisteredT(const std::string& op, int opset) {
-  std::set<E> types;
-  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    const KernelDef& def = info->def;
-    if (def.op_type != op || !def.domain.empty() || opset < def.since_version ||
-        opset > def.end_version)
-      continue;
-    for (const TypeConstraint& c : def.constraints)
-      if (c.name == "T") types.insert(c.allowed.begin(), c.allowed.end());
-  }
-  return {types.begin(), types.end()};
+  return CpuRegisteredTypes(op, opset, "T");
 }
 
 // A floating tensor of `type` holding `values` (exactly representable in it).

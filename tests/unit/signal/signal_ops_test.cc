@@ -12,6 +12,8 @@
 #include "framework/kernel_registry.h"
 #include "op_tester.h"
 #include "providers/cpu/cpu_execution_provider.h"
+#include "registered_types.h"
+#include "typed_values.h"
 
 namespace prism::testing {
 namespace {
@@ -19,67 +21,14 @@ namespace {
 using E = ElementType;
 
 std::vector<E> RegisteredSignalTypes(const std::string& op, const std::string& constraint) {
-  std::set<E> types;
-  for (const KernelCreateInfo* info : CpuExecutionProvider::SharedRegistry()->All()) {
-    const KernelDef& def = info->def;
-    if (def.op_type != op || !def.domain.empty() || 17 < def.since_version || 17 > def.end_version)
-      continue;
-    for (const TypeConstraint& c : def.constraints)
-      if (c.name == constraint) types.insert(c.allowed.begin(), c.allowed.end());
-  }
+  const std::vector<E> types = CpuRegisteredTypes(op, 17, constraint);
   EXPECT_FALSE(types.empty()) << op << " registers no type for " << constraint;
-  return {types.begin(), types.end()};
+  return types;
 }
 
-// values converted to type as a Cast would: rounded for the floating types, truncated toward
-// zero for the integers.
+// values as type, converted as a Cast would (tests/common/typed_values.h).
 Tensor Values(E type, const std::vector<int64_t>& dims, const std::vector<double>& values) {
-  Tensor tensor(type, TensorShape(dims), GetCpuAllocator());
-  void* raw = tensor.MutableRawData();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const double v = values[i];
-    switch (type) {
-      case E::kFloat:
-        static_cast<float*>(raw)[i] = static_cast<float>(v);
-        break;
-      case E::kDouble:
-        static_cast<double*>(raw)[i] = v;
-        break;
-      case E::kFloat16:
-        static_cast<Float16*>(raw)[i] = Float16(static_cast<float>(v));
-        break;
-      case E::kBFloat16:
-        static_cast<BFloat16*>(raw)[i] = BFloat16(static_cast<float>(v));
-        break;
-      case E::kInt8:
-        static_cast<int8_t*>(raw)[i] = static_cast<int8_t>(v);
-        break;
-      case E::kInt16:
-        static_cast<int16_t*>(raw)[i] = static_cast<int16_t>(v);
-        break;
-      case E::kInt32:
-        static_cast<int32_t*>(raw)[i] = static_cast<int32_t>(v);
-        break;
-      case E::kInt64:
-        static_cast<int64_t*>(raw)[i] = static_cast<int64_t>(v);
-        break;
-      case E::kUint8:
-        static_cast<uint8_t*>(raw)[i] = static_cast<uint8_t>(v);
-        break;
-      case E::kUint16:
-        static_cast<uint16_t*>(raw)[i] = static_cast<uint16_t>(v);
-        break;
-      case E::kUint32:
-        static_cast<uint32_t*>(raw)[i] = static_cast<uint32_t>(v);
-        break;
-      case E::kUint64:
-        static_cast<uint64_t*>(raw)[i] = static_cast<uint64_t>(v);
-        break;
-      default:
-        ADD_FAILURE() << "Values: no conversion to " << ElementTypeName(type);
-    }
-  }
-  return tensor;
+  return CastValues(type, dims, values);
 }
 
 Tensor Scalar(E type, double value) {
