@@ -16,6 +16,13 @@
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
+
+// FusedConv's activation step (providers/cpu/contrib/fused_conv.cc).
+void CheckFusedConvActivation(const Node& node, const std::string& activation,
+                              const std::vector<float>& params);
+void ApplyFusedConvActivation(const Node& node, const std::string& activation,
+                              const std::vector<float>& params, const Tensor* z, Tensor& y);
+
 namespace {
 
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
@@ -492,6 +499,36 @@ class QLinearConv final : public ConvBase {
   }
 };
 
+// FusedConv (com.microsoft, float): Conv, then + Z and an activation (contrib/fused_conv.cc).
+class FusedConv final : public ConvBase {
+ public:
+  explicit FusedConv(const OpKernelInfo& info)
+      : ConvBase(info),
+        activation_(info.StringOr("activation", "")),
+        params_(info.HasAttr("activation_params") ? info.Floats("activation_params")
+                                                  : std::vector<float>{}) {
+    CheckFusedConvActivation(GetNode(), activation_, params_);
+  }
+
+  void Compute(OpKernelContext& context) const override {
+    const Tensor& x = context.RequiredInput(0);
+    const Tensor& w = context.RequiredInput(1);
+    const Tensor* b = context.Input(2);
+    ConvPlan plan = Plan(x, w, b);
+    plan.pool = context.IntraOpThreadPool();
+    plan.scratch = context.TempAllocator();
+    Tensor& y = context.Output(0, plan.output_shape, x.Type());
+    if (y.NumElements() == 0) return;
+    RunConv<float>(plan, x.Data<float>(), w.Data<float>(), b ? b->Data<float>() : nullptr,
+                   y.MutableData<float>());
+    ApplyFusedConvActivation(GetNode(), activation_, params_, context.Input(3), y);
+  }
+
+ private:
+  std::string activation_;
+  std::vector<float> params_;
+};
+
 void RegisterConvKernels(KernelRegistry& registry) {
   using ET = ElementType;
   const std::vector<ET> float_types = {ET::kFloat16, ET::kFloat, ET::kDouble};
@@ -523,6 +560,12 @@ void RegisterConvKernels(KernelRegistry& registry) {
                         .Constraint("T4", {ET::kInt32}, {8})
                         .Build(),
                     MakeKernelFactory<QLinearConv>());
+  registry.Register(KernelDefBuilder("FusedConv")
+                        .Domain("com.microsoft")
+                        .Versions(1)
+                        .Constraint("T", {ET::kFloat}, {0, 1, 2, 3}, {0})
+                        .Build(),
+                    MakeKernelFactory<FusedConv>());
 }
 
 }  // namespace

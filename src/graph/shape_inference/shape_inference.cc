@@ -263,6 +263,8 @@ void RegisterStringShapes();
 void RegisterMlShapes();
 void RegisterQuantizationShapes();
 void RegisterContribShapes();
+void RegisterContribQuantShapes();
+void RegisterContribAttentionShapes();
 
 namespace {
 void RegisterFamilies() {
@@ -284,6 +286,8 @@ void RegisterFamilies() {
     RegisterMlShapes();
     RegisterQuantizationShapes();
     RegisterContribShapes();
+    RegisterContribQuantShapes();
+    RegisterContribAttentionShapes();
     return true;
   }();
   (void)done;

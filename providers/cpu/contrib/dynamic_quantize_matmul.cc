@@ -1,0 +1,121 @@
+// DynamicQuantizeMatMul (com.microsoft, version 1): Y = A @ dequantize(B) + bias, where float A
+// is first quantized to uint8 as onnxruntime does (range widened to include 0,
+// scale = (max - min) / 255 or 1 when max == min, zero point = round_half_even(clamp(-min /
+// scale, 0, 255)), values round_half_even(a / scale) + zp saturated), the product is an exact
+// int32 GEMM of (A_q - a_zp) and (B - b_zp), and each output is acc * (a_scale * b_scale[n])
+// (+ bias[n]) in float. B is int8 or uint8 [K, N]; b_scale and b_zero_point are one value or
+// one per column N.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "mlas/gemm.h"
+#include "providers/cpu/contrib/contrib_common.h"
+#include "providers/cpu/cpu_kernel_families.h"
+
+namespace prism::cpu::contrib {
+namespace {
+
+using E = ElementType;
+
+class DynamicQuantizeMatMul final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext& context) const override {
+    const std::string where = GetNode().Describe();
+    const Tensor& a = context.RequiredInput(0);
+    const Tensor& b = context.RequiredInput(1);
+    const Tensor& b_scale = context.RequiredInput(2);
+    const Tensor* b_zero = context.Input(3);
+    const Tensor* bias = context.Input(4);
+    PRISM_ENFORCE(a.Shape().Rank() >= 1 && b.Shape().Rank() == 2, kInvalidArgument, where,
+                  ": A must have rank >= 1 and B must be 2-D [K, N], got A ", a.Shape().ToString(),
+                  " and B ", b.Shape().ToString());
+    const int64_t k = b.Shape()[0], n = b.Shape()[1];
+    const int64_t a_k = a.Shape()[a.Shape().Rank() - 1];
+    PRISM_ENFORCE(a_k == k, kInvalidArgument, where, ": inner dimensions differ: A ",
+                  a.Shape().ToString(), " has K = ", a_k, " but B ", b.Shape().ToString(),
+                  " has K = ", k);
+    const auto per_column_ok = [n](const Tensor& t) {
+      return t.NumElements() == 1 || (t.Shape().Rank() == 1 && t.Shape()[0] == n);
+    };
+    PRISM_ENFORCE(per_column_ok(b_scale), kInvalidArgument, where,
+                  ": b_scale must be a scalar or 1-D of length N = ", n, ", got ",
+                  b_scale.Shape().ToString());
+    if (b_zero != nullptr)
+      PRISM_ENFORCE(per_column_ok(*b_zero) && b_zero->Type() == b.Type(), kInvalidArgument, where,
+                    ": b_zero_point must be one ", ElementTypeName(b.Type()),
+                    " or one per column N = ", n, ", got ", b_zero->Describe());
+    if (bias != nullptr)
+      PRISM_ENFORCE(bias->Shape().Rank() == 1 && bias->Shape()[0] == n, kInvalidArgument, where,
+                    ": bias must be 1-D of length N = ", n, ", got ", bias->Shape().ToString());
+
+    std::vector<int64_t> out_dims = a.Shape().Dims();
+    out_dims.back() = n;
+    if (a.Shape().Rank() == 1) out_dims = {n};
+    Tensor& y = context.Output(0, TensorShape(out_dims), E::kFloat);
+    const int64_t m = k == 0 ? y.NumElements() / std::max<int64_t>(n, 1) : a.NumElements() / k;
+    if (y.NumElements() == 0) return;
+
+    // Quantize A (onnxruntime's uint8 parameters).
+    const float* a_data = a.Data<float>();
+    float low = 0.0f, high = 0.0f;
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      low = std::min(low, a_data[i]);
+      high = std::max(high, a_data[i]);
+    }
+    const float a_scale = high == low ? 1.0f : (high - low) / 255.0f;
+    const float a_zero = std::nearbyint(std::clamp(0.0f - low / a_scale, 0.0f, 255.0f));
+    std::vector<int32_t> a_shifted(static_cast<size_t>(a.NumElements()));
+    for (size_t i = 0; i < a_shifted.size(); ++i) {
+      const float q = std::clamp(std::nearbyint(a_data[i] / a_scale) + a_zero, 0.0f, 255.0f);
+      a_shifted[i] = static_cast<int32_t>(q) - static_cast<int32_t>(a_zero);
+    }
+    // B shifted by its (per-column) zero point.
+    std::vector<int32_t> b_shifted(static_cast<size_t>(b.NumElements()));
+    const auto zero_at = [&](int64_t column) -> int32_t {
+      if (b_zero == nullptr) return 0;
+      const int64_t z = b_zero->NumElements() == 1 ? 0 : column;
+      return b.Type() == E::kInt8 ? b_zero->Data<int8_t>()[z] : b_zero->Data<uint8_t>()[z];
+    };
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t col = 0; col < n; ++col) {
+        const int64_t i = row * n + col;
+        const int32_t value = b.Type() == E::kInt8 ? b.Data<int8_t>()[i] : b.Data<uint8_t>()[i];
+        b_shifted[static_cast<size_t>(i)] = value - zero_at(col);
+      }
+    std::vector<int32_t> accumulated(static_cast<size_t>(m * n), 0);
+    if (k > 0)
+      mlas::Gemm<int32_t>(false, false, m, n, k, 1, a_shifted.data(), k, b_shifted.data(), n, 0,
+                          accumulated.data(), n, context.IntraOpThreadPool());
+    float* out = y.MutableData<float>();
+    const float* scales = b_scale.Data<float>();
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col) {
+        const float multiplier = a_scale * scales[b_scale.NumElements() == 1 ? 0 : col];
+        float value =
+            static_cast<float>(accumulated[static_cast<size_t>(row * n + col)]) * multiplier;
+        if (bias != nullptr) value += bias->Data<float>()[col];
+        out[row * n + col] = value;
+      }
+  }
+};
+
+void RegisterDynamicQuantizeMatMulKernels(KernelRegistry& registry) {
+  registry.Register(KernelDefBuilder("DynamicQuantizeMatMul")
+                        .Domain(kMsDomain)
+                        .Versions(1)
+                        .Constraint("T1", {E::kFloat}, {0, 2, 4}, {0})
+                        .Constraint("T2", {E::kInt8, E::kUint8}, {1, 3})
+                        .Build(),
+                    MakeKernelFactory<DynamicQuantizeMatMul>());
+}
+
+}  // namespace
+
+PRISM_CPU_KERNEL_FAMILY(contrib_dynamic_quantize_matmul, RegisterDynamicQuantizeMatMulKernels);
+
+}  // namespace prism::cpu::contrib
