@@ -9,6 +9,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import prismrt as ort
+from capi_values import run_through_c_abi
 
 pytest.importorskip("sympy")  # onnxruntime.transformers' optimizer needs it
 from onnxruntime.transformers.optimizer import optimize_model  # noqa: E402
@@ -152,7 +153,7 @@ def _feeds(rng, batch, seq, padding):
 
 @pytest.mark.parametrize("batch,seq", [(1, 1), (1, 7), (2, 5), (3, 16), (4, 33)])
 @pytest.mark.parametrize("padding", [False, True])
-def test_fused_model_matches_onnxruntime(fused_model, batch, seq, padding):
+def test_fused_model_matches_onnxruntime(fused_model, batch, seq, padding, tmp_path):
     original_path, fused_path = fused_model
     rng = np.random.RandomState(batch * 100 + seq + padding)
     feeds = _feeds(rng, batch, seq, padding)
@@ -161,6 +162,8 @@ def test_fused_model_matches_onnxruntime(fused_model, batch, seq, padding):
     session = ort.InferenceSession(fused_path, providers=["CPUExecutionProvider"])
     actual = session.run(None, feeds)[0]
     np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-4)
+    through_c = run_through_c_abi(fused_path, feeds, tmp_path)[0]  # the C ABI alone
+    np.testing.assert_allclose(through_c, expected, rtol=1e-4, atol=1e-4)
     # The fused graph computes what the exported one does (the unfused model through Prism).
     unfused = ort.InferenceSession(original_path, providers=["CPUExecutionProvider"]).run(
         None, feeds)[0]

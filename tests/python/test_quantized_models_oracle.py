@@ -15,6 +15,7 @@ from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantT
                                       quantize_dynamic, quantize_static)
 
 import prismrt as ort
+from capi_values import run_through_c_abi
 
 _RNG = np.random.RandomState(20261130)
 
@@ -70,12 +71,15 @@ class _Calibration(CalibrationDataReader):
 
 
 def _compare(path, shape, rtol=1e-5, atol=1e-5):
+    """prismrt and the C ABI (prism_capi_run_model) against onnxruntime, batches 1 and 3."""
     for batch in (1, 3):
         x = _RNG.standard_normal((batch,) + shape).astype(np.float32)
         expected = onnxruntime.InferenceSession(
             str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
         actual = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+        through_c = run_through_c_abi(str(path), {"x": x}, path.parent)[0]
+        np.testing.assert_allclose(through_c, expected, rtol=rtol, atol=atol)
 
 
 def _ops(path):
