@@ -11,7 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 import prismrt as ort
 from capi_values import run_through_c_abi
 
-pytest.importorskip("sympy")  # onnxruntime.transformers' optimizer needs it
+# onnxruntime.transformers' optimizer needs sympy (pinned in requirements-test.txt).
 from onnxruntime.transformers.optimizer import optimize_model  # noqa: E402
 
 _HIDDEN, _HEADS, _LAYERS, _VOCAB, _MAX_POSITIONS, _FFN = 32, 4, 2, 50, 64, 64
@@ -115,9 +115,8 @@ def _bert_model(seed=7):
     return model
 
 
-@pytest.fixture(scope="module")
-def fused_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fused_bert")
+def build_fused_model(folder):
+    """(the exported model's path, the fused model's path), written into folder."""
     path = str(folder / "bert.onnx")
     onnx.save(_bert_model(), path)
     optimized = optimize_model(path, model_type="bert", num_heads=_HEADS, hidden_size=_HIDDEN,
@@ -125,6 +124,11 @@ def fused_model(tmp_path_factory):
     fused_path = str(folder / "bert_fused.onnx")
     optimized.save_model_to_file(fused_path)
     return path, fused_path
+
+
+@pytest.fixture(scope="module")
+def fused_model(tmp_path_factory):
+    return build_fused_model(tmp_path_factory.mktemp("fused_bert"))
 
 
 def _op_types(path):

@@ -16,42 +16,179 @@
 #include <string>
 #include <vector>
 
+#include "providers/cpu/contrib/attention_after_projection.h"
 #include "providers/cpu/contrib/attention_core.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu::contrib {
+
+ContribAttentionAttributes ReadContribAttentionAttributes(const OpKernelInfo& info) {
+  ContribAttentionAttributes attributes;
+  attributes.num_heads = info.Int("num_heads");
+  attributes.unidirectional = info.IntOr("unidirectional", 0) != 0;
+  attributes.scale = info.FloatOr("scale", 0.0f);
+  attributes.mask_filter_value = info.FloatOr("mask_filter_value", -10000.0f);
+  attributes.qkv_hidden_sizes = info.IntsOr("qkv_hidden_sizes", {});
+  const Node& node = info.GetNode();
+  PRISM_ENFORCE(attributes.num_heads > 0, kInvalidArgument, node.Describe(),
+                ": num_heads must be positive, got ", attributes.num_heads);
+  PRISM_ENFORCE(info.IntOr("do_rotary", 0) == 0, kNotImplemented, node.Describe(),
+                ": do_rotary is not supported (onnxruntime's CPU kernel refuses it too)");
+  PRISM_ENFORCE(info.IntOr("past_present_share_buffer", 0) == 0, kNotImplemented, node.Describe(),
+                ": past_present_share_buffer is not supported on the CPU EP");
+  PRISM_ENFORCE(attributes.qkv_hidden_sizes.empty() || attributes.qkv_hidden_sizes.size() == 3,
+                kInvalidArgument, node.Describe(), ": qkv_hidden_sizes must have 3 values, got ",
+                attributes.qkv_hidden_sizes.size());
+  return attributes;
+}
+
+QkvHiddenSizes ResolveQkvHiddenSizes(const Node& node, const ContribAttentionAttributes& attributes,
+                                     int64_t projected, const char* weights_name) {
+  QkvHiddenSizes sizes;
+  if (attributes.qkv_hidden_sizes.empty()) {
+    PRISM_ENFORCE(projected % 3 == 0, kInvalidArgument, node.Describe(), ": ", weights_name,
+                  " must have a last dim divisible by 3 without qkv_hidden_sizes, got ", projected);
+    sizes.q = sizes.k = sizes.v = projected / 3;
+  } else {
+    sizes.q = attributes.qkv_hidden_sizes[0];
+    sizes.k = attributes.qkv_hidden_sizes[1];
+    sizes.v = attributes.qkv_hidden_sizes[2];
+    PRISM_ENFORCE(
+        sizes.q > 0 && sizes.k > 0 && sizes.v > 0 && sizes.q + sizes.k + sizes.v == projected,
+        kInvalidArgument, node.Describe(), ": qkv_hidden_sizes (", sizes.q, ", ", sizes.k, ", ",
+        sizes.v, ") must be positive and sum to ", weights_name, "'s last dim ", projected);
+  }
+  PRISM_ENFORCE(sizes.q == sizes.k, kInvalidArgument, node.Describe(),
+                ": Q and K hidden sizes must be equal, got ", sizes.q, " and ", sizes.k);
+  PRISM_ENFORCE(sizes.q % attributes.num_heads == 0 && sizes.v % attributes.num_heads == 0,
+                kInvalidArgument, node.Describe(), ": hidden sizes ", sizes.q, " and ", sizes.v,
+                " must be divisible by num_heads ", attributes.num_heads);
+  return sizes;
+}
+
+void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttributes& attributes,
+                           const std::vector<float>& qkv, int64_t batch, int64_t seq,
+                           QkvHiddenSizes sizes, const AttentionExtraInputs& extra,
+                           ElementType out_type) {
+  const Node& node = context.GetNode();
+  const int64_t num_heads = attributes.num_heads;
+  const int64_t projected = sizes.q + sizes.k + sizes.v;
+  const int64_t q_hidden = sizes.q, k_hidden = sizes.k, v_hidden = sizes.v;
+  const int64_t head = q_hidden / num_heads, v_head = v_hidden / num_heads;
+  const Tensor* past = extra.past;
+  const Tensor* attention_bias = extra.attention_bias;
+
+  int64_t past_len = 0;
+  if (past != nullptr) {
+    const TensorShape& ps = past->Shape();
+    PRISM_ENFORCE(
+        ps.Rank() == 5 && ps[0] == 2 && ps[1] == batch && ps[2] == num_heads && ps[4] == head,
+        kInvalidArgument, node.Describe(), ": ", extra.past_name, " must be [2, ", batch, ", ",
+        num_heads, ", past_sequence_length, ", head, "], got ", ps.ToString());
+    PRISM_ENFORCE(v_hidden == q_hidden, kInvalidArgument, node.Describe(),
+                  ": with past, Q, K and V must have one hidden size, got ", q_hidden, " and ",
+                  v_hidden);
+    past_len = ps[3];
+  }
+  const int64_t total = past_len + seq;
+
+  AttentionProblem problem;
+  problem.batch = batch;
+  problem.heads = problem.kv_heads = num_heads;
+  problem.q_len = seq;
+  problem.total = total;
+  problem.head_size = head;
+  problem.v_head_size = v_head;
+  problem.scale =
+      attributes.scale != 0.0f ? attributes.scale : 1.0f / std::sqrt(static_cast<float>(head));
+  problem.q = {qkv.data(), seq * projected, head, projected};
+  problem.k = {qkv.data() + q_hidden, seq * projected, head, projected};
+  problem.v = {qkv.data() + q_hidden + k_hidden, seq * projected, v_head, projected};
+  problem.causal = attributes.unidirectional;
+  problem.causal_offset = past_len;
+  problem.causal_spares_last_row = true;
+
+  // present [2, B, N, total, H]: the past rows, then this step's keys and values. K and V
+  // are read from it whenever there is a cache to extend or return.
+  const bool want_present = context.OutputCount() > 1 && context.IsOutputRequested(1);
+  std::vector<float> present;
+  if (past != nullptr || want_present) {
+    PRISM_ENFORCE(v_hidden == q_hidden, kInvalidArgument, node.Describe(),
+                  ": present needs Q, K and V of one hidden size, got ", q_hidden, " and ",
+                  v_hidden);
+    const FloatView past_view(past);
+    const int64_t cache = batch * num_heads * total * head;
+    present.resize(static_cast<size_t>(2 * cache));
+    for (int64_t kv = 0; kv < 2; ++kv)
+      for (int64_t bi = 0; bi < batch; ++bi)
+        for (int64_t h = 0; h < num_heads; ++h) {
+          float* dst = present.data() + kv * cache + (bi * num_heads + h) * total * head;
+          if (past_len > 0)
+            std::copy_n(past_view.data() + ((kv * batch + bi) * num_heads + h) * past_len * head,
+                        past_len * head, dst);
+          const float* src = qkv.data() + bi * seq * projected + (1 + kv) * q_hidden + h * head;
+          for (int64_t s = 0; s < seq; ++s)
+            std::copy_n(src + s * projected, head, dst + (past_len + s) * head);
+        }
+    problem.k = {present.data(), num_heads * total * head, total * head, head};
+    problem.v = {present.data() + cache, num_heads * total * head, total * head, head};
+  }
+
+  std::vector<float> mask_values;
+  if (extra.mask != nullptr)
+    problem.mask = PrepareKeyMask(node, *extra.mask, extra.mask_name, true, batch, seq, total,
+                                  attributes.mask_filter_value, mask_values);
+
+  const FloatView bias_view(attention_bias);
+  if (attention_bias != nullptr) {
+    const TensorShape& bs = attention_bias->Shape();
+    PRISM_ENFORCE(bs.Rank() == 4 && (bs[0] == batch || bs[0] == 1) &&
+                      (bs[1] == num_heads || bs[1] == 1) && bs[2] == seq && bs[3] == total,
+                  kInvalidArgument, node.Describe(), ": ", extra.attention_bias_name, " must be [",
+                  batch, " or 1, ", num_heads, " or 1, ", seq, ", ", total, "], got ",
+                  bs.ToString());
+    problem.bias = {bias_view.data(), bs[0] == 1 ? 0 : bs[1] * seq * total,
+                    bs[1] == 1 ? 0 : seq * total, total};
+  }
+
+  Tensor& y = context.Output(0, TensorShape({batch, seq, v_hidden}), out_type);
+  std::vector<float> y_float;
+  float* y_data = nullptr;
+  if (out_type == ElementType::kFloat) {
+    y_data = y.MutableData<float>();
+  } else {
+    y_float.resize(static_cast<size_t>(y.NumElements()));
+    y_data = y_float.data();
+  }
+  problem.out = {y_data, seq * v_hidden, v_head, v_hidden};
+  if (y.NumElements() > 0) RunAttention(problem, context.IntraOpThreadPool());
+  if (out_type != ElementType::kFloat) StoreFloats(y_float.data(), y);
+  if (want_present) {
+    Tensor& out = context.Output(1, TensorShape({2, batch, num_heads, total, head}), out_type);
+    StoreFloats(present.data(), out);
+  }
+}
+
 namespace {
 
 class Attention final : public OpKernel {
  public:
   explicit Attention(const OpKernelInfo& info)
-      : OpKernel(info),
-        num_heads_(info.Int("num_heads")),
-        unidirectional_(info.IntOr("unidirectional", 0) != 0),
-        scale_(info.FloatOr("scale", 0.0f)),
-        mask_filter_value_(info.FloatOr("mask_filter_value", -10000.0f)),
-        qkv_hidden_sizes_(info.IntsOr("qkv_hidden_sizes", {})) {
-    const Node& node = info.GetNode();
-    PRISM_ENFORCE(num_heads_ > 0, kInvalidArgument, node.Describe(),
-                  ": num_heads must be positive, got ", num_heads_);
-    PRISM_ENFORCE(info.IntOr("do_rotary", 0) == 0, kNotImplemented, node.Describe(),
-                  ": do_rotary is not supported (onnxruntime's CPU kernel refuses it too)");
-    PRISM_ENFORCE(info.IntOr("past_present_share_buffer", 0) == 0, kNotImplemented, node.Describe(),
-                  ": past_present_share_buffer is not supported on the CPU EP");
-    PRISM_ENFORCE(qkv_hidden_sizes_.empty() || qkv_hidden_sizes_.size() == 3, kInvalidArgument,
-                  node.Describe(), ": qkv_hidden_sizes must have 3 values, got ",
-                  qkv_hidden_sizes_.size());
-  }
+      : OpKernel(info), attributes_(ReadContribAttentionAttributes(info)) {}
 
   void Compute(OpKernelContext& context) const override {
     const Node& node = GetNode();
     const Tensor& input = context.RequiredInput(0);
     const Tensor& weights = context.RequiredInput(1);
     const Tensor* bias = context.Input(2);
-    const Tensor* mask = context.InputCount() > 3 ? context.Input(3) : nullptr;
-    const Tensor* past = context.InputCount() > 4 ? context.Input(4) : nullptr;
-    const Tensor* attention_bias = context.InputCount() > 5 ? context.Input(5) : nullptr;
+    AttentionExtraInputs extra;
+    extra.mask = context.InputCount() > 3 ? context.Input(3) : nullptr;
+    extra.mask_name = "input 3 (mask_index)";
+    extra.past = context.InputCount() > 4 ? context.Input(4) : nullptr;
+    extra.past_name = "input 4 (past)";
+    extra.attention_bias = context.InputCount() > 5 ? context.Input(5) : nullptr;
+    extra.attention_bias_name = "input 5 (attention_bias)";
     PRISM_ENFORCE(context.InputCount() <= 6 || context.Input(6) == nullptr, kNotImplemented,
                   node.Describe(),
                   ": input 6 (past_sequence_length) is only used with past_present_share_buffer, "
@@ -67,149 +204,36 @@ class Attention final : public OpKernel {
                   ": input 1 (weights) must be 2-D [", in_hidden, ", q + k + v hidden], got ",
                   w_shape.ToString());
     const int64_t projected = w_shape[1];
-    int64_t q_hidden = 0, k_hidden = 0, v_hidden = 0;
-    if (qkv_hidden_sizes_.empty()) {
-      PRISM_ENFORCE(projected % 3 == 0, kInvalidArgument, node.Describe(), ": input 1 (weights) ",
-                    w_shape.ToString(),
-                    " must have a last dim divisible by 3 without qkv_hidden_sizes");
-      q_hidden = k_hidden = v_hidden = projected / 3;
-    } else {
-      q_hidden = qkv_hidden_sizes_[0];
-      k_hidden = qkv_hidden_sizes_[1];
-      v_hidden = qkv_hidden_sizes_[2];
-      PRISM_ENFORCE(q_hidden > 0 && k_hidden > 0 && v_hidden > 0 &&
-                        q_hidden + k_hidden + v_hidden == projected,
-                    kInvalidArgument, node.Describe(), ": qkv_hidden_sizes (", q_hidden, ", ",
-                    k_hidden, ", ", v_hidden, ") must be positive and sum to weights' last dim ",
-                    projected);
-    }
-    PRISM_ENFORCE(q_hidden == k_hidden, kInvalidArgument, node.Describe(),
-                  ": Q and K hidden sizes must be equal, got ", q_hidden, " and ", k_hidden);
-    PRISM_ENFORCE(q_hidden % num_heads_ == 0 && v_hidden % num_heads_ == 0, kInvalidArgument,
-                  node.Describe(), ": hidden sizes ", q_hidden, " and ", v_hidden,
-                  " must be divisible by num_heads ", num_heads_);
-    const int64_t head = q_hidden / num_heads_, v_head = v_hidden / num_heads_;
+    const QkvHiddenSizes sizes =
+        ResolveQkvHiddenSizes(node, attributes_, projected, "input 1 (weights)");
     if (bias != nullptr)
       PRISM_ENFORCE(bias->Shape().Rank() == 1 && bias->Shape()[0] == projected, kInvalidArgument,
                     node.Describe(), ": input 2 (bias) must be 1-D [", projected, "], got ",
                     bias->Shape().ToString());
-    for (const Tensor* t : {&weights, bias, past, attention_bias})
+    for (const Tensor* t : {&weights, bias, extra.past, extra.attention_bias})
       PRISM_ENFORCE(t == nullptr || t->Type() == input.Type(), kInvalidArgument, node.Describe(),
                     ": every float input must have input's type ", input.Describe(), ", got ",
                     t->Describe());
 
-    int64_t past_len = 0;
-    if (past != nullptr) {
-      const TensorShape& ps = past->Shape();
-      PRISM_ENFORCE(
-          ps.Rank() == 5 && ps[0] == 2 && ps[1] == batch && ps[2] == num_heads_ && ps[4] == head,
-          kInvalidArgument, node.Describe(), ": input 4 (past) must be [2, ", batch, ", ",
-          num_heads_, ", past_sequence_length, ", head, "], got ", ps.ToString());
-      PRISM_ENFORCE(v_hidden == q_hidden, kInvalidArgument, node.Describe(),
-                    ": with past, Q, K and V must have one hidden size, got ", q_hidden, " and ",
-                    v_hidden);
-      past_len = ps[3];
-    }
-    const int64_t total = past_len + seq;
-
     // The projection: qkv [B * S, projected] = input x weights + bias.
     const FloatView x(&input), w(&weights), b(bias);
     std::vector<float> qkv(static_cast<size_t>(batch * seq * projected));
-    ThreadPool* pool = context.IntraOpThreadPool();
     if (!qkv.empty()) {
       if (in_hidden == 0)
         std::fill(qkv.begin(), qkv.end(), 0.0f);
       else
         mlas::Gemm<float>(false, false, batch * seq, projected, in_hidden, 1.0f, x.data(),
-                          in_hidden, w.data(), projected, 0.0f, qkv.data(), projected, pool);
+                          in_hidden, w.data(), projected, 0.0f, qkv.data(), projected,
+                          context.IntraOpThreadPool());
       if (b.data() != nullptr)
         for (int64_t r = 0; r < batch * seq; ++r)
           for (int64_t c = 0; c < projected; ++c) qkv[r * projected + c] += b.data()[c];
     }
-
-    AttentionProblem problem;
-    problem.batch = batch;
-    problem.heads = problem.kv_heads = num_heads_;
-    problem.q_len = seq;
-    problem.total = total;
-    problem.head_size = head;
-    problem.v_head_size = v_head;
-    problem.scale = scale_ != 0.0f ? scale_ : 1.0f / std::sqrt(static_cast<float>(head));
-    problem.q = {qkv.data(), seq * projected, head, projected};
-    problem.k = {qkv.data() + q_hidden, seq * projected, head, projected};
-    problem.v = {qkv.data() + q_hidden + k_hidden, seq * projected, v_head, projected};
-    problem.causal = unidirectional_;
-    problem.causal_offset = past_len;
-    problem.causal_spares_last_row = true;
-
-    // present [2, B, N, total, H]: the past rows, then this step's keys and values. K and V
-    // are read from it whenever there is a cache to extend or return.
-    const bool want_present = context.OutputCount() > 1 && context.IsOutputRequested(1);
-    std::vector<float> present;
-    if (past != nullptr || want_present) {
-      PRISM_ENFORCE(v_hidden == q_hidden, kInvalidArgument, node.Describe(),
-                    ": present needs Q, K and V of one hidden size, got ", q_hidden, " and ",
-                    v_hidden);
-      const FloatView past_view(past);
-      const int64_t cache = batch * num_heads_ * total * head;
-      present.resize(static_cast<size_t>(2 * cache));
-      for (int64_t kv = 0; kv < 2; ++kv)
-        for (int64_t bi = 0; bi < batch; ++bi)
-          for (int64_t h = 0; h < num_heads_; ++h) {
-            float* dst = present.data() + kv * cache + (bi * num_heads_ + h) * total * head;
-            if (past_len > 0)
-              std::copy_n(past_view.data() + ((kv * batch + bi) * num_heads_ + h) * past_len * head,
-                          past_len * head, dst);
-            const float* src = qkv.data() + bi * seq * projected + (1 + kv) * q_hidden + h * head;
-            for (int64_t s = 0; s < seq; ++s)
-              std::copy_n(src + s * projected, head, dst + (past_len + s) * head);
-          }
-      problem.k = {present.data(), num_heads_ * total * head, total * head, head};
-      problem.v = {present.data() + cache, num_heads_ * total * head, total * head, head};
-    }
-
-    std::vector<float> mask_values;
-    if (mask != nullptr)
-      problem.mask = PrepareKeyMask(node, *mask, "input 3 (mask_index)", true, batch, seq, total,
-                                    mask_filter_value_, mask_values);
-
-    const FloatView bias_view(attention_bias);
-    if (attention_bias != nullptr) {
-      const TensorShape& bs = attention_bias->Shape();
-      PRISM_ENFORCE(bs.Rank() == 4 && (bs[0] == batch || bs[0] == 1) &&
-                        (bs[1] == num_heads_ || bs[1] == 1) && bs[2] == seq && bs[3] == total,
-                    kInvalidArgument, node.Describe(), ": input 5 (attention_bias) must be [",
-                    batch, " or 1, ", num_heads_, " or 1, ", seq, ", ", total, "], got ",
-                    bs.ToString());
-      problem.bias = {bias_view.data(), bs[0] == 1 ? 0 : bs[1] * seq * total,
-                      bs[1] == 1 ? 0 : seq * total, total};
-    }
-
-    Tensor& y = context.Output(0, TensorShape({batch, seq, v_hidden}), input.Type());
-    std::vector<float> y_float;
-    float* y_data = nullptr;
-    if (input.Type() == ElementType::kFloat) {
-      y_data = y.MutableData<float>();
-    } else {
-      y_float.resize(static_cast<size_t>(y.NumElements()));
-      y_data = y_float.data();
-    }
-    problem.out = {y_data, seq * v_hidden, v_head, v_hidden};
-    if (y.NumElements() > 0) RunAttention(problem, pool);
-    if (input.Type() != ElementType::kFloat) StoreFloats(y_float.data(), y);
-    if (want_present) {
-      Tensor& out =
-          context.Output(1, TensorShape({2, batch, num_heads_, total, head}), input.Type());
-      StoreFloats(present.data(), out);
-    }
+    AttendAfterProjection(context, attributes_, qkv, batch, seq, sizes, extra, input.Type());
   }
 
  private:
-  int64_t num_heads_;
-  bool unidirectional_;
-  float scale_;
-  float mask_filter_value_;
-  std::vector<int64_t> qkv_hidden_sizes_;
+  ContribAttentionAttributes attributes_;
 };
 
 void RegisterContribAttentionKernels(KernelRegistry& registry) {

@@ -117,17 +117,21 @@ class EmbedLayerNormalization final : public OpKernel {
       : OpKernel(info), epsilon_(info.FloatOr("epsilon", 1e-12f)) {}
 
   void Compute(OpKernelContext& context) const override {
-    const Node& node = GetNode();
+    ComputeWithTables(context, context.RequiredInput(2), context.RequiredInput(3), context.Input(4),
+                      context.RequiredInput(5), context.RequiredInput(6),
+                      context.InputCount() > 8 ? context.Input(8) : nullptr, epsilon_);
+  }
+
+  // The float (or float16) tables, gamma and beta; ids and mask are inputs 0, 1 and 7 in both
+  // EmbedLayerNormalization and QEmbedLayerNormalization.
+  static void ComputeWithTables(OpKernelContext& context, const Tensor& word,
+                                const Tensor& position, const Tensor* segment, const Tensor& gamma,
+                                const Tensor& beta, const Tensor* position_ids, double epsilon) {
+    const Node& node = context.GetNode();
     const std::string where = node.Describe();
     const Tensor& input_ids = context.RequiredInput(0);
     const Tensor* segment_ids = context.Input(1);
-    const Tensor& word = context.RequiredInput(2);
-    const Tensor& position = context.RequiredInput(3);
-    const Tensor* segment = context.Input(4);
-    const Tensor& gamma = context.RequiredInput(5);
-    const Tensor& beta = context.RequiredInput(6);
-    const Tensor* mask = context.Input(7);
-    const Tensor* position_ids = context.Input(8);
+    const Tensor* mask = context.InputCount() > 7 ? context.Input(7) : nullptr;
 
     const TensorShape& ids_shape = input_ids.Shape();
     PRISM_ENFORCE(ids_shape.Rank() == 2, kInvalidArgument, where,
@@ -190,8 +194,62 @@ class EmbedLayerNormalization final : public OpKernel {
     const EmbedJob job{&input_ids, segment_ids, position_ids, &word,
                        &position,  segment,     &gamma,       &beta,
                        &output,    sum,         batch,        sequence,
-                       hidden,     epsilon_,    where,        context.IntraOpThreadPool()};
+                       hidden,     epsilon,     where,        context.IntraOpThreadPool()};
     DispatchByType<EmbedImpl, TypeList<float, Float16>>(word.Type(), node.OpType(), job);
+  }
+
+ private:
+  double epsilon_;
+};
+
+// QEmbedLayerNormalization (com.microsoft, version 1), as onnxruntime's quantization tools write
+// it: the tables, gamma and beta are 8-bit with one scale and zero point each (inputs 8-12 the
+// scales, 13-17 the zero points, in the order word, position, segment, gamma, beta); they are
+// dequantized, (q - zero_point) * scale, and EmbedLayerNormalization runs in float.
+class QEmbedLayerNormalization final : public OpKernel {
+ public:
+  explicit QEmbedLayerNormalization(const OpKernelInfo& info)
+      : OpKernel(info), epsilon_(info.FloatOr("epsilon", 1e-12f)) {}
+
+  void Compute(OpKernelContext& context) const override {
+    const Node& node = GetNode();
+    const char* const names[] = {"word_embedding", "position_embedding", "segment_embedding",
+                                 "layer_norm_weight", "layer_norm_bias"};
+    std::vector<Tensor> floats(5);
+    for (size_t k = 0; k < 5; ++k) {
+      const size_t index = 2 + k;
+      const Tensor* quantized = context.Input(index);
+      if (quantized == nullptr) {
+        PRISM_ENFORCE(k == 2, kInvalidArgument, node.Describe(), ": input ", index, " (", names[k],
+                      ") is required");
+        continue;
+      }
+      const Tensor* scale = context.InputCount() > index + 6 ? context.Input(index + 6) : nullptr;
+      const Tensor* zero = context.InputCount() > index + 11 ? context.Input(index + 11) : nullptr;
+      PRISM_ENFORCE(
+          scale != nullptr && scale->NumElements() == 1 && scale->Type() == ElementType::kFloat,
+          kInvalidArgument, node.Describe(), ": input ", index + 6, " (", names[k],
+          "_scale) must be one float, got ",
+          scale == nullptr ? std::string("nothing") : scale->Describe());
+      PRISM_ENFORCE(
+          zero != nullptr && zero->NumElements() == 1 && zero->Type() == quantized->Type(),
+          kInvalidArgument, node.Describe(), ": input ", index + 11, " (", names[k],
+          "_zero_point) must be one value of input ", index, "'s type ",
+          ElementTypeName(quantized->Type()), ", got ",
+          zero == nullptr ? std::string("nothing") : zero->Describe());
+      floats[k] = Tensor(ElementType::kFloat, quantized->Shape(), GetCpuAllocator());
+      const float s = scale->Data<float>()[0];
+      const bool is_signed = quantized->Type() == ElementType::kInt8;
+      const int32_t z = is_signed ? zero->Data<int8_t>()[0] : zero->Data<uint8_t>()[0];
+      float* out = floats[k].MutableData<float>();
+      for (int64_t i = 0; i < quantized->NumElements(); ++i) {
+        const int32_t q = is_signed ? quantized->Data<int8_t>()[i] : quantized->Data<uint8_t>()[i];
+        out[i] = static_cast<float>(q - z) * s;
+      }
+    }
+    EmbedLayerNormalization::ComputeWithTables(context, floats[0], floats[1],
+                                               context.Input(4) ? &floats[2] : nullptr, floats[3],
+                                               floats[4], nullptr, epsilon_);
   }
 
  private:
@@ -207,6 +265,15 @@ void RegisterEmbedLayerNormKernels(KernelRegistry& registry) {
                         .Constraint("T", {E::kFloat, E::kFloat16}, {2, 3, 4, 5, 6}, {0, 2})
                         .Build(),
                     MakeKernelFactory<EmbedLayerNormalization>());
+  registry.Register(
+      KernelDefBuilder("QEmbedLayerNormalization")
+          .Domain(kMsDomain)
+          .Versions(1)
+          .Constraint("T1", {E::kInt32}, {0, 1, 7}, {1})
+          .Constraint("T2", {E::kInt8, E::kUint8}, {2, 3, 4, 5, 6, 13, 14, 15, 16, 17})
+          .Constraint("T", {E::kFloat}, {8, 9, 10, 11, 12}, {0})
+          .Build(),
+      MakeKernelFactory<QEmbedLayerNormalization>());
 }
 
 }  // namespace

@@ -11,14 +11,15 @@ namespace {
 
 const char* const kMs = "com.microsoft";
 
-// Attention: output [B, S, v_hidden] of input's type; present [2, B, N, past + S, H].
-void MsAttention(InferenceContext& context) {
-  const ElementType elem = context.InputElem(0);
+// Attention and QAttention: output [B, S, v_hidden] of the float type (input's for
+// Attention, bias's for QAttention); present [2, B, N, past + S, H].
+void AttentionShapes(InferenceContext& context, ElementType elem, int past_index) {
   context.SetOutputType(0, ValueType::Tensor(elem));
   context.SetOutputType(1, ValueType::Tensor(elem));
   const SymbolicShape* x = context.InputShape(0);
   const SymbolicShape* w = context.HasInput(1) ? context.InputShape(1) : nullptr;
-  const SymbolicShape* past = context.HasInput(4) ? context.InputShape(4) : nullptr;
+  const SymbolicShape* past =
+      context.HasInput(past_index) ? context.InputShape(past_index) : nullptr;
   if (x && x->dims.size() != 3)
     context.Fail("input must be 3-D [batch, sequence, hidden], got " + x->ToString());
   if (w && w->dims.size() != 2) context.Fail("weights must be 2-D, got " + w->ToString());
@@ -43,6 +44,14 @@ void MsAttention(InferenceContext& context) {
   }
   const Dim head = q_hidden.IsKnown() ? KnownDim(q_hidden.value / heads) : Dim{};
   context.SetOutputShape(1, SymbolicShape{{KnownDim(2), x->dims[0], KnownDim(heads), total, head}});
+}
+
+void MsAttention(InferenceContext& context) {
+  AttentionShapes(context, context.InputElem(0), 4);
+}
+
+void MsQAttention(InferenceContext& context) {
+  AttentionShapes(context, context.InputElem(2), 8);
 }
 
 Dim Times(const Dim& a, int64_t factor) {
@@ -143,6 +152,7 @@ void RegisterContribAttentionShapes() {
   RegisterShapeInference(kMs, "GroupQueryAttention", MsGroupQueryAttention);
   RegisterShapeInference(kMs, "MultiHeadAttention", MsMultiHeadAttention);
   RegisterShapeInference(kMs, "Attention", MsAttention);
+  RegisterShapeInference(kMs, "QAttention", MsQAttention);
 }
 
 }  // namespace prism

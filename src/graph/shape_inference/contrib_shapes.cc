@@ -107,9 +107,8 @@ void FusedMatMul(InferenceContext& context) {
 }
 
 // EmbedLayerNormalization: output and embedding_sum [B, S, H] of the embeddings' type,
-// mask_index [B] int32.
-void EmbedLayerNorm(InferenceContext& context) {
-  const ElementType elem = context.InputElem(2);
+// mask_index [B] int32. QEmbedLayerNormalization: the same in float (its scales' type).
+void EmbedLayerNormShapes(InferenceContext& context, ElementType elem) {
   context.SetOutputType(0, ValueType::Tensor(elem));
   context.SetOutputType(1, ValueType::Tensor(ElementType::kInt32));
   context.SetOutputType(2, ValueType::Tensor(elem));
@@ -126,6 +125,14 @@ void EmbedLayerNorm(InferenceContext& context) {
   context.SetOutputShape(2, out);
 }
 
+void EmbedLayerNorm(InferenceContext& context) {
+  EmbedLayerNormShapes(context, context.InputElem(2));
+}
+
+void QEmbedLayerNorm(InferenceContext& context) {
+  EmbedLayerNormShapes(context, context.InputElem(8));
+}
+
 }  // namespace
 
 void RegisterContribShapes() {
@@ -137,6 +144,7 @@ void RegisterContribShapes() {
   RegisterShapeInference("SimplifiedLayerNormalization", SimplifiedLayerNorm);
   RegisterShapeInference(kMs, "FusedMatMul", FusedMatMul);
   RegisterShapeInference(kMs, "EmbedLayerNormalization", EmbedLayerNorm);
+  RegisterShapeInference(kMs, "QEmbedLayerNormalization", QEmbedLayerNorm);
 }
 
 }  // namespace prism
