@@ -11,7 +11,15 @@
 #            and the whole suite with PRISM_CPU_ISA forced to baseline and to avx2
 #   isa-smoke  CI's share of isa: the leak check, every unit test under qemu Nehalem, the unit
 #            tests with PRISM_CPU_ISA=baseline
-# Usage: scripts/run_extended.sh [PART...]   (default: tsan asan models isa; bench only when named)
+#   fuzz     the libFuzzer targets (build-fuzz/, clang), each for $PRISM_FUZZ_SECONDS (default
+#            1200 s), then their regression inputs; statistics appended to fuzz/STATS.md
+#   fuzz-smoke  CI's share of fuzz: every seed once, then a fixed number of mutations from a
+#            fixed seed per target (deterministic), and the regression inputs; not recorded
+#   serving  prismrt.serve on a local Ray instance: tests/serving with --extended (onnxruntime
+#            backend, batching off, long loads with kills, 5xx answers, prism-serve), then the
+#            planted faults of tests/serving/run_plants.py (CI runs the smoke: serving_smoke)
+# Usage: scripts/run_extended.sh [PART...]
+#   (default: tsan asan models isa; bench, fuzz, fuzz-smoke and serving only when named)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" >/dev/null
@@ -85,8 +93,20 @@ for part in "${parts[@]}"; do
         (cd "$build" && PRISM_CPU_ISA=avx2 ctest -j "$(nproc)" --output-on-failure)
       fi
       ;;
+    fuzz)
+      "$root/scripts/fuzz.sh" --seconds "${PRISM_FUZZ_SECONDS:-1200}"
+      ;;
+    fuzz-smoke)
+      "$root/scripts/fuzz.sh" --smoke
+      ;;
+    serving)
+      ctest --test-dir "$build" -R python_package_install --output-on-failure >/dev/null
+      "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider --extended "$root/tests/serving"
+      "$root/.venv/bin/python" "$root/tests/serving/run_plants.py"
+      ;;
     *)
-      echo "run_extended: unknown part '$part' (tsan, asan, models, bench, isa, isa-smoke)" >&2
+      echo "run_extended: unknown part '$part' (tsan, asan, models, bench, isa, isa-smoke, fuzz," \
+        "fuzz-smoke, serving)" >&2
       exit 2
       ;;
   esac

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 4
+#define PRISM_API_VERSION 5
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -104,10 +104,13 @@ typedef enum PrismLoggingLevel {
   PRISM_LOGGING_FATAL = 4
 } PrismLoggingLevel;
 
+/* PRISM_ENABLE_LAYOUT (version 5, onnxruntime's ORT_ENABLE_LAYOUT) runs the basic, extended
+   and layout transformers, as PRISM_ENABLE_ALL does. */
 typedef enum PrismGraphOptimizationLevel {
   PRISM_DISABLE_ALL = 0,
   PRISM_ENABLE_BASIC = 1,
   PRISM_ENABLE_EXTENDED = 2,
+  PRISM_ENABLE_LAYOUT = 3,
   PRISM_ENABLE_ALL = 99
 } PrismGraphOptimizationLevel;
 
@@ -148,6 +151,21 @@ typedef struct PrismTypeInfo PrismTypeInfo;
 typedef struct PrismTensorTypeAndShapeInfo PrismTensorTypeAndShapeInfo;
 typedef struct PrismModelMetadata PrismModelMetadata;
 typedef struct PrismPrepackedWeightsContainer PrismPrepackedWeightsContainer;
+
+/* Version 5: receives every log message while the env made by CreateEnvWithCustomLogger lives
+   (onnxruntime's OrtLoggingFunction). category is "prism"; log_id names the session or run the
+   message comes from ("" when none); code_location is "" (kept for onnxruntime's shape). All
+   strings [in, borrowed] for the call. Called from any thread, one call at a time. */
+typedef void (*PrismLoggingFunction)(void* param, PrismLoggingLevel severity, const char* category,
+                                     const char* log_id, const char* code_location,
+                                     const char* message);
+
+/* Version 5: called once when a RunAsync run ends (onnxruntime's RunAsyncCallbackFn), on a
+   thread of the library's async pool. On success outputs is the caller's array, filled with
+   output_count values [out, owned] ReleaseValue, and status is NULL; on failure outputs is NULL,
+   output_count 0 and status [out, owned] ReleaseStatus says why. */
+typedef void (*PrismRunAsyncCallback)(void* user_data, PrismValue** outputs, size_t output_count,
+                                      PrismStatus* status);
 
 /* The function table. Append only (see the rules at the top). */
 typedef struct PrismApi {
@@ -300,7 +318,9 @@ typedef struct PrismApi {
      out [out, owned] ReleaseValue. */
   PrismStatus* (*CreateTensorAsValue)(PrismAllocator* allocator, const int64_t* shape,
                                       size_t shape_length, PrismElementType type, PrismValue** out);
-  /* A sequence of count tensors (each copied by reference). out [out, owned]. */
+  /* A sequence of count tensors (each copied by reference), or from version 5 of count maps of
+     one key and value type (seq(map(K, V)); the maps are shared, they are immutable).
+     out [out, owned]. */
   PrismStatus* (*CreateSequenceValue)(const PrismValue* const* elements, size_t count,
                                       PrismValue** out);
   /* An optional with no value. out [out, owned]. */
@@ -323,18 +343,19 @@ typedef struct PrismApi {
   /* out [out, borrowed] by value: element index's bytes and length. */
   PrismStatus* (*GetStringTensorElement)(const PrismValue* value, size_t index, const char** out,
                                          size_t* length);
-  /* Sequences: element count and element index. element [out, owned] ReleaseValue. */
+  /* Sequences: element count and element index (a tensor, or a map for seq(map(K, V))).
+     element [out, owned] ReleaseValue. */
   PrismStatus* (*GetSequenceLength)(const PrismValue* value, size_t* out);
   PrismStatus* (*GetSequenceElement)(const PrismValue* value, size_t index, PrismValue** element);
 
   /* --- type info --- */
   void (*ReleaseTypeInfo)(PrismTypeInfo* info);
   PrismStatus* (*TypeInfoGetKind)(const PrismTypeInfo* info, PrismValueKind* out);
-  /* onnxruntime's spelling: "tensor(float)", "seq(tensor(int64))", "optional(tensor(float))".
-     out [out, borrowed] by info. */
+  /* onnxruntime's spelling: "tensor(float)", "seq(tensor(int64))", "optional(tensor(float))",
+     "map(string,tensor(int64))", "seq(map(int64,tensor(float)))". out [out, borrowed] by info. */
   PrismStatus* (*TypeInfoGetTypeString)(const PrismTypeInfo* info, const char** out);
-  /* The tensor part (for tensors, and the element of sequences/optionals).
-     out [out, borrowed] by info; NULL for non-tensor kinds without one. */
+  /* The tensor part (for tensors, and the element of sequences/optionals of tensors).
+     out [out, borrowed] by info; NULL for kinds without one (maps, sequences of maps). */
   PrismStatus* (*TypeInfoGetTensorInfo)(const PrismTypeInfo* info,
                                         const PrismTensorTypeAndShapeInfo** out);
   void (*ReleaseTensorTypeAndShapeInfo)(PrismTensorTypeAndShapeInfo* info);
@@ -485,6 +506,95 @@ typedef struct PrismApi {
      their original form). keys, values [out, owned] ReleaseStringArray(count). */
   PrismStatus* (*SessionGetPrepackStats)(const PrismSession* session, char*** keys, char*** values,
                                          size_t* count);
+
+  /* ===== version 5 ===== */
+
+  /* --- maps (ai.onnx.ml's map(K, tensor(V)); GetValueKind gives PRISM_VALUE_MAP) --- */
+  /* A map from two 1-D CPU tensors of one length: keys (int64 or string) and values (float,
+     double, int64 or string); keys[i] maps to values[i]. keys, values [in, borrowed]: their
+     elements are copied, so the caller may change or release them afterwards. The map holds its
+     pairs in ascending key order and keeps the first pair of a repeated key (onnxruntime's
+     CreateValue). A sequence of maps is made with CreateSequenceValue. out [out, owned]
+     ReleaseValue. */
+  PrismStatus* (*CreateMapValue)(const PrismValue* keys, const PrismValue* values,
+                                 PrismValue** out);
+  /* A map's keys or values as a 1-D CPU tensor, in ascending key order (element i of one belongs
+     to element i of the other). out [out, owned] ReleaseValue: a copy, the map is not changed
+     through it. */
+  PrismStatus* (*GetMapKeys)(const PrismValue* value, PrismValue** out);
+  PrismStatus* (*GetMapValues)(const PrismValue* value, PrismValue** out);
+  /* The key type K and value element type V of a map(K, tensor(V)) or seq(map(K, tensor(V)))
+     type (PRISM_TYPE_UNDEFINED where the model leaves one unknown); fails for other kinds. */
+  PrismStatus* (*TypeInfoGetMapTypes)(const PrismTypeInfo* info, PrismElementType* key_type,
+                                      PrismElementType* value_type);
+
+  /* --- logging (onnxruntime's custom logger and verbosity) --- */
+  /* An environment as CreateEnv makes, whose messages go to logging_function(logger_param, ...)
+     instead of stderr while it lives: the process's log sink, so every session's and run's
+     messages reach it (a later custom-logger env takes over; releasing the env that installed
+     the current sink restores stderr, after calls in progress return). A message logged from
+     inside logging_function goes to stderr. log_id [in, borrowed]; out [out, owned] ReleaseEnv. */
+  PrismStatus* (*CreateEnvWithCustomLogger)(PrismLoggingFunction logging_function,
+                                            void* logger_param, PrismLoggingLevel logging_level,
+                                            const char* log_id, PrismEnv** out);
+  /* The process's default verbosity (>= 0; 0 at start): verbose messages of level v (a run's
+     per-node messages are level 1) are written when the severity allows verbose messages and
+     the verbosity in effect is at least v (onnxruntime's set_default_logger_verbosity). */
+  PrismStatus* (*SetLogVerbosityLevel)(PrismEnv* env, int verbosity);
+  /* The session's verbosity (>= 0), for its creation and its runs (default: the process's). */
+  PrismStatus* (*SetSessionLogVerbosityLevel)(PrismSessionOptions* options, int verbosity);
+  /* The run's verbosity (>= 0). With RunOptionsSetRunLogSeverityLevel the run logs at its own
+     severity and this verbosity (default: the session's); its tag names it in messages. */
+  PrismStatus* (*RunOptionsSetRunLogVerbosityLevel)(PrismRunOptions* options, int verbosity);
+
+  /* --- run and session options --- */
+  /* The value AddRunConfigEntry set for key. value [out, borrowed] by options (valid until the
+     key is set again or options is released); NULL when the key was never set. */
+  PrismStatus* (*GetRunConfigEntry)(const PrismRunOptions* options, const char* key,
+                                    const char** value);
+  /* enable != 0: a run computes only the nodes its requested outputs depend on (onnxruntime's
+     only_execute_path_to_fetches); by default every node of the main graph runs, so a failure in
+     a branch the outputs do not need still fails the run. */
+  PrismStatus* (*RunOptionsSetOnlyExecutePathToFetches)(PrismRunOptions* options, int enable);
+  /* The value AddSessionConfigEntry set for key. value [out, borrowed] by options; NULL when the
+     key was never set. */
+  PrismStatus* (*GetSessionConfigEntry)(const PrismSessionOptions* options, const char* key,
+                                        const char** value);
+  /* enable == 0 gives every value its own buffer: no output written over an input's buffer
+     (in-place kernels) and no two values over the same bytes of the memory pattern's block
+     (onnxruntime's enable_mem_reuse; on by default). */
+  PrismStatus* (*EnableMemReuse)(PrismSessionOptions* options, int enable);
+  /* onnxruntime's SetDeterministicCompute. Prism's kernels are deterministic either way: a
+     session computes the same bits for the same feeds on every run, with any number of
+     threads (unseeded random ops excepted). Stored so that it reads back. */
+  PrismStatus* (*SetDeterministicCompute)(PrismSessionOptions* options, int enable);
+
+  /* --- process-wide settings --- */
+  /* The seed of random ops without a seed attribute (RandomNormal, RandomUniform, their Like
+     forms, Bernoulli, Multinomial, Dropout in training mode), read when their kernels are created:
+     sessions created after SetRandomSeed(s) draw the same values run by run (onnxruntime's
+     set_seed). Without it such ops draw fresh entropy. */
+  PrismStatus* (*SetRandomSeed)(int64_t seed);
+  /* onnxruntime's GetBuildInfoString: "Prism Build Info: version=..., build type=..., ...".
+     [out, borrowed] static. */
+  const char* (*GetBuildInfoString)(void);
+
+  /* --- profiling and asynchronous runs --- */
+  /* When the session's profiler started, in nanoseconds since the Unix epoch (Python's
+     time.time_ns(), the clock onnxruntime's reads); 0 when profiling is off. */
+  PrismStatus* (*SessionGetProfilingStartTimeNs)(const PrismSession* session, uint64_t* out);
+  /* Run on a thread of the library's async pool (onnxruntime's RunAsync): returns once the run
+     is queued (a failure then is returned, and callback is not called), and callback(user_data,
+     ...) receives the outputs or the error. Arguments as for Run, except: inputs [in, borrowed]
+     until this call returns (the run keeps its own references; caller memory wrapped by
+     CreateTensorWithDataAsValue must stay valid until the callback); names are copied;
+     outputs, the caller's array of output_count slots, and run_options must stay valid until the
+     callback has returned (RunOptionsSetTerminate stops the run). The session may be released
+     before the callback: the run keeps what it needs. */
+  PrismStatus* (*RunAsync)(PrismSession* session, const PrismRunOptions* run_options,
+                           const char* const* input_names, const PrismValue* const* inputs,
+                           size_t input_count, const char* const* output_names, size_t output_count,
+                           PrismValue** outputs, PrismRunAsyncCallback callback, void* user_data);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

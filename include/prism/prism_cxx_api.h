@@ -14,7 +14,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -293,6 +296,17 @@ inline std::vector<std::string> GetAvailableProviders() {
   return detail::TakeStrings(names, count);
 }
 
+// "Prism Build Info: version=..., build type=..., compiler=...".
+inline std::string GetBuildInfoString() {
+  return detail::Api().GetBuildInfoString();
+}
+
+// The seed of random ops without a seed attribute, for sessions created from now on
+// (onnxruntime's set_seed).
+inline void SetRandomSeed(int64_t seed) {
+  detail::ThrowOnError(detail::Api().SetRandomSeed(seed));
+}
+
 class Env : public detail::Owner<PrismEnv> {
  public:
   explicit Env(PrismLoggingLevel logging_level = PRISM_LOGGING_WARNING,
@@ -301,10 +315,22 @@ class Env : public detail::Owner<PrismEnv> {
     detail::ThrowOnError(detail::Api().CreateEnv(logging_level, log_id, &env));
     *this = Env(env);
   }
+  // Messages go to logging_function(logger_param, ...) instead of stderr while this env lives.
+  Env(PrismLoggingFunction logging_function, void* logger_param,
+      PrismLoggingLevel logging_level = PRISM_LOGGING_WARNING, const char* log_id = "prism") {
+    PrismEnv* env = nullptr;
+    detail::ThrowOnError(detail::Api().CreateEnvWithCustomLogger(logging_function, logger_param,
+                                                                 logging_level, log_id, &env));
+    *this = Env(env);
+  }
   explicit Env(PrismEnv* owned) noexcept : Owner(owned) {}
 
   void SetLogSeverityLevel(PrismLoggingLevel level) {
     detail::ThrowOnError(detail::Api().SetLogSeverityLevel(get(), level));
+  }
+  // The process's default verbosity (verbose messages of higher levels are left out).
+  void SetLogVerbosityLevel(int verbosity) {
+    detail::ThrowOnError(detail::Api().SetLogVerbosityLevel(get(), verbosity));
   }
 };
 
@@ -358,6 +384,19 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
     detail::ThrowOnError(detail::Api().SetSessionLogId(get(), log_id.c_str()));
     return *this;
   }
+  SessionOptions& SetLogVerbosityLevel(int verbosity) {
+    detail::ThrowOnError(detail::Api().SetSessionLogVerbosityLevel(get(), verbosity));
+    return *this;
+  }
+  // false: every value gets its own buffer (no in-place outputs, no shared pattern bytes).
+  SessionOptions& EnableMemReuse(bool enable = true) {
+    detail::ThrowOnError(detail::Api().EnableMemReuse(get(), enable ? 1 : 0));
+    return *this;
+  }
+  SessionOptions& SetDeterministicCompute(bool enable) {
+    detail::ThrowOnError(detail::Api().SetDeterministicCompute(get(), enable ? 1 : 0));
+    return *this;
+  }
   SessionOptions& EnableCpuMemArena(bool enable = true) {
     detail::ThrowOnError(detail::Api().EnableCpuMemArena(get(), enable ? 1 : 0));
     return *this;
@@ -369,6 +408,12 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
   SessionOptions& AddConfigEntry(const std::string& key, const std::string& value) {
     detail::ThrowOnError(detail::Api().AddSessionConfigEntry(get(), key.c_str(), value.c_str()));
     return *this;
+  }
+  // The value set for key, or nullopt.
+  std::optional<std::string> GetConfigEntry(const std::string& key) const {
+    const char* value = nullptr;
+    detail::ThrowOnError(detail::Api().GetSessionConfigEntry(get(), key.c_str(), &value));
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
   }
   // name in onnxruntime's spelling, e.g. "CUDAExecutionProvider".
   SessionOptions& AppendExecutionProvider(const std::string& name,
@@ -398,8 +443,28 @@ class RunOptions : public detail::Owner<PrismRunOptions> {
     detail::ThrowOnError(detail::Api().RunOptionsSetRunLogSeverityLevel(get(), level));
     return *this;
   }
+  RunOptions& SetLogVerbosityLevel(int verbosity) {
+    detail::ThrowOnError(detail::Api().RunOptionsSetRunLogVerbosityLevel(get(), verbosity));
+    return *this;
+  }
   RunOptions& SetRunTag(const std::string& tag) {
     detail::ThrowOnError(detail::Api().RunOptionsSetRunTag(get(), tag.c_str()));
+    return *this;
+  }
+  RunOptions& AddConfigEntry(const std::string& key, const std::string& value) {
+    detail::ThrowOnError(detail::Api().AddRunConfigEntry(get(), key.c_str(), value.c_str()));
+    return *this;
+  }
+  // The value set for key, or nullopt.
+  std::optional<std::string> GetConfigEntry(const std::string& key) const {
+    const char* value = nullptr;
+    detail::ThrowOnError(detail::Api().GetRunConfigEntry(get(), key.c_str(), &value));
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  }
+  // Compute only the nodes the requested outputs depend on.
+  RunOptions& SetOnlyExecutePathToFetches(bool enable = true) {
+    detail::ThrowOnError(
+        detail::Api().RunOptionsSetOnlyExecutePathToFetches(get(), enable ? 1 : 0));
     return *this;
   }
   // Runs using these options stop between nodes with an error (callable from any thread).
@@ -534,11 +599,19 @@ class TypeInfo : public detail::Owner<PrismTypeInfo> {
     detail::ThrowOnError(detail::Api().TypeInfoGetKind(get(), &kind));
     return kind;
   }
-  // onnxruntime's spelling: "tensor(float)", "seq(tensor(int64))", ...
+  // onnxruntime's spelling: "tensor(float)", "seq(tensor(int64))", "map(string,tensor(float))",
+  // ...
   std::string TypeString() const {
     const char* text = nullptr;
     detail::ThrowOnError(detail::Api().TypeInfoGetTypeString(get(), &text));
     return text;
+  }
+  // The key type and value element type of a map or seq(map) type; throws for other kinds.
+  std::pair<PrismElementType, PrismElementType> GetMapTypes() const {
+    PrismElementType key = PRISM_TYPE_UNDEFINED;
+    PrismElementType value = PRISM_TYPE_UNDEFINED;
+    detail::ThrowOnError(detail::Api().TypeInfoGetMapTypes(get(), &key, &value));
+    return {key, value};
   }
   // Borrowed from this TypeInfo; empty (false) when the type has no tensor part.
   ConstTensorTypeAndShapeInfo GetTensorInfo() const {
@@ -624,7 +697,15 @@ class Value : public detail::Owner<PrismValue> {
     value.FillStringTensor(strings);
     return value;
   }
-  // A sequence sharing the elements' buffers.
+  // A map(K, tensor(V)) from two 1-D CPU tensors of one length (keys int64 or string; values
+  // float, double, int64 or string), copied; held in ascending key order, the first pair of a
+  // repeated key kept.
+  static Value CreateMap(const Value& keys, const Value& values) {
+    PrismValue* value = nullptr;
+    detail::ThrowOnError(detail::Api().CreateMapValue(keys.get(), values.get(), &value));
+    return Value(value);
+  }
+  // A sequence sharing the elements' buffers: tensors, or maps of one type (seq(map(K, V))).
   static Value CreateSequence(const std::vector<Value>& elements) {
     std::vector<const PrismValue*> handles;
     for (const Value& element : elements) handles.push_back(element.get());
@@ -644,6 +725,7 @@ class Value : public detail::Owner<PrismValue> {
     return kind;
   }
   bool IsTensor() const { return Kind() == PRISM_VALUE_TENSOR; }
+  bool IsMap() const { return Kind() == PRISM_VALUE_MAP; }
   // False only for an empty optional.
   bool HasValue() const {
     int has = 0;
@@ -724,6 +806,18 @@ class Value : public detail::Owner<PrismValue> {
     PrismValue* element = nullptr;
     detail::ThrowOnError(detail::Api().GetSequenceElement(get(), index, &element));
     return Value(element);
+  }
+
+  // A map's keys and values as 1-D tensors (copies), in ascending key order.
+  Value GetMapKeys() const {
+    PrismValue* keys = nullptr;
+    detail::ThrowOnError(detail::Api().GetMapKeys(get(), &keys));
+    return Value(keys);
+  }
+  Value GetMapValues() const {
+    PrismValue* values = nullptr;
+    detail::ThrowOnError(detail::Api().GetMapValues(get(), &values));
+    return Value(values);
   }
 
  private:
@@ -868,6 +962,13 @@ class Session : public detail::Owner<PrismSession> {
     return detail::TakeString(text);
   }
 
+  // When profiling started (nanoseconds since the Unix epoch); 0 when profiling is off.
+  uint64_t GetProfilingStartTimeNs() const {
+    uint64_t start = 0;
+    detail::ThrowOnError(detail::Api().SessionGetProfilingStartTimeNs(get(), &start));
+    return start;
+  }
+
   // Stops profiling (SessionOptions::EnableProfiling) and writes the trace; returns the file
   // written, "" when profiling is off or has already ended.
   std::string EndProfiling() {
@@ -904,6 +1005,33 @@ class Session : public detail::Owner<PrismSession> {
                          const std::vector<std::string>& output_names) {
     return Run(nullptr, input_names, inputs, output_names);
   }
+  // Runs on a thread of the library's async pool; done(outputs, error) is called there once,
+  // with the outputs, or with an empty vector and the error. run_options (may be null) must
+  // outlive the call of done; the inputs need not.
+  using RunAsyncDone = std::function<void(std::vector<Value> outputs, const Exception* error)>;
+  void RunAsync(const RunOptions* run_options, const std::vector<std::string>& input_names,
+                const std::vector<Value>& inputs, const std::vector<std::string>& output_names,
+                RunAsyncDone done) {
+    std::vector<const char*> in_names;
+    std::vector<const PrismValue*> in_values;
+    for (const std::string& name : input_names) in_names.push_back(name.c_str());
+    for (const Value& value : inputs) in_values.push_back(value.get());
+    if (in_names.size() != in_values.size())
+      throw Exception(PRISM_INVALID_ARGUMENT, std::to_string(in_names.size()) +
+                                                  " input names for " +
+                                                  std::to_string(in_values.size()) + " inputs");
+    std::vector<const char*> out_names;
+    for (const std::string& name : output_names) out_names.push_back(name.c_str());
+    auto pending = std::make_unique<PendingRun>();
+    pending->outputs.assign(out_names.size(), nullptr);
+    pending->done = std::move(done);
+    detail::ThrowOnError(detail::Api().RunAsync(
+        get(), run_options != nullptr ? run_options->get() : nullptr, in_names.data(),
+        in_values.data(), in_names.size(), out_names.data(), out_names.size(),
+        pending->outputs.data(), &Session::RunAsyncFinished, pending.get()));
+    pending.release();  // the callback owns it now
+  }
+
   void Run(const RunOptions* run_options, IoBinding& binding) {
     detail::ThrowOnError(detail::Api().RunWithBinding(
         get(), run_options != nullptr ? run_options->get() : nullptr, binding.get()));
@@ -924,6 +1052,24 @@ class Session : public detail::Owner<PrismSession> {
   }
 
  private:
+  struct PendingRun {
+    std::vector<PrismValue*> outputs;
+    RunAsyncDone done;
+  };
+  static void RunAsyncFinished(void* user_data, PrismValue** outputs, size_t output_count,
+                               PrismStatus* status) {
+    std::unique_ptr<PendingRun> pending(static_cast<PendingRun*>(user_data));
+    std::vector<Value> results;
+    for (size_t i = 0; i < output_count; ++i) results.emplace_back(outputs[i]);
+    if (status == nullptr) {
+      pending->done(std::move(results), nullptr);
+      return;
+    }
+    const Exception error(detail::Api().GetErrorCode(status),
+                          detail::Api().GetErrorMessage(status));
+    detail::Api().ReleaseStatus(status);
+    pending->done(std::move(results), &error);
+  }
   using CountGetter = PrismStatus* (*)(const PrismSession*, size_t*);
   using NameGetter = PrismStatus* (*)(const PrismSession*, size_t, const char**);
   using TypeGetter = PrismStatus* (*)(const PrismSession*, size_t, PrismTypeInfo**);

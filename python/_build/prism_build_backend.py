@@ -12,6 +12,7 @@ import glob
 import hashlib
 import os
 import re
+import sys
 import sysconfig
 import zipfile
 
@@ -61,6 +62,16 @@ def _python_files():
     return files
 
 
+def _project():
+    """The [project] table of python/pyproject.toml (dependencies, extras, console scripts)."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: tomli, which get_requires_for_build_wheel asks for
+        import tomli as tomllib
+    with open(os.path.join(_HERE, "pyproject.toml"), "rb") as f:
+        return tomllib.load(f).get("project", {})
+
+
 def _platform_tag():
     return re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
 
@@ -71,13 +82,25 @@ def _wheel_tag():
 
 
 def _metadata(version):
-    return ("Metadata-Version: 2.1\n"
-            "Name: %s\n"
-            "Version: %s\n"
-            "Summary: Prism ONNX runtime with onnxruntime's Python API (import prismrt as ort)\n"
-            "Requires-Python: >=3.8\n"
-            "Requires-Dist: numpy\n"
-            "Requires-Dist: ml_dtypes\n" % (NAME, version))
+    project = _project()
+    lines = ["Metadata-Version: 2.1",
+             "Name: %s" % NAME,
+             "Version: %s" % version,
+             "Summary: Prism ONNX runtime with onnxruntime's Python API (import prismrt as ort)",
+             "Requires-Python: %s" % project.get("requires-python", ">=3.8")]
+    lines += ["Requires-Dist: %s" % r for r in project.get("dependencies", [])]
+    for extra, requirements in sorted(project.get("optional-dependencies", {}).items()):
+        lines.append("Provides-Extra: %s" % extra)
+        lines += ['Requires-Dist: %s ; extra == "%s"' % (r, extra) for r in requirements]
+    return "\n".join(lines) + "\n"
+
+
+def _entry_points():
+    """entry_points.txt (console scripts), or None when the project declares none."""
+    scripts = _project().get("scripts", {})
+    if not scripts:
+        return None
+    return "[console_scripts]\n" + "".join("%s = %s\n" % kv for kv in sorted(scripts.items()))
 
 
 def _wheel_file():
@@ -106,7 +129,7 @@ def _dist_info(version):
 
 # ---- PEP 517 hooks -----------------------------------------------------------------------
 def get_requires_for_build_wheel(config_settings=None):
-    return []
+    return [] if sys.version_info >= (3, 11) else ["tomli"]
 
 
 def get_requires_for_build_sdist(config_settings=None):
@@ -121,6 +144,10 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
         f.write(_metadata(version))
     with open(os.path.join(dist_info, "WHEEL"), "w", encoding="utf-8") as f:
         f.write(_wheel_file())
+    entry_points = _entry_points()
+    if entry_points:
+        with open(os.path.join(dist_info, "entry_points.txt"), "w", encoding="utf-8") as f:
+            f.write(entry_points)
     return os.path.basename(dist_info)
 
 
@@ -142,6 +169,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         record.append(_write(archive, dist_info + "/METADATA", _metadata(version).encode()))
         record.append(_write(archive, dist_info + "/WHEEL", _wheel_file().encode()))
         record.append(_write(archive, dist_info + "/top_level.txt", (NAME + "\n").encode()))
+        entry_points = _entry_points()
+        if entry_points:
+            record.append(_write(archive, dist_info + "/entry_points.txt", entry_points.encode()))
         record_name = dist_info + "/RECORD"
         archive.writestr(zipfile.ZipInfo(record_name, date_time=(2020, 1, 1, 0, 0, 0)),
                          "".join(record) + record_name + ",,\n")

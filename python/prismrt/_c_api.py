@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 4).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 5).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 4
+API_VERSION = 5
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -28,6 +28,13 @@ _ENUM = ctypes.c_int
 _PENUM = ctypes.POINTER(ctypes.c_int)
 _STATUS = ctypes.c_void_p  # PrismStatus*: NULL on success
 _VOID = None
+
+# Callbacks (version 5): PrismLoggingFunction(param, severity, category, log_id, code_location,
+# message) and PrismRunAsyncCallback(user_data, outputs, output_count, status).
+LOGGING_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                    ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+RUN_ASYNC_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.c_size_t, ctypes.c_void_p)
 
 # (member, return type, argument types) in the header's order.
 _TABLE_V1 = [
@@ -190,7 +197,33 @@ _TABLE_V4 = [
     ("SessionGetPrepackStats", _STATUS, [_P, _PPSTR, _PPSTR, _PSIZE]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4
+# Appended by version 5.
+_TABLE_V5 = [
+    # maps
+    ("CreateMapValue", _STATUS, [_P, _P, _PP]),
+    ("GetMapKeys", _STATUS, [_P, _PP]),
+    ("GetMapValues", _STATUS, [_P, _PP]),
+    ("TypeInfoGetMapTypes", _STATUS, [_P, _PENUM, _PENUM]),
+    # logging
+    ("CreateEnvWithCustomLogger", _STATUS, [LOGGING_FUNCTION, _P, _ENUM, _STR, _PP]),
+    ("SetLogVerbosityLevel", _STATUS, [_P, _INT]),
+    ("SetSessionLogVerbosityLevel", _STATUS, [_P, _INT]),
+    ("RunOptionsSetRunLogVerbosityLevel", _STATUS, [_P, _INT]),
+    # run and session options
+    ("GetRunConfigEntry", _STATUS, [_P, _STR, _PSTR]),
+    ("RunOptionsSetOnlyExecutePathToFetches", _STATUS, [_P, _INT]),
+    ("GetSessionConfigEntry", _STATUS, [_P, _STR, _PSTR]),
+    ("EnableMemReuse", _STATUS, [_P, _INT]),
+    ("SetDeterministicCompute", _STATUS, [_P, _INT]),
+    # process-wide settings
+    ("SetRandomSeed", _STATUS, [_I64]),
+    ("GetBuildInfoString", _STR, []),
+    # profiling and asynchronous runs
+    ("SessionGetProfilingStartTimeNs", _STATUS, [_P, ctypes.POINTER(ctypes.c_uint64)]),
+    ("RunAsync", _STATUS, [_P, _P, _PSTR, _PP, _SIZE, _PSTR, _SIZE, _PP, RUN_ASYNC_CALLBACK, _P]),
+]
+
+_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

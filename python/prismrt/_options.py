@@ -1,8 +1,14 @@
-"""SessionOptions, RunOptions and their enums, with onnxruntime's names and defaults."""
+"""SessionOptions, RunOptions and their enums, with onnxruntime's names and defaults.
+
+Every attribute either reaches the runtime through the C ABI or warns that it has no effect
+(tests/python/test_options_have_effect.py checks each one). As in onnxruntime (pybind classes),
+setting an attribute neither class has raises AttributeError.
+"""
 import ctypes
 import enum
+import warnings
 
-from ._c_api import _P, api
+from ._c_api import _P, api, decode
 from ._value import Handle
 
 
@@ -10,12 +16,19 @@ class GraphOptimizationLevel(enum.IntEnum):
     ORT_DISABLE_ALL = 0
     ORT_ENABLE_BASIC = 1
     ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_LAYOUT = 3  # basic, extended and layout transformers: the same as ORT_ENABLE_ALL
     ORT_ENABLE_ALL = 99
 
 
 class ExecutionMode(enum.IntEnum):
     ORT_SEQUENTIAL = 0
     ORT_PARALLEL = 1
+
+
+class ExecutionOrder(enum.IntEnum):
+    DEFAULT = 0
+    PRIORITY_BASED = 1
+    MEMORY_EFFICIENT = 2
 
 
 def _check_int(name, value):
@@ -40,13 +53,22 @@ class SessionOptions:
     """Settings for an InferenceSession. Values are kept here and handed to the C API when a
     session is made, so one SessionOptions can serve several sessions (as in onnxruntime)."""
 
+    __slots__ = ("_intra_op_num_threads", "_inter_op_num_threads", "_graph_optimization_level",
+                 "_execution_mode", "_execution_order", "_log_severity_level",
+                 "_log_verbosity_level", "_log_verbosity_set", "_logid", "_enable_profiling",
+                 "_profile_file_prefix", "_optimized_model_filepath", "_enable_cpu_mem_arena",
+                 "_enable_mem_pattern", "_use_per_session_threads", "_enable_mem_reuse",
+                 "_use_deterministic_compute", "_config_entries", "__weakref__")
+
     def __init__(self):
         self._intra_op_num_threads = 0
         self._inter_op_num_threads = 0
         self._graph_optimization_level = GraphOptimizationLevel.ORT_ENABLE_ALL
         self._execution_mode = ExecutionMode.ORT_SEQUENTIAL
+        self._execution_order = ExecutionOrder.DEFAULT
         self._log_severity_level = -1  # -1: the process default (warnings)
         self._log_verbosity_level = 0
+        self._log_verbosity_set = False  # until set, the process default verbosity applies
         self._logid = ""
         self._enable_profiling = False
         self._profile_file_prefix = "onnxruntime_profile_"
@@ -96,6 +118,16 @@ class SessionOptions:
             raise TypeError("execution_mode must be an ExecutionMode, got %r" % (value,))
         self._execution_mode = ExecutionMode(int(value))
 
+    @property
+    def execution_order(self):
+        return self._execution_order
+
+    @execution_order.setter
+    def execution_order(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("execution_order must be an ExecutionOrder, got %r" % (value,))
+        self._execution_order = ExecutionOrder(int(value))
+
     # -- logging and profiling -------------------------------------------------------------
     @property
     def log_severity_level(self):
@@ -111,7 +143,11 @@ class SessionOptions:
 
     @log_verbosity_level.setter
     def log_verbosity_level(self, value):
-        self._log_verbosity_level = _check_int("log_verbosity_level", value)
+        value = _check_int("log_verbosity_level", value)
+        if value < 0:
+            raise ValueError("log_verbosity_level must be >= 0, got %d" % value)
+        self._log_verbosity_level = value
+        self._log_verbosity_set = True
 
     @property
     def logid(self):
@@ -171,7 +207,6 @@ class SessionOptions:
     def enable_mem_pattern(self, value):
         self._enable_mem_pattern = _check_bool("enable_mem_pattern", value)
 
-    # Accepted for compatibility; Prism has no setting behind them.
     @property
     def enable_mem_reuse(self):
         return self._enable_mem_reuse
@@ -217,10 +252,19 @@ class SessionOptions:
             c.check(c.DisableProfiling(pointer))
         if self._log_severity_level >= 0:
             c.check(c.SetSessionLogSeverityLevel(pointer, self._log_severity_level))
+        if self._log_verbosity_set:
+            c.check(c.SetSessionLogVerbosityLevel(pointer, self._log_verbosity_level))
         if self._logid:
             c.check(c.SetSessionLogId(pointer, self._logid.encode("utf-8")))
         c.check(c.EnableCpuMemArena(pointer, int(self._enable_cpu_mem_arena)))
         c.check(c.EnableMemPattern(pointer, int(self._enable_mem_pattern)))
+        c.check(c.EnableMemReuse(pointer, int(self._enable_mem_reuse)))
+        c.check(c.SetDeterministicCompute(pointer, int(self._use_deterministic_compute)))
+        if self._execution_order != ExecutionOrder.DEFAULT:
+            warnings.warn("SessionOptions.execution_order = %s has no effect in Prism: nodes run "
+                          "in the order its planner gives them (topological, or as their inputs "
+                          "become ready with ORT_PARALLEL)" % self._execution_order.name,
+                          RuntimeWarning, stacklevel=3)
         if not self._use_per_session_threads:
             c.check(c.DisablePerSessionThreads(pointer))
         for key, value in self._config_entries.items():
@@ -232,6 +276,9 @@ class RunOptions:
     """Settings for one run. It owns a live PrismRunOptions, so setting terminate = True from
     another thread stops runs that use it."""
 
+    __slots__ = ("_handle", "_log_severity_level", "_log_verbosity_level", "_logid",
+                 "_terminate", "_only_execute_path_to_fetches", "__weakref__")
+
     def __init__(self):
         c = api()
         handle = _P()
@@ -242,7 +289,6 @@ class RunOptions:
         self._logid = ""
         self._terminate = False
         self._only_execute_path_to_fetches = False
-        self._config_entries = {}
 
     @property
     def log_severity_level(self):
@@ -261,7 +307,11 @@ class RunOptions:
 
     @log_verbosity_level.setter
     def log_verbosity_level(self, value):
-        self._log_verbosity_level = _check_int("log_verbosity_level", value)
+        value = _check_int("log_verbosity_level", value)
+        if value < 0:
+            raise ValueError("log_verbosity_level must be >= 0, got %d" % value)
+        api().check(api().RunOptionsSetRunLogVerbosityLevel(self._handle.pointer, value))
+        self._log_verbosity_level = value
 
     @property
     def logid(self):
@@ -295,16 +345,22 @@ class RunOptions:
 
     @only_execute_path_to_fetches.setter
     def only_execute_path_to_fetches(self, value):
-        self._only_execute_path_to_fetches = _check_bool("only_execute_path_to_fetches", value)
+        value = _check_bool("only_execute_path_to_fetches", value)
+        api().check(api().RunOptionsSetOnlyExecutePathToFetches(self._handle.pointer, int(value)))
+        self._only_execute_path_to_fetches = value
 
     def add_run_config_entry(self, key, value):
         key, value = _check_str("key", key), _check_str("value", value)
-        # Known to the runtime: "memory.enable_memory_arena_shrinkage" ("cpu:0").
+        # Known to the runtime: "memory.enable_memory_arena_shrinkage" ("cpu:0"); every entry is
+        # stored in the C ABI's run options and reads back from there.
         api().check(api().AddRunConfigEntry(self._handle.pointer, key.encode("utf-8"),
                                             value.encode("utf-8")))
-        self._config_entries[key] = value
 
     def get_run_config_entry(self, key):
-        if key not in self._config_entries:
+        key = _check_str("key", key)
+        value = ctypes.c_char_p()
+        api().check(api().GetRunConfigEntry(self._handle.pointer, key.encode("utf-8"),
+                                            ctypes.byref(value)))
+        if value.value is None:  # onnxruntime raises RuntimeError here too
             raise RuntimeError("RunOptions does not have configuration with key: %s" % key)
-        return self._config_entries[key]
+        return decode(value.value)

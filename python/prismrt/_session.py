@@ -1,15 +1,18 @@
 """InferenceSession, NodeArg, ModelMetadata and IOBinding over the Prism C API."""
 import ctypes
+import itertools
 import os
+import threading
 import warnings
 
 import numpy as np
 
 from . import _types
-from ._c_api import _P, _PP, _PSTR, api, decode, env
+from ._c_api import _P, _PP, _PSTR, RUN_ASYNC_CALLBACK, api, decode, env
 from ._options import RunOptions, SessionOptions
-from ._value import (Handle, OrtValue, make_memory_info, owned_value, sequence_from_list,
-                     tensor_from_numpy, to_python, value_from_python)
+from ._value import (Handle, OrtValue, OrtValueVector, make_memory_info, map_from_dict,
+                     map_types, owned_value, sequence_from_list, tensor_from_numpy, to_python,
+                     value_from_python)
 from .capi.onnxruntime_pybind11_state import InvalidArgument
 
 CPU_PROVIDER = "CPUExecutionProvider"
@@ -20,6 +23,63 @@ _KIND_OPTIONAL = 3
 def get_available_providers():
     """Providers whose library loads and whose device exists, best first, CPU last."""
     return api().string_array(api().GetAvailableProviders)
+
+
+# onnxruntime 1.31's static list of execution provider names (get_all_providers): every provider
+# some build of onnxruntime can have, best first. Kept here, not in the core: it is onnxruntime's
+# catalogue, not what Prism has (get_available_providers says that).
+_ALL_PROVIDERS = (
+    "NvTensorRTRTXExecutionProvider", "TensorrtExecutionProvider", "CUDAExecutionProvider",
+    "MIGraphXExecutionProvider", "OpenVINOExecutionProvider", "DnnlExecutionProvider",
+    "VitisAIExecutionProvider", "QNNExecutionProvider", "NnapiExecutionProvider",
+    "VSINPUExecutionProvider", "JsExecutionProvider", "CoreMLExecutionProvider",
+    "ACLExecutionProvider", "DmlExecutionProvider", "RknpuExecutionProvider",
+    "WebNNExecutionProvider", "WebGpuExecutionProvider", "XnnpackExecutionProvider",
+    "CANNExecutionProvider", "AzureExecutionProvider", "CPUExecutionProvider",
+)
+
+
+def get_all_providers():
+    """onnxruntime's list of every execution provider name (as of onnxruntime 1.31), whatever
+    this build has; get_available_providers() lists the ones that work here."""
+    return list(_ALL_PROVIDERS)
+
+
+def get_build_info():
+    """"Prism Build Info: version=..., build type=..., compiler=..., c-api-version=..."."""
+    return decode(api().GetBuildInfoString())
+
+
+def set_seed(seed):
+    """The seed of random ops without a seed attribute (RandomNormal, RandomUniform, their Like
+    forms, Bernoulli, Multinomial, Dropout in training mode), for sessions created from now on:
+    two sessions created after set_seed(s) give the same values run by run."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError("set_seed takes an int, got %s" % type(seed).__name__)
+    api().check(api().SetRandomSeed(int(seed)))
+
+
+def has_collective_ops():
+    """False: Prism has no collective (multi-device communication) ops."""
+    return False
+
+
+def disable_telemetry_events():
+    """Prism sends no telemetry, so there is nothing to disable."""
+
+
+def enable_telemetry_events():
+    """Prism has no telemetry: warns that nothing is enabled."""
+    warnings.warn("enable_telemetry_events has no effect: Prism sends no telemetry",
+                  RuntimeWarning, stacklevel=2)
+
+
+def print_debug_info():
+    """Prints the version, the build and the providers, as onnxruntime's does."""
+    print("prismrt %s" % get_version_string())
+    print(get_build_info())
+    print("available providers: %s" % ", ".join(get_available_providers()))
+    print("libraries: %s" % os.path.dirname(os.path.abspath(api()._lib._name)))
 
 
 def get_device():
@@ -52,6 +112,18 @@ def set_global_thread_pool_sizes(intra_op_num_threads=0, inter_op_num_threads=0)
 def set_default_logger_severity(severity):
     """Process-wide minimum log severity: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal."""
     api().check(api().SetLogSeverityLevel(env().handle, int(severity)))
+
+
+def set_default_logger_verbosity(verbosity):
+    """Process-wide verbosity (0 at start): with severity 0 (verbose), verbose messages of a
+    level up to it are written (a run's per-node messages are level 1)."""
+    api().check(api().SetLogVerbosityLevel(env().handle, int(verbosity)))
+
+
+# Keeps what an asynchronous run uses (ctypes callback, arrays, feeds) until its callback ran.
+_async_runs = {}
+_async_lock = threading.Lock()
+_async_ids = itertools.count(1)
 
 
 class NodeArg:
@@ -459,6 +531,15 @@ class InferenceSession:
             meta = next((m for m in self._overridable_initializers if m.name == name), None)
         if isinstance(item, OrtValue):
             return item._handle, item
+        declared = map_types(meta.type) if meta is not None else None
+        if declared is not None and meta.type.startswith("map("):
+            # A dict for a map input; its pairs are copied.
+            return map_from_dict(item, *declared), None
+        if declared is not None and isinstance(item, (list, tuple)):
+            return sequence_from_list(item, declared)  # a list of dicts
+        if isinstance(item, dict):
+            raise TypeError("input '%s' is %s: only map inputs take a dict" %
+                            (name, meta.type if meta is not None else "not a model input"))
         if meta is not None and meta.type.startswith(("seq(", "optional(seq(")) and isinstance(
                 item, (list, tuple)):
             return sequence_from_list(item)
@@ -488,8 +569,8 @@ class InferenceSession:
             raise TypeError("output_names must be a list of names, not a str")
         return list(output_names)
 
-    def _run_values(self, output_names, input_feed, run_options):
-        """Runs and returns the owned result handles (list of Handle)."""
+    def _prepare_run(self, output_names, input_feed, run_options):
+        """The C arguments of Run/RunAsync: (output names, feed keepalive, C arrays)."""
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict {input name: value}, got %s" %
                             type(input_feed).__name__)
@@ -506,17 +587,116 @@ class InferenceSession:
             feed_names.append(str(name).encode("utf-8"))
             feed_pointers.append(handle.pointer.value)
         count = len(feed_names)
-        name_array = (ctypes.c_char_p * max(count, 1))(*feed_names)
-        value_array = (ctypes.c_void_p * max(count, 1))(*feed_pointers)
-        output_array = (ctypes.c_char_p * max(len(names), 1))(
-            *[str(n).encode("utf-8") for n in names])
+        arrays = ((ctypes.c_char_p * max(count, 1))(*feed_names),
+                  (ctypes.c_void_p * max(count, 1))(*feed_pointers), count,
+                  (ctypes.c_char_p * max(len(names), 1))(*[str(n).encode("utf-8") for n in names]),
+                  len(names))
+        return names, keep, arrays
+
+    def _run_values(self, output_names, input_feed, run_options):
+        """Runs and returns the owned result handles (list of Handle)."""
+        names, keep, arrays = self._prepare_run(output_names, input_feed, run_options)
         results = (ctypes.c_void_p * max(len(names), 1))()
         c = api()
         c.check(c.Run(self._session.pointer,
                       run_options._handle.pointer if run_options is not None else None,
-                      name_array, value_array, count, output_array, len(names), results))
+                      *arrays, results))
         # Results may alias feed buffers (Identity), so they keep the feeds alive.
         return [owned_value(results[i]) for i in range(len(names))], keep
+
+    def run_async(self, output_names, input_feed, callback, user_data, run_options=None):
+        """Runs on a thread of Prism's async pool and returns at once; callback(results,
+        user_data, err) is then called on that thread: results as run() returns them and err ""
+        or, on failure, results [] and err the error's message (onnxruntime's run_async).
+        The feeds may change once this returns; run_options must not be reused meanwhile."""
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        names, keep, arrays = self._prepare_run(output_names, input_feed, run_options)
+        results = (ctypes.c_void_p * max(len(names), 1))()
+        session = self._session
+        token = next(_async_ids)
+
+        def finished(_user_data, outputs, count, status):
+            try:
+                if status:
+                    c = api()
+                    message = c.GetErrorMessage(status)
+                    err = message.decode("utf-8", "replace") if message else "failed"
+                    c.ReleaseStatus(status)
+                    values = []
+                else:
+                    handles = [owned_value(outputs[i]) for i in range(count)]
+                    values = [to_python(h.pointer, session) for h in handles]
+                    err = ""
+                callback(values, user_data, err)
+            finally:
+                with _async_lock:
+                    _async_runs.pop(token, None)
+
+        c_callback = RUN_ASYNC_CALLBACK(finished)
+        with _async_lock:
+            _async_runs[token] = (c_callback, results, keep, arrays, run_options, session)
+        try:
+            api().check(api().RunAsync(
+                session.pointer, run_options._handle.pointer if run_options is not None else None,
+                *arrays, results, c_callback, None))
+        except BaseException:
+            with _async_lock:
+                _async_runs.pop(token, None)
+            raise
+
+    def run_with_ortvaluevector(self, run_options, feed_names, feeds, fetch_names, fetches,
+                                fetch_devices):
+        """onnxruntime's lowest-overhead run: feeds (an OrtValueVector or a list of OrtValues)
+        by feed_names; the fetch_names outputs are appended to fetches (an OrtValueVector,
+        cleared first), each left in the memory of its entry of fetch_devices (an OrtDevice, a
+        device_type string, or None for the CPU; an empty list: all on the CPU)."""
+        if len(feed_names) != len(feeds):
+            raise ValueError("feed_names and feeds differ in length (%d, %d)" %
+                             (len(feed_names), len(feeds)))
+        if fetch_devices and len(fetch_devices) != len(fetch_names):
+            raise ValueError("fetch_names and fetch_devices differ in length (%d, %d)" %
+                             (len(fetch_names), len(fetch_devices)))
+        binding = IOBinding(self)
+        for name, value in zip(feed_names, feeds):
+            binding.bind_ortvalue_input(name, value)
+        for index, name in enumerate(fetch_names):
+            device = fetch_devices[index] if fetch_devices else None
+            binding.bind_output(name, device if device is not None else "cpu")
+        self.run_with_iobinding(binding, run_options)
+        outputs = binding.get_outputs()
+        if isinstance(fetches, OrtValueVector):
+            fetches.clear()
+            for value in outputs:
+                fetches.push_back(value)
+        else:
+            fetches[:] = outputs
+
+    def create_ortvalue_from_shape_and_type(self, shape, element_type, device_type, device_id=0,
+                                            vendor_id=-1):
+        """An OrtValue of shape and element_type allocated by this session's allocator for
+        device_type's memory (any memory an EP of the session owns, device memory included)."""
+        del vendor_id
+        element = _types.element_type_of(element_type)
+        info = make_memory_info(device_type, device_id)
+        c = api()
+        allocator = _P()
+        c.check(c.CreateAllocator(self._session.pointer, info.pointer, ctypes.byref(allocator)))
+        allocator = Handle(allocator, c.ReleaseAllocator)
+        dims = [int(d) for d in shape]
+        shape_array = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        handle = _P()
+        c.check(c.CreateTensorAsValue(allocator.pointer, shape_array, len(dims), element,
+                                      ctypes.byref(handle)))
+        return OrtValue(Handle(handle, c.ReleaseValue), allocator, self._session)
+
+    def get_profiling_start_time_ns(self):
+        """When profiling started, in nanoseconds since the Unix epoch (the clock onnxruntime's
+        reads, time.time_ns()); 0 when profiling is off."""
+        start = ctypes.c_uint64(0)
+        api().check(api().SessionGetProfilingStartTimeNs(self._session.pointer,
+                                                         ctypes.byref(start)))
+        return start.value
 
     def _with_fallback(self, action):
         # The core retries a run that failed in an EP on the CPU provider; announce it here.
@@ -528,7 +708,8 @@ class InferenceSession:
 
     def run(self, output_names, input_feed, run_options=None):
         """Computes output_names (None or [] = all outputs) from input_feed {name: value};
-        returns a list of numpy arrays (lists for sequences, None for empty optionals)."""
+        returns a list of numpy arrays (lists for sequences, dicts for maps, lists of dicts for
+        sequences of maps, None for empty optionals)."""
         def action():
             handles, _ = self._run_values(output_names, input_feed, run_options)
             return [to_python(h.pointer, self._session) for h in handles]
@@ -669,9 +850,14 @@ class IOBinding:
         """The last run's outputs as numpy arrays (copied from device memory when needed)."""
         return [to_python(h.pointer, self._session) for h in self._output_handles()]
 
+    def get_outputs_as_ortvaluevector(self):
+        """The last run's outputs as an OrtValueVector (where they were bound)."""
+        return OrtValueVector(self.get_outputs())
+
 
 # Code written for onnxruntime sometimes names the binding class this way.
 SessionIOBinding = IOBinding
 
 __all__ = ["InferenceSession", "IOBinding", "NodeArg", "ModelMetadata", "get_available_providers",
-           "get_device", "get_version_string", "set_default_logger_severity"]
+           "get_all_providers", "get_build_info", "get_device", "get_version_string",
+           "set_default_logger_severity", "set_default_logger_verbosity", "set_seed"]

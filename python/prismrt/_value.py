@@ -1,9 +1,11 @@
 """OrtValue and the conversions between numpy arrays and PrismValue handles."""
 import ctypes
+import numbers
+import re
 
 import numpy as np
 
-from . import _types
+from . import _device, _types
 from ._c_api import _P, api, decode
 from .capi.onnxruntime_pybind11_state import InvalidArgument
 from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
@@ -12,13 +14,11 @@ from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplement
 _KIND_TENSOR = 1
 _KIND_SEQUENCE = 2
 _KIND_OPTIONAL = 3
+_KIND_MAP = 4
 _DEVICE_CPU = 0
 _MEM_DEFAULT = 0
 _DEVICE_ALLOCATOR = 0
 
-# onnxruntime's device_type strings (any case) to the memory names the C API takes.
-_MEMORY_NAMES = {"cpu": "Cpu", "cuda": "Cuda", "cuda_pinned": "CudaPinned", "gpu": "Cuda",
-                 "testdevice": "TestDevice"}
 
 
 class Handle:
@@ -44,10 +44,9 @@ def owned_value(pointer):
 
 
 def memory_name(device_type):
-    if not isinstance(device_type, str):
-        raise TypeError("device_type must be a string such as 'cpu' or 'cuda', got %r" %
-                        (device_type,))
-    return _MEMORY_NAMES.get(device_type.lower(), device_type)
+    """The C ABI's memory name of a device_type string ('cpu', 'cuda', 'testdevice'), an
+    OrtDevice or an OrtMemoryInfo."""
+    return _device.memory_name(device_type)
 
 
 def is_cpu_device(device_type):
@@ -68,8 +67,10 @@ def cpu_memory_info():
 
 
 def make_memory_info(device_type, device_id):
-    """An owned PrismMemoryInfo for onnxruntime's (device_type, device_id)."""
+    """An owned PrismMemoryInfo for onnxruntime's (device_type, device_id); an OrtDevice or
+    OrtMemoryInfo brings its own device id."""
     name = memory_name(device_type)
+    device_id = _device.device_id_of(device_type, device_id)
     handle = _P()
     if name == "Cpu":
         api().check(api().CreateCpuMemoryInfo(_DEVICE_ALLOCATOR, _MEM_DEFAULT, ctypes.byref(handle)))
@@ -165,12 +166,59 @@ def value_from_python(item):
     return tensor_from_numpy(item)
 
 
-def sequence_from_list(items):
-    elements = [tensor_from_numpy(item) for item in items]
+def sequence_from_list(items, map_types=None):
+    """A sequence of tensors from arrays, or with map_types (key, value element types) a
+    sequence of maps from dicts. Returns (handle, keepalive)."""
+    if map_types is not None:
+        elements = [(map_from_dict(item, *map_types), None) for item in items]
+    else:
+        elements = [tensor_from_numpy(item) for item in items]
     pointers = (ctypes.c_void_p * max(len(elements), 1))(*[e[0].pointer.value for e in elements])
     handle = _P()
     api().check(api().CreateSequenceValue(pointers, len(elements), ctypes.byref(handle)))
     return Handle(handle, api().ReleaseValue), elements
+
+
+_MAP_TYPE = re.compile(r"^(?:seq\()?map\((\w+),tensor\((\w+)\)\)\)?$")
+
+
+def map_types(type_string):
+    """(key, value) element types of 'map(K,tensor(V))' or 'seq(map(K,tensor(V)))', or None."""
+    match = _MAP_TYPE.match(type_string or "")
+    if match is None:
+        return None
+    return _types.element_type_of(match.group(1)), _types.element_type_of(match.group(2))
+
+
+def _map_elements(items, element_type, what):
+    """A 1-D numpy array of items for a map's keys or values, refusing Python values that do not
+    fit element_type (onnxruntime refuses them too)."""
+    if element_type == _types.STRING:
+        for item in items:
+            if not isinstance(item, (str, bytes, np.str_, np.bytes_)):
+                raise TypeError("map %s of type string must be str, got %s" %
+                                (what, type(item).__name__))
+        array = np.empty(len(items), dtype=object)
+        array[:] = items
+        return array
+    for item in items:
+        if isinstance(item, (str, bytes, np.str_, np.bytes_)) or not isinstance(
+                item, (numbers.Number, np.number)):
+            raise TypeError("map %s of type %s must be numbers, got %s" %
+                            (what, _types.TYPE_NAMES[element_type], type(item).__name__))
+    return np.array(items, dtype=_types.numpy_dtype(element_type)).reshape(len(items))
+
+
+def map_from_dict(item, key_type, value_type):
+    """An owned PrismValue map(key_type, tensor(value_type)) holding a copy of a dict."""
+    if not isinstance(item, dict):
+        raise TypeError("a map input takes a dict, got %s" % type(item).__name__)
+    keys, _ = tensor_from_numpy(_map_elements(list(item.keys()), key_type, "keys"), key_type)
+    values, _ = tensor_from_numpy(_map_elements(list(item.values()), value_type, "values"),
+                                  value_type)
+    handle = _P()
+    api().check(api().CreateMapValue(keys.pointer, values.pointer, ctypes.byref(handle)))
+    return Handle(handle, api().ReleaseValue)
 
 
 def value_kind(pointer):
@@ -272,25 +320,74 @@ def tensor_to_numpy(pointer, session=None):
     return _cpu_tensor_to_numpy(pointer)
 
 
+def _map_part(pointer, getter):
+    part = _P()
+    api().check(getter(pointer, ctypes.byref(part)))
+    owned = Handle(part, api().ReleaseValue)
+    return _cpu_tensor_to_numpy(owned.pointer).tolist()
+
+
+def map_to_dict(pointer):
+    """A map value as onnxruntime returns it: a dict of Python keys (int or str) and values
+    (float, int or str), in ascending key order."""
+    keys = _map_part(pointer, api().GetMapKeys)
+    values = _map_part(pointer, api().GetMapValues)
+    return dict(zip(keys, values))
+
+
+def sequence_elements(pointer):
+    """The owned element handles of a sequence."""
+    length = ctypes.c_size_t(0)
+    api().check(api().GetSequenceLength(pointer, ctypes.byref(length)))
+    elements = []
+    for i in range(length.value):
+        element = _P()
+        api().check(api().GetSequenceElement(pointer, i, ctypes.byref(element)))
+        elements.append(Handle(element, api().ReleaseValue))
+    return elements
+
+
 def to_python(pointer, session=None):
-    """A run result as onnxruntime returns it: numpy array, list of arrays, or None."""
+    """A run result as onnxruntime returns it: numpy array, list of arrays, dict (a map), list
+    of dicts (a sequence of maps), or None."""
     if not has_value(pointer):
         return None
     kind = value_kind(pointer)
     if kind == _KIND_TENSOR:
         return tensor_to_numpy(pointer, session)
+    if kind == _KIND_MAP:
+        return map_to_dict(pointer)
     if kind == _KIND_SEQUENCE:
-        length = ctypes.c_size_t(0)
-        api().check(api().GetSequenceLength(pointer, ctypes.byref(length)))
         items = []
-        for i in range(length.value):
-            element = _P()
-            api().check(api().GetSequenceElement(pointer, i, ctypes.byref(element)))
-            owned = Handle(element, api().ReleaseValue)
-            items.append(tensor_to_numpy(owned.pointer, session))
+        for owned in sequence_elements(pointer):
+            if value_kind(owned.pointer) == _KIND_MAP:
+                items.append(map_to_dict(owned.pointer))
+            else:
+                items.append(tensor_to_numpy(owned.pointer, session))
         return items
-    raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : values of kind %d (maps, "
-                              "sparse tensors) cannot be read through the C API" % kind)
+    raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : values of kind %d (sparse "
+                              "tensors) cannot be read through the C API" % kind)
+
+
+def _data_type(pointer):
+    kind = value_kind(pointer)
+    if kind == _KIND_TENSOR:
+        return _types.type_string(tensor_type_and_shape(pointer)[0])
+    if kind == _KIND_MAP:
+        key_type = _types.TYPE_NAMES[_map_part_type(pointer, api().GetMapKeys)]
+        return "map(%s,%s)" % (key_type, _types.type_string(_map_part_type(pointer,
+                                                                           api().GetMapValues)))
+    if kind == _KIND_SEQUENCE:
+        elements = sequence_elements(pointer)
+        return "seq(%s)" % _data_type(elements[0].pointer) if elements else "seq"
+    return "unknown"
+
+
+def _map_part_type(pointer, getter):
+    part = _P()
+    api().check(getter(pointer, ctypes.byref(part)))
+    owned = Handle(part, api().ReleaseValue)
+    return tensor_type_and_shape(owned.pointer)[0]
 
 
 class OrtValue:
@@ -363,21 +460,11 @@ class OrtValue:
         return tensor_type_and_shape(self._pointer())[0]
 
     def data_type(self):
+        """onnxruntime's type string: "tensor(float)", "seq(tensor(int64))",
+        "map(int64,tensor(float))", "seq(map(string,tensor(float)))" ("seq" when empty)."""
         if not self.has_value():
             return "optional"
-        kind = value_kind(self._pointer())
-        if kind == _KIND_TENSOR:
-            return _types.type_string(self.element_type())
-        if kind == _KIND_SEQUENCE:
-            length = ctypes.c_size_t(0)
-            api().check(api().GetSequenceLength(self._pointer(), ctypes.byref(length)))
-            if length.value == 0:
-                return "seq"
-            element = _P()
-            api().check(api().GetSequenceElement(self._pointer(), 0, ctypes.byref(element)))
-            owned = Handle(element, api().ReleaseValue)
-            return "seq(%s)" % _types.type_string(tensor_type_and_shape(owned.pointer)[0])
-        return "unknown"
+        return _data_type(self._pointer())
 
     def has_value(self):
         return has_value(self._pointer())
@@ -386,7 +473,11 @@ class OrtValue:
         return self.has_value() and value_kind(self._pointer()) == _KIND_TENSOR
 
     def is_tensor_sequence(self):
-        return self.has_value() and value_kind(self._pointer()) == _KIND_SEQUENCE
+        """True for a sequence of tensors (a sequence of maps is not one, as in onnxruntime)."""
+        if not self.has_value() or value_kind(self._pointer()) != _KIND_SEQUENCE:
+            return False
+        elements = sequence_elements(self._pointer())
+        return not elements or value_kind(elements[0].pointer) == _KIND_TENSOR
 
     def is_sparse_tensor(self):
         return False
@@ -402,11 +493,10 @@ class OrtValue:
         if not self.has_value():
             raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : the OrtValue holds "
                                   "an empty optional")
-        result = to_python(self._pointer(), self._session)
-        if isinstance(result, list):
+        if not self.is_tensor():
             raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : numpy() needs a tensor "
-                                  "OrtValue; this one holds a sequence")
-        return result
+                                  "OrtValue; this one holds %s" % self.data_type())
+        return to_python(self._pointer(), self._session)
 
     def update_inplace(self, np_arr):
         """Overwrites a CPU tensor's contents with a same-sized numpy array."""
@@ -435,3 +525,54 @@ class OrtValue:
             return "<prismrt.OrtValue %s %s on %s>" % (self.data_type(), self.shape(),
                                                        self.device_name())
         return "<prismrt.OrtValue %s>" % self.data_type()
+
+
+class OrtValueVector:
+    """A list of OrtValues (onnxruntime's capi OrtValueVector, the feeds and fetches of
+    InferenceSession.run_with_ortvaluevector and IOBinding.get_outputs_as_ortvaluevector)."""
+
+    def __init__(self, values=()):
+        self._values = []
+        for value in values:
+            self.push_back(value)
+
+    def push_back(self, value):
+        if not isinstance(value, OrtValue):
+            raise TypeError("OrtValueVector holds prismrt.OrtValue, got %s" %
+                            type(value).__name__)
+        self._values.append(value)
+
+    def push_back_batch(self, values, *unused):
+        """Appends OrtValues (onnxruntime's form takes arrays with pointers and shapes; only
+        OrtValues are accepted here)."""
+        del unused
+        for value in values:
+            self.push_back(value)
+
+    def reserve(self, count):
+        del count  # a Python list grows as needed
+
+    def shrink_to_fit(self):
+        pass
+
+    def element_type_at(self, index):
+        return self._values[index].element_type()
+
+    def bool_tensor_indices(self):
+        return [i for i, value in enumerate(self._values)
+                if value.is_tensor() and value.element_type() == _types.BOOL]
+
+    def clear(self):
+        self._values.clear()
+
+    def __len__(self):
+        return len(self._values)
+
+    def __getitem__(self, index):
+        return self._values[index]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __repr__(self):
+        return "OrtValueVector(%r)" % (self._values,)

@@ -34,13 +34,14 @@ constexpr size_t Scaled(size_t recorded) {
 #include "capi/abi_offsets_v2.inc"
 #include "capi/abi_offsets_v3.inc"
 #include "capi/abi_offsets_v4.inc"
+#include "capi/abi_offsets_v5.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 
 // Bumping PRISM_API_VERSION means recording the new members in abi_offsets_v<N>.inc, including
 // it above, and checking the table size against that version here.
-static_assert(PRISM_API_VERSION == 4, "record the new version's members in abi_offsets_v<N>.inc");
-static_assert(sizeof(PrismApi) == kRecordedSizeV4,
+static_assert(PRISM_API_VERSION == 5, "record the new version's members in abi_offsets_v<N>.inc");
+static_assert(sizeof(PrismApi) == kRecordedSizeV5,
               "PrismApi has members that no abi_offsets_v<N>.inc records");
 
 static_assert(offsetof(PrismApiBase, GetApi) == 0, "PrismApiBase is frozen");
@@ -112,6 +113,7 @@ PRISM_SAME_ENUM(PRISM_LOGGING_FATAL, Severity::kFatal);
 PRISM_SAME_ENUM(PRISM_DISABLE_ALL, GraphOptimizationLevel::kDisableAll);
 PRISM_SAME_ENUM(PRISM_ENABLE_BASIC, GraphOptimizationLevel::kBasic);
 PRISM_SAME_ENUM(PRISM_ENABLE_EXTENDED, GraphOptimizationLevel::kExtended);
+PRISM_SAME_ENUM(PRISM_ENABLE_LAYOUT, GraphOptimizationLevel::kLayout);
 PRISM_SAME_ENUM(PRISM_ENABLE_ALL, GraphOptimizationLevel::kAll);
 PRISM_SAME_ENUM(PRISM_SEQUENTIAL, ExecutionMode::kSequential);
 PRISM_SAME_ENUM(PRISM_PARALLEL, ExecutionMode::kParallel);

@@ -1,8 +1,10 @@
 // Checked conversions between the C API's enums and the core's types.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "common/logging.h"
 #include "framework/memory_info.h"
@@ -11,6 +13,18 @@
 #include "session/inference_session.h"
 
 namespace prism::capi {
+
+// The integer a caller passed for an enum parameter. C lets any int through an enum type, but in
+// C++ reading a value outside the enumerators' range as the enum is undefined behaviour (UBSan:
+// "not a valid value for type"), so every enum argument is read as its underlying integer and
+// range-checked as an int (the Checked* functions below).
+template <typename Enum>
+int EnumArgument(const Enum& value) {
+  static_assert(std::is_enum_v<Enum>);
+  std::underlying_type_t<Enum> raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return static_cast<int>(raw);
+}
 
 // level as a severity, or kInvalidArgument naming what when it is outside 0..4.
 Severity CheckedSeverity(int level, const char* what);

@@ -197,5 +197,32 @@ PrismStatus* CreateSessionFromArrayWithPrepackedWeightsContainer(
     PrismSession** out) noexcept;
 PrismStatus* SessionGetPrepackStats(const PrismSession* session, char*** keys, char*** values,
                                     size_t* count) noexcept;
+PrismStatus* CreateMapValue(const PrismValue* keys, const PrismValue* values,
+                            PrismValue** out) noexcept;
+PrismStatus* GetMapKeys(const PrismValue* value, PrismValue** out) noexcept;
+PrismStatus* GetMapValues(const PrismValue* value, PrismValue** out) noexcept;
+PrismStatus* TypeInfoGetMapTypes(const PrismTypeInfo* info, PrismElementType* key_type,
+                                 PrismElementType* value_type) noexcept;
+PrismStatus* CreateEnvWithCustomLogger(PrismLoggingFunction logging_function, void* logger_param,
+                                       PrismLoggingLevel logging_level, const char* log_id,
+                                       PrismEnv** out) noexcept;
+PrismStatus* SetLogVerbosityLevel(PrismEnv* env, int verbosity) noexcept;
+PrismStatus* SetSessionLogVerbosityLevel(PrismSessionOptions* options, int verbosity) noexcept;
+PrismStatus* RunOptionsSetRunLogVerbosityLevel(PrismRunOptions* options, int verbosity) noexcept;
+PrismStatus* GetRunConfigEntry(const PrismRunOptions* options, const char* key,
+                               const char** value) noexcept;
+PrismStatus* RunOptionsSetOnlyExecutePathToFetches(PrismRunOptions* options, int enable) noexcept;
+PrismStatus* GetSessionConfigEntry(const PrismSessionOptions* options, const char* key,
+                                   const char** value) noexcept;
+PrismStatus* EnableMemReuse(PrismSessionOptions* options, int enable) noexcept;
+PrismStatus* SetDeterministicCompute(PrismSessionOptions* options, int enable) noexcept;
+PrismStatus* SetRandomSeed(int64_t seed) noexcept;
+const char* GetBuildInfoString() noexcept;
+PrismStatus* SessionGetProfilingStartTimeNs(const PrismSession* session, uint64_t* out) noexcept;
+PrismStatus* RunAsync(PrismSession* session, const PrismRunOptions* run_options,
+                      const char* const* input_names, const PrismValue* const* inputs,
+                      size_t input_count, const char* const* output_names, size_t output_count,
+                      PrismValue** outputs, PrismRunAsyncCallback callback,
+                      void* user_data) noexcept;
 
 }  // namespace prism::capi

@@ -25,6 +25,7 @@ struct PrismStatus {
 
 struct PrismEnv {
   std::string log_id;
+  uint64_t log_sink = 0;  // CreateEnvWithCustomLogger: the sink this env installed (0: none)
 };
 
 struct PrismThreadingOptions {

@@ -138,6 +138,23 @@ constexpr PrismApi kApiV1 = {
     .CreateSessionFromArrayWithPrepackedWeightsContainer =
         CreateSessionFromArrayWithPrepackedWeightsContainer,
     .SessionGetPrepackStats = SessionGetPrepackStats,
+    .CreateMapValue = CreateMapValue,
+    .GetMapKeys = GetMapKeys,
+    .GetMapValues = GetMapValues,
+    .TypeInfoGetMapTypes = TypeInfoGetMapTypes,
+    .CreateEnvWithCustomLogger = CreateEnvWithCustomLogger,
+    .SetLogVerbosityLevel = SetLogVerbosityLevel,
+    .SetSessionLogVerbosityLevel = SetSessionLogVerbosityLevel,
+    .RunOptionsSetRunLogVerbosityLevel = RunOptionsSetRunLogVerbosityLevel,
+    .GetRunConfigEntry = GetRunConfigEntry,
+    .RunOptionsSetOnlyExecutePathToFetches = RunOptionsSetOnlyExecutePathToFetches,
+    .GetSessionConfigEntry = GetSessionConfigEntry,
+    .EnableMemReuse = EnableMemReuse,
+    .SetDeterministicCompute = SetDeterministicCompute,
+    .SetRandomSeed = SetRandomSeed,
+    .GetBuildInfoString = GetBuildInfoString,
+    .SessionGetProfilingStartTimeNs = SessionGetProfilingStartTimeNs,
+    .RunAsync = RunAsync,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \
@@ -147,6 +164,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v2.inc"
 #include "capi/abi_offsets_v3.inc"
 #include "capi/abi_offsets_v4.inc"
+#include "capi/abi_offsets_v5.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

@@ -195,6 +195,13 @@ PrismStatus* SessionCopyValueToCpu(const PrismSession* session, const PrismValue
     const Value& source = value->value;
     if (source.IsTensor()) {
       *out = new PrismValue(Value(copy_tensor(source.GetTensor())));
+    } else if (source.IsMap()) {
+      const TensorMap& map = source.GetMap();
+      *out = new PrismValue(Value(TensorMap{map.keys.CloneToCpu(), map.values.CloneToCpu()}));
+    } else if (source.IsMapSequence()) {
+      MapSequence copy = source.GetMapSequence();
+      for (TensorMap& map : copy.maps) map = {map.keys.CloneToCpu(), map.values.CloneToCpu()};
+      *out = new PrismValue(Value(std::move(copy)));
     } else if (source.IsSequence()) {
       TensorSequence copy;
       copy.elem_type = source.GetSequence().elem_type;

@@ -8,11 +8,13 @@ namespace prism::capi {
 
 namespace {
 
-void CheckAllocatorType(PrismAllocatorType allocator_type) {
+// type: the PrismAllocatorType argument read with EnumArgument (passing the enum by value to a
+// helper would read it as the enum again).
+void CheckAllocatorType(int type) {
   // Prism has no arena yet: both kinds describe the same memory, so both are accepted.
-  PRISM_ENFORCE(allocator_type == PRISM_DEVICE_ALLOCATOR || allocator_type == PRISM_ARENA_ALLOCATOR,
-                kInvalidArgument, "allocator type must be PRISM_DEVICE_ALLOCATOR (0) or ",
-                "PRISM_ARENA_ALLOCATOR (1), got ", static_cast<int>(allocator_type));
+  PRISM_ENFORCE(type == PRISM_DEVICE_ALLOCATOR || type == PRISM_ARENA_ALLOCATOR, kInvalidArgument,
+                "allocator type must be PRISM_DEVICE_ALLOCATOR (0) or ",
+                "PRISM_ARENA_ALLOCATOR (1), got ", type);
 }
 
 }  // namespace
@@ -21,10 +23,10 @@ PrismStatus* CreateCpuMemoryInfo(PrismAllocatorType allocator_type, PrismMemType
                                  PrismMemoryInfo** out) noexcept {
   return Guard(__func__, [&] {
     Require(out, "out");
-    CheckAllocatorType(allocator_type);
+    CheckAllocatorType(EnumArgument(allocator_type));
     auto info = std::make_unique<PrismMemoryInfo>();
     info->info = CpuMemoryInfo();
-    info->info.mem_type = CheckedMemType(mem_type);
+    info->info.mem_type = CheckedMemType(EnumArgument(mem_type));
     *out = info.release();
   });
 }
@@ -34,13 +36,13 @@ PrismStatus* CreateMemoryInfo(const char* name, PrismAllocatorType allocator_typ
   return Guard(__func__, [&] {
     Require(name, "name");
     Require(out, "out");
-    CheckAllocatorType(allocator_type);
+    CheckAllocatorType(EnumArgument(allocator_type));
     PRISM_ENFORCE(device_id >= 0, kInvalidArgument, "device_id must be >= 0, got ", device_id);
     auto info = std::make_unique<PrismMemoryInfo>();
     info->info.name = name;
     info->info.device = DeviceOfMemoryName(name);
     info->info.device_id = device_id;
-    info->info.mem_type = CheckedMemType(mem_type);
+    info->info.mem_type = CheckedMemType(EnumArgument(mem_type));
     *out = info.release();
   });
 }
@@ -121,7 +123,8 @@ void ReleaseAllocator(PrismAllocator* allocator) noexcept {
 PrismStatus* AllocatorAlloc(PrismAllocator* allocator, size_t size, void** out) noexcept {
   return Guard(__func__, [&] {
     Require(allocator, "allocator");
-    *Require(out, "out") = allocator->allocator->Alloc(size);
+    void** target = Require(out, "out");  // before allocating: NULL leaks nothing
+    *target = allocator->allocator->Alloc(size);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "capi/api_guard.h"
 #include "capi/api_objects.h"
 #include "common/logging.h"
+#include "common/thread_pool.h"
 
 namespace prism::capi {
 
@@ -89,7 +90,8 @@ PrismStatus* CreatePrepackedWeightsContainer(PrismPrepackedWeightsContainer** ou
   return Guard(__func__, [&] {
     auto container = std::make_unique<PrismPrepackedWeightsContainer>();
     container->container = std::make_shared<PrepackedWeightsContainer>();
-    *Require(out, "out") = container.release();
+    PrismPrepackedWeightsContainer** target = Require(out, "out");
+    *target = container.release();
   });
 }
 
@@ -304,12 +306,13 @@ PrismStatus* SessionGetPartitionReport(const PrismSession* session, PrismReportF
   return Guard(__func__, [&] {
     Require(session, "session");
     Require(out, "out");
-    PRISM_ENFORCE(format == PRISM_REPORT_TEXT || format == PRISM_REPORT_DOT, kInvalidArgument,
+    const int kind = EnumArgument(format);
+    PRISM_ENFORCE(kind == PRISM_REPORT_TEXT || kind == PRISM_REPORT_DOT, kInvalidArgument,
                   "report format must be PRISM_REPORT_TEXT (0) or PRISM_REPORT_DOT (1), got ",
-                  static_cast<int>(format));
+                  kind);
     std::shared_lock lock(session->plan_mutex);
     const PartitionReport report = session->session->Report();
-    *out = CopyToCString(format == PRISM_REPORT_TEXT ? report.ToText() : report.ToDot());
+    *out = CopyToCString(kind == PRISM_REPORT_TEXT ? report.ToText() : report.ToDot());
   });
 }
 
@@ -382,45 +385,102 @@ PrismStatus* SessionTakeFallbackNotice(const PrismSession* session, char** notic
   });
 }
 
+namespace {
+
+// Run's and RunAsync's arguments, checked and copied.
+struct RunArguments {
+  std::vector<std::string> feed_names;
+  std::vector<Value> feeds;
+  std::vector<std::string> fetch_names;
+};
+
+RunArguments CollectRunArguments(const char* function, PrismSession* session,
+                                 const char* const* input_names, const PrismValue* const* inputs,
+                                 size_t input_count, const char* const* output_names,
+                                 size_t output_count, PrismValue** outputs) {
+  Require(session, "session");
+  if (input_count > 0) {
+    Require(input_names, "input_names");
+    Require(inputs, "inputs");
+  }
+  Require(output_names, "output_names");
+  Require(outputs, "outputs");
+  PRISM_ENFORCE(output_count > 0, kInvalidArgument, function,
+                ": output_count must be at least 1 (name the outputs to compute)");
+  RunArguments arguments;
+  for (size_t i = 0; i < input_count; ++i) {
+    PRISM_ENFORCE(input_names[i] != nullptr, kInvalidArgument, function, ": input_names[", i,
+                  "] is NULL");
+    PRISM_ENFORCE(inputs[i] != nullptr, kInvalidArgument, function, ": inputs[", i, "] (input '",
+                  input_names[i], "') is NULL");
+    arguments.feed_names.emplace_back(input_names[i]);
+    arguments.feeds.push_back(inputs[i]->value);
+  }
+  for (size_t i = 0; i < output_count; ++i) {
+    PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, function, ": output_names[", i,
+                  "] is NULL");
+    arguments.fetch_names.emplace_back(output_names[i]);
+  }
+  return arguments;
+}
+
+// Runs and wraps every result before handing any out: a failure leaves outputs untouched.
+void RunInto(InferenceSession& session, const PrismRunOptions* run_options,
+             const RunArguments& arguments, PrismValue** outputs) {
+  const RunOptions defaults;
+  std::vector<Value> results =
+      session.Run(run_options != nullptr ? run_options->options : defaults, arguments.feed_names,
+                  arguments.feeds, arguments.fetch_names);
+  std::vector<std::unique_ptr<PrismValue>> wrapped;
+  wrapped.reserve(results.size());
+  for (Value& result : results) wrapped.push_back(std::make_unique<PrismValue>(std::move(result)));
+  for (size_t i = 0; i < wrapped.size(); ++i) outputs[i] = wrapped[i].release();
+}
+
+}  // namespace
+
 PrismStatus* Run(PrismSession* session, const PrismRunOptions* run_options,
                  const char* const* input_names, const PrismValue* const* inputs,
                  size_t input_count, const char* const* output_names, size_t output_count,
                  PrismValue** outputs) noexcept {
   return Guard(__func__, [&] {
+    const RunArguments arguments = CollectRunArguments(
+        "Run", session, input_names, inputs, input_count, output_names, output_count, outputs);
+    RunInto(*session->session, run_options, arguments, outputs);
+  });
+}
+
+PrismStatus* RunAsync(PrismSession* session, const PrismRunOptions* run_options,
+                      const char* const* input_names, const PrismValue* const* inputs,
+                      size_t input_count, const char* const* output_names, size_t output_count,
+                      PrismValue** outputs, PrismRunAsyncCallback callback,
+                      void* user_data) noexcept {
+  return Guard(__func__, [&] {
+    Require(callback, "callback");
+    auto arguments = std::make_shared<RunArguments>(
+        CollectRunArguments("RunAsync", session, input_names, inputs, input_count, output_names,
+                            output_count, outputs));
+    std::shared_ptr<InferenceSession> core = session->session;
+    AsyncRunQueue().Submit(
+        [core, run_options, arguments, outputs, output_count, callback, user_data] {
+          PrismStatus* status =
+              Guard("RunAsync", [&] { RunInto(*core, run_options, *arguments, outputs); });
+          try {
+            if (status == nullptr)
+              callback(user_data, outputs, output_count, nullptr);
+            else
+              callback(user_data, nullptr, 0, status);
+          } catch (...) {
+            // A callback must not throw; nothing is left to tell.
+          }
+        });
+  });
+}
+
+PrismStatus* SessionGetProfilingStartTimeNs(const PrismSession* session, uint64_t* out) noexcept {
+  return Guard(__func__, [&] {
     Require(session, "session");
-    if (input_count > 0) {
-      Require(input_names, "input_names");
-      Require(inputs, "inputs");
-    }
-    Require(output_names, "output_names");
-    Require(outputs, "outputs");
-    PRISM_ENFORCE(output_count > 0, kInvalidArgument,
-                  "Run: output_count must be at least 1 (name the outputs to compute)");
-    std::vector<std::string> feed_names;
-    std::vector<Value> feeds;
-    for (size_t i = 0; i < input_count; ++i) {
-      PRISM_ENFORCE(input_names[i] != nullptr, kInvalidArgument, "Run: input_names[", i,
-                    "] is NULL");
-      PRISM_ENFORCE(inputs[i] != nullptr, kInvalidArgument, "Run: inputs[", i, "] (input '",
-                    input_names[i], "') is NULL");
-      feed_names.emplace_back(input_names[i]);
-      feeds.push_back(inputs[i]->value);
-    }
-    std::vector<std::string> fetch_names;
-    for (size_t i = 0; i < output_count; ++i) {
-      PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, "Run: output_names[", i,
-                    "] is NULL");
-      fetch_names.emplace_back(output_names[i]);
-    }
-    const RunOptions defaults;
-    std::vector<Value> results = session->session->Run(
-        run_options != nullptr ? run_options->options : defaults, feed_names, feeds, fetch_names);
-    // Wrap every result before handing any out: a failure leaves outputs untouched.
-    std::vector<std::unique_ptr<PrismValue>> wrapped;
-    wrapped.reserve(results.size());
-    for (Value& result : results)
-      wrapped.push_back(std::make_unique<PrismValue>(std::move(result)));
-    for (size_t i = 0; i < output_count; ++i) outputs[i] = wrapped[i].release();
+    *Require(out, "out") = static_cast<uint64_t>(session->session->ProfilingStartTimeNs());
   });
 }
 

@@ -9,14 +9,18 @@
 namespace prism::capi {
 
 PrismStatus* CreateSessionOptions(PrismSessionOptions** out) noexcept {
-  return Guard(__func__, [&] { *Require(out, "out") = new PrismSessionOptions(); });
+  return Guard(__func__, [&] {
+    PrismSessionOptions** target = Require(out, "out");  // before allocating: NULL leaks nothing
+    *target = new PrismSessionOptions();
+  });
 }
 
 PrismStatus* CloneSessionOptions(const PrismSessionOptions* options,
                                  PrismSessionOptions** out) noexcept {
   return Guard(__func__, [&] {
     Require(options, "options");
-    *Require(out, "out") = new PrismSessionOptions(*options);
+    PrismSessionOptions** target = Require(out, "out");
+    *target = new PrismSessionOptions(*options);
   });
 }
 
@@ -46,21 +50,23 @@ PrismStatus* SetGraphOptimizationLevel(PrismSessionOptions* options,
                                        PrismGraphOptimizationLevel level) noexcept {
   return Guard(__func__, [&] {
     Require(options, "options");
-    PRISM_ENFORCE(level == PRISM_DISABLE_ALL || level == PRISM_ENABLE_BASIC ||
-                      level == PRISM_ENABLE_EXTENDED || level == PRISM_ENABLE_ALL,
-                  kInvalidArgument, "graph optimization level must be 0, 1, 2 or 99, got ",
-                  static_cast<int>(level));
-    options->options.graph_optimization_level = static_cast<GraphOptimizationLevel>(level);
+    const int value = EnumArgument(level);
+    PRISM_ENFORCE(value == PRISM_DISABLE_ALL || value == PRISM_ENABLE_BASIC ||
+                      value == PRISM_ENABLE_EXTENDED || value == PRISM_ENABLE_LAYOUT ||
+                      value == PRISM_ENABLE_ALL,
+                  kInvalidArgument, "graph optimization level must be 0, 1, 2, 3 or 99, got ",
+                  value);
+    options->options.graph_optimization_level = static_cast<GraphOptimizationLevel>(value);
   });
 }
 
 PrismStatus* SetExecutionMode(PrismSessionOptions* options, PrismExecutionMode mode) noexcept {
   return Guard(__func__, [&] {
     Require(options, "options");
-    PRISM_ENFORCE(mode == PRISM_SEQUENTIAL || mode == PRISM_PARALLEL, kInvalidArgument,
-                  "execution mode must be 0 (sequential) or 1 (parallel), got ",
-                  static_cast<int>(mode));
-    options->options.execution_mode = static_cast<ExecutionMode>(mode);
+    const int value = EnumArgument(mode);
+    PRISM_ENFORCE(value == PRISM_SEQUENTIAL || value == PRISM_PARALLEL, kInvalidArgument,
+                  "execution mode must be 0 (sequential) or 1 (parallel), got ", value);
+    options->options.execution_mode = static_cast<ExecutionMode>(value);
   });
 }
 
@@ -115,6 +121,37 @@ PrismStatus* SetSessionLogId(PrismSessionOptions* options, const char* log_id) n
   return Guard(__func__, [&] {
     Require(options, "options");
     options->options.log_id = Require(log_id, "log_id");
+  });
+}
+
+PrismStatus* SetSessionLogVerbosityLevel(PrismSessionOptions* options, int verbosity) noexcept {
+  return Guard(__func__, [&] {
+    Require(options, "options");
+    PRISM_ENFORCE(verbosity >= 0, kInvalidArgument,
+                  "session log verbosity level must be >= 0, got ", verbosity);
+    options->options.log_verbosity_level = verbosity;
+  });
+}
+
+PrismStatus* EnableMemReuse(PrismSessionOptions* options, int enable) noexcept {
+  return Guard(__func__,
+               [&] { Require(options, "options")->options.enable_mem_reuse = enable != 0; });
+}
+
+PrismStatus* SetDeterministicCompute(PrismSessionOptions* options, int enable) noexcept {
+  return Guard(__func__, [&] {
+    Require(options, "options")->options.use_deterministic_compute = enable != 0;
+  });
+}
+
+PrismStatus* GetSessionConfigEntry(const PrismSessionOptions* options, const char* key,
+                                   const char** value) noexcept {
+  return Guard(__func__, [&] {
+    Require(options, "options");
+    Require(key, "key");
+    Require(value, "value");
+    auto it = options->options.config_entries.find(key);
+    *value = it == options->options.config_entries.end() ? nullptr : it->second.c_str();
   });
 }
 

@@ -1,4 +1,5 @@
-// Type information of graph inputs/outputs: kind, type string, element type and shape.
+// Type information of graph inputs/outputs: kind, type string, element type and shape, map key
+// and value types.
 #include "capi/api_convert.h"
 #include "capi/api_functions.h"
 #include "capi/api_guard.h"
@@ -12,9 +13,12 @@ std::unique_ptr<PrismTypeInfo> MakeTypeInfo(const ValueInfo& info) {
   type_info->type_string = info.type.ToString();
   // Tensors, sparse tensors, and the element of sequences/optionals have a tensor part; the
   // graph's shape belongs to the value itself, so only tensors (and optional tensors) carry it.
+  // Maps have none, in sequences and optionals too (TypeInfoGetMapTypes describes them).
   const TypeKind kind = info.type.kind;
-  const bool has_tensor_part = kind == TypeKind::kTensor || kind == TypeKind::kSparseTensor ||
-                               kind == TypeKind::kSequence || kind == TypeKind::kOptional;
+  const bool holds_maps = info.type.key != ElementType::kUndefined;
+  const bool has_tensor_part =
+      !holds_maps && (kind == TypeKind::kTensor || kind == TypeKind::kSparseTensor ||
+                      kind == TypeKind::kSequence || kind == TypeKind::kOptional);
   if (has_tensor_part && info.type.elem != ElementType::kUndefined) {
     auto tensor = std::make_unique<PrismTensorTypeAndShapeInfo>();
     tensor->element_type = info.type.elem;
@@ -55,6 +59,20 @@ PrismStatus* TypeInfoGetTensorInfo(const PrismTypeInfo* info,
   return Guard(__func__, [&] {
     Require(info, "info");
     *Require(out, "out") = info->tensor.get();
+  });
+}
+
+PrismStatus* TypeInfoGetMapTypes(const PrismTypeInfo* info, PrismElementType* key_type,
+                                 PrismElementType* value_type) noexcept {
+  return Guard(__func__, [&] {
+    Require(info, "info");
+    Require(key_type, "key_type");
+    Require(value_type, "value_type");
+    const ValueType& type = info->type;
+    PRISM_ENFORCE(type.IsMap() || type.IsSequenceOfMaps(), kInvalidArgument,
+                  "expected a map or seq(map) type, got ", info->type_string);
+    *key_type = static_cast<PrismElementType>(type.key);
+    *value_type = static_cast<PrismElementType>(type.elem);
   });
 }
 

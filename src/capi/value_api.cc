@@ -1,4 +1,4 @@
-// Values: tensors over caller or library memory, string tensors, sequences and optionals.
+// Values: tensors over caller or library memory, string tensors, sequences, maps and optionals.
 #include <cstring>
 
 #include "capi/api_convert.h"
@@ -21,10 +21,36 @@ const Tensor& TensorOf(const PrismValue& value) {
   return value.value.GetTensor();
 }
 
-const TensorSequence& SequenceOf(const PrismValue& value) {
+void RequireSequence(const PrismValue& value) {
   PRISM_ENFORCE(value.value.IsSequence(), kInvalidArgument, "expected a sequence value, got ",
                 value.value.Describe());
-  return value.value.GetSequence();
+}
+
+const TensorMap& MapOf(const PrismValue& value) {
+  PRISM_ENFORCE(value.value.IsMap(), kInvalidArgument, "expected a map value, got ",
+                value.value.Describe());
+  return value.value.GetMap();
+}
+
+// The maps of a sequence: all of one key type and one value type.
+Value MapSequenceOf(const PrismValue* const* elements, size_t count) {
+  MapSequence sequence;
+  for (size_t i = 0; i < count; ++i) {
+    PRISM_ENFORCE(elements[i]->value.IsMap(), kInvalidArgument,
+                  "a sequence holds tensors or maps, not both; elements[0] is a map, elements[", i,
+                  "] is ", elements[i]->value.Describe());
+    const TensorMap& map = elements[i]->value.GetMap();
+    if (i == 0) {
+      sequence.key_type = map.KeyType();
+      sequence.value_type = map.ValueElementType();
+    }
+    PRISM_ENFORCE(
+        map.KeyType() == sequence.key_type && map.ValueElementType() == sequence.value_type,
+        kInvalidArgument, "sequence elements must share one type: elements[0] is ",
+        elements[0]->value.Describe(), ", elements[", i, "] is ", elements[i]->value.Describe());
+    sequence.maps.push_back(map);  // maps are immutable: the sequence shares them
+  }
+  return Value(std::move(sequence));
 }
 
 const Tensor& StringTensorOf(const PrismValue& value) {
@@ -48,7 +74,7 @@ PrismStatus* CreateTensorWithDataAsValue(const PrismMemoryInfo* info, void* data
   return Guard(__func__, [&] {
     Require(info, "info");
     Require(out, "out");
-    const ElementType element_type = CheckedElementType(type);
+    const ElementType element_type = CheckedElementType(EnumArgument(type));
     PRISM_ENFORCE(element_type != ElementType::kString, kInvalidArgument,
                   "string tensors cannot wrap caller memory: use CreateTensorAsValue and "
                   "FillStringTensor");
@@ -69,7 +95,7 @@ PrismStatus* CreateTensorAsValue(PrismAllocator* allocator, const int64_t* shape
   return Guard(__func__, [&] {
     Require(allocator, "allocator");
     Require(out, "out");
-    const ElementType element_type = CheckedElementType(type);
+    const ElementType element_type = CheckedElementType(EnumArgument(type));
     const MemoryInfo& location = allocator->allocator->Info();
     PRISM_ENFORCE(element_type != ElementType::kString || location.IsCpuAccessible(),
                   kInvalidArgument, "string tensors can only be allocated in CPU memory, not ",
@@ -88,12 +114,17 @@ PrismStatus* CreateSequenceValue(const PrismValue* const* elements, size_t count
   return Guard(__func__, [&] {
     Require(out, "out");
     if (count > 0) Require(elements, "elements");
+    for (size_t i = 0; i < count; ++i)
+      PRISM_ENFORCE(elements[i] != nullptr, kInvalidArgument, "elements[", i, "] is NULL");
+    if (count > 0 && elements[0]->value.IsMap()) {
+      *out = new PrismValue(MapSequenceOf(elements, count));
+      return;
+    }
     TensorSequence sequence;
     for (size_t i = 0; i < count; ++i) {
-      PRISM_ENFORCE(elements[i] != nullptr, kInvalidArgument, "elements[", i, "] is NULL");
       PRISM_ENFORCE(elements[i]->value.IsTensor(), kInvalidArgument,
-                    "a sequence holds tensors; elements[", i, "] is ",
-                    elements[i]->value.Describe());
+                    "a sequence holds tensors or maps; elements[", i, "] is ",
+                    elements[i]->value.Describe(), i > 0 ? " but elements[0] is a tensor" : "");
       const Tensor& tensor = elements[i]->value.GetTensor();
       if (i == 0) sequence.elem_type = tensor.Type();
       PRISM_ENFORCE(tensor.Type() == sequence.elem_type, kInvalidArgument,
@@ -107,7 +138,10 @@ PrismStatus* CreateSequenceValue(const PrismValue* const* elements, size_t count
 }
 
 PrismStatus* CreateEmptyOptionalValue(PrismValue** out) noexcept {
-  return Guard(__func__, [&] { *Require(out, "out") = new PrismValue(Value()); });
+  return Guard(__func__, [&] {
+    PrismValue** target = Require(out, "out");  // before allocating: NULL leaks nothing
+    *target = new PrismValue(Value());
+  });
 }
 
 void ReleaseValue(PrismValue* value) noexcept {
@@ -216,7 +250,10 @@ PrismStatus* GetStringTensorElement(const PrismValue* value, size_t index, const
 PrismStatus* GetSequenceLength(const PrismValue* value, size_t* out) noexcept {
   return Guard(__func__, [&] {
     Require(value, "value");
-    *Require(out, "out") = SequenceOf(*value).tensors.size();
+    Require(out, "out");
+    RequireSequence(*value);
+    *out = value->value.IsMapSequence() ? value->value.GetMapSequence().maps.size()
+                                        : value->value.GetSequence().tensors.size();
   });
 }
 
@@ -225,10 +262,50 @@ PrismStatus* GetSequenceElement(const PrismValue* value, size_t index,
   return Guard(__func__, [&] {
     Require(value, "value");
     Require(element, "element");
-    const TensorSequence& sequence = SequenceOf(*value);
-    PRISM_ENFORCE(index < sequence.tensors.size(), kInvalidArgument, "sequence index ", index,
-                  " is out of range: the sequence has ", sequence.tensors.size(), " elements");
-    *element = new PrismValue(Value(sequence.tensors[index]));
+    RequireSequence(*value);
+    const size_t length = value->value.IsMapSequence() ? value->value.GetMapSequence().maps.size()
+                                                       : value->value.GetSequence().tensors.size();
+    PRISM_ENFORCE(index < length, kInvalidArgument, "sequence index ", index,
+                  " is out of range: the sequence has ", length, " elements");
+    *element = new PrismValue(value->value.IsMapSequence()
+                                  ? Value(value->value.GetMapSequence().maps[index])
+                                  : Value(value->value.GetSequence().tensors[index]));
+  });
+}
+
+PrismStatus* CreateMapValue(const PrismValue* keys, const PrismValue* values,
+                            PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(keys, "keys");
+    Require(values, "values");
+    Require(out, "out");
+    const Tensor& key_tensor = TensorOf(*keys);
+    const Tensor& value_tensor = TensorOf(*values);
+    PRISM_ENFORCE(
+        key_tensor.Location().IsCpuAccessible() && value_tensor.Location().IsCpuAccessible(),
+        kInvalidArgument, "map keys and values must be CPU tensors, got keys in ",
+        key_tensor.Location().ToString(), " and values in ", value_tensor.Location().ToString());
+    // Checked first so that a bad pair is refused before anything is copied.
+    TensorMap checked = TensorMap::Make(key_tensor, value_tensor);
+    // The map owns its pairs: copies, so that the caller's buffers may change or go away.
+    const bool shared = checked.keys.RawData() == key_tensor.RawData();
+    *out = new PrismValue(
+        Value(shared ? TensorMap{checked.keys.CloneToCpu(), checked.values.CloneToCpu()}
+                     : std::move(checked)));
+  });
+}
+
+PrismStatus* GetMapKeys(const PrismValue* value, PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    *Require(out, "out") = new PrismValue(Value(MapOf(*value).keys.CloneToCpu()));
+  });
+}
+
+PrismStatus* GetMapValues(const PrismValue* value, PrismValue** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    *Require(out, "out") = new PrismValue(Value(MapOf(*value).values.CloneToCpu()));
   });
 }
 

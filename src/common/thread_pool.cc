@@ -11,6 +11,9 @@
 #include <sstream>
 #include <string>
 
+#include "common/denormal.h"
+#include "common/logging.h"
+
 namespace prism {
 namespace {
 
@@ -33,6 +36,9 @@ struct ThreadPool::Job {
   std::mutex mutex;
   std::condition_variable finished;
   std::exception_ptr error;
+  // The caller's floating-point denormal mode and logging settings, for the workers' chunks.
+  uint64_t denormal_mode = 0;
+  const LogSettings* log_settings = nullptr;
 };
 
 ThreadPool::ThreadPool(int threads) {
@@ -80,6 +86,8 @@ void ThreadPool::WorkerLoop() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
+    ScopedDenormalMode denormal_mode(job->denormal_mode);
+    ScopedLogSettings log_settings(job->log_settings);
     RunChunks(*job);
   }
 }
@@ -100,6 +108,8 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
   job->total = total;
   job->chunk = (total + wanted - 1) / wanted;
   job->chunks = (total + job->chunk - 1) / job->chunk;
+  job->denormal_mode = CurrentDenormalMode();
+  job->log_settings = CurrentLogSettings();
   const int64_t helpers = std::min<int64_t>(job->chunks - 1, static_cast<int64_t>(workers_.size()));
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -118,6 +128,47 @@ void ThreadPool::TryParallelFor(ThreadPool* pool, int64_t total, double cost_per
     pool->ParallelFor(total, cost_per_unit, fn);
   else if (total > 0)
     fn(0, total);
+}
+
+TaskQueue::TaskQueue(int threads) {
+  for (int i = 0; i < std::max(threads, 1); ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+TaskQueue::~TaskQueue() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void TaskQueue::Submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  wake_.notify_one();
+}
+
+void TaskQueue::Loop() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stopping with nothing left
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();  // tasks handle their own errors
+  }
+}
+
+TaskQueue& AsyncRunQueue() {
+  // Never destroyed: a task may still hold a session while the process exits.
+  static TaskQueue* queue = new TaskQueue(std::max(2, DefaultIntraOpThreads()));
+  return *queue;
 }
 
 namespace {

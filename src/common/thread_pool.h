@@ -1,7 +1,8 @@
 // The intra-op thread pool: a cost-based parallel-for whose caller works too, with workers that
 // sleep on a condition variable (never spin while idle). Several threads may call ParallelFor on
 // one pool at once (concurrent Runs of one session); a ParallelFor inside a task of the same pool
-// runs inline, one on another pool splits over that pool.
+// runs inline, one on another pool splits over that pool. Workers run a ParallelFor's chunks
+// with the caller's denormal mode (common/denormal.h) and logging settings (common/logging.h).
 #pragma once
 
 #include <condition_variable>
@@ -46,6 +47,32 @@ class ThreadPool {
   std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker invited to help
   bool stopping_ = false;
 };
+
+// Runs tasks on its own threads, in submission order as threads free up (the C ABI's RunAsync
+// runs there). Tasks still queued when it is destroyed run before the threads exit.
+class TaskQueue {
+ public:
+  explicit TaskQueue(int threads);
+  ~TaskQueue();
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
+
+  void Submit(std::function<void()> task);
+  int Threads() const { return static_cast<int>(threads_.size()); }
+
+ private:
+  void Loop();
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+};
+
+// The process's queue for asynchronous runs: DefaultIntraOpThreads() threads (at least 2),
+// started on first use and kept for the life of the process.
+TaskQueue& AsyncRunQueue();
 
 // Threads a session uses by default: the physical cores this process may run on (affinity mask,
 // then SMT siblings counted once), capped by the cgroup CPU quota; at least 1.

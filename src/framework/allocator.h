@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "framework/memory_info.h"
 
@@ -37,6 +39,23 @@ class IAllocator {
 };
 
 using AllocatorPtr = std::shared_ptr<IAllocator>;
+
+// What a session allows its allocators to hand out (0: no limit), from its configuration entries:
+//   session.max_tensor_bytes: the largest single tensor or scratch buffer; also the largest
+//     tensor a model may declare (initializers, Constant values, densified sparse tensors)
+//   session.max_memory_bytes: the most the session's allocators may hold at once, per memory
+//     space (an arena: its regions; without one, the bytes in use), across concurrent runs
+// A request over a limit fails with an error naming the entry, before any memory is taken.
+struct AllocationLimits {
+  size_t max_tensor_bytes = 0;
+  size_t max_memory_bytes = 0;
+};
+// Unknown values are an error naming the entry.
+AllocationLimits AllocationLimitsFromConfig(const std::map<std::string, std::string>& config);
+// Parses a session configuration entry holding a byte count (decimal, no sign).
+size_t ParseByteCountEntry(const std::string& key, const std::string& text);
+// Throws kRuntimeException when bytes exceeds limits.max_tensor_bytes; memory names the space.
+void CheckTensorBytesLimit(const AllocationLimits& limits, size_t bytes, const MemoryInfo& memory);
 
 class CpuAllocator final : public IAllocator {
  public:

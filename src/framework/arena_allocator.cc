@@ -46,8 +46,10 @@ ArenaAllocator::Chunk* ArenaAllocator::Extend(size_t bytes) {
   }
   if (options_.max_bytes != 0) {
     const size_t total = static_cast<size_t>(stats_.total_reserved_bytes);
-    PRISM_ENFORCE(total + bytes <= options_.max_bytes, kRuntimeException, "the ", Info().ToString(),
-                  " arena is limited to ", options_.max_bytes, " bytes; it holds ", total,
+    // (total never exceeds max_bytes; the subtraction cannot wrap where a sum could.)
+    PRISM_ENFORCE(bytes <= options_.max_bytes - total, kRuntimeException, "the ",
+                  Info().ToString(), " arena is limited to ", options_.max_bytes,
+                  " bytes (session.arena_max_mem, session.max_memory_bytes); it holds ", total,
                   " and needs ", bytes, " more");
     region_bytes = std::min(region_bytes, options_.max_bytes - total);
   }
@@ -65,6 +67,7 @@ ArenaAllocator::Chunk* ArenaAllocator::Extend(size_t bytes) {
 
 void* ArenaAllocator::Alloc(size_t bytes) {
   if (bytes == 0) return nullptr;
+  CheckTensorBytesLimit(AllocationLimits{options_.max_request_bytes, 0}, bytes, Info());
   const size_t rounded = RoundUp(bytes, kChunkGranularity);
   std::lock_guard<std::mutex> lock(mutex_);
   auto best = free_.lower_bound(rounded);
@@ -158,16 +161,7 @@ ArenaOptions ArenaOptionsFromConfig(const std::map<std::string, std::string>& co
     return it == config.end() ? nullptr : &it->second;
   };
   auto parse_bytes = [](const char* key, const std::string& text) {
-    size_t used = 0;
-    unsigned long long value = 0;
-    try {
-      value = std::stoull(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    PRISM_ENFORCE(used == text.size() && !text.empty() && text[0] != '-', kInvalidArgument,
-                  "session config entry ", key, " must be a byte count, got '", text, "'");
-    return static_cast<size_t>(value);
+    return ParseByteCountEntry(key, text);
   };
   if (const std::string* value = find("session.arena_extend_strategy")) {
     if (*value == "kNextPowerOfTwo" || *value == "0")
@@ -184,6 +178,11 @@ ArenaOptions ArenaOptionsFromConfig(const std::map<std::string, std::string>& co
     options.initial_region_bytes = parse_bytes("session.arena_initial_chunk_size_bytes", *value);
   if (const std::string* value = find("session.arena_max_mem"))
     options.max_bytes = parse_bytes("session.arena_max_mem", *value);
+  const AllocationLimits limits = AllocationLimitsFromConfig(config);
+  if (limits.max_memory_bytes != 0 &&
+      (options.max_bytes == 0 || limits.max_memory_bytes < options.max_bytes))
+    options.max_bytes = limits.max_memory_bytes;
+  options.max_request_bytes = limits.max_tensor_bytes;
   return options;
 }
 

@@ -24,6 +24,7 @@ struct ArenaOptions {
   ArenaExtendStrategy extend_strategy = ArenaExtendStrategy::kNextPowerOfTwo;
   size_t initial_region_bytes = size_t{1} << 20;  // the first region under kNextPowerOfTwo
   size_t max_bytes = 0;                           // 0: no limit on the regions' total
+  size_t max_request_bytes = 0;                   // 0: no limit on one request
 };
 
 class ArenaAllocator final : public IAllocator {
@@ -79,6 +80,8 @@ class ArenaAllocator final : public IAllocator {
 //   session.arena_extend_strategy: "kNextPowerOfTwo"/"0" (default) or "kSameAsRequested"/"1"
 //   session.arena_initial_chunk_size_bytes: the first region's size (default 1 MiB)
 //   session.arena_max_mem: a limit on the arena's total size in bytes (default 0: none)
+//   session.max_memory_bytes, session.max_tensor_bytes: the session's allocation limits
+//     (AllocationLimits, allocator.h): the total is the smaller of the two totals
 // Unknown values are an error naming the entry.
 ArenaOptions ArenaOptionsFromConfig(const std::map<std::string, std::string>& config);
 

@@ -30,7 +30,9 @@ std::vector<size_t> BoundIndices(const std::vector<int>& bindings, size_t count)
 ValueType ConcreteType(const NodeArg* arg, const Value& value) {
   ValueType type = arg != nullptr ? arg->type : ValueType{};
   TypeKind value_kind = TypeKind::kUnknown;
-  if (value.IsTensor()) {
+  if (value.IsMap() || value.IsMapSequence()) {
+    return value.Type();  // maps are never optional: their own type says everything
+  } else if (value.IsTensor()) {
     type.elem = value.GetTensor().Type();
     value_kind = TypeKind::kTensor;
   } else if (value.IsSequence()) {

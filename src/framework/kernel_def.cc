@@ -36,6 +36,23 @@ KernelDefBuilder& KernelDefBuilder::Constraint(std::string name, std::vector<Ele
   return *this;
 }
 
+KernelDefBuilder& KernelDefBuilder::MapConstraint(
+    std::string name, std::vector<std::pair<ElementType, ElementType>> maps,
+    std::vector<int> inputs, std::vector<int> outputs) {
+  Constraint(std::move(name), {}, std::move(inputs), std::move(outputs));
+  def_.constraints.back().allow_tensor = false;
+  def_.constraints.back().maps = std::move(maps);
+  return *this;
+}
+
+KernelDefBuilder& KernelDefBuilder::SequenceOfMapsConstraint(
+    std::string name, std::vector<std::pair<ElementType, ElementType>> maps,
+    std::vector<int> inputs, std::vector<int> outputs) {
+  MapConstraint(std::move(name), std::move(maps), std::move(inputs), std::move(outputs));
+  def_.constraints.back().maps_in_sequence = true;
+  return *this;
+}
+
 KernelDefBuilder& KernelDefBuilder::AlsoSequence() {
   PRISM_ENFORCE(!def_.constraints.empty(), kFail, "AlsoSequence before any Constraint");
   def_.constraints.back().allow_sequence = true;

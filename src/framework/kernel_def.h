@@ -25,6 +25,10 @@ struct TypeConstraint {
   bool allow_tensor = true;
   bool allow_sequence = false;  // seq(tensor(T)) also matches
   bool allow_optional = false;  // optional(...) also matches
+  // A map constraint (ai.onnx.ml) accepts no tensors, only the map(K, tensor(V)) types listed as
+  // (K, V) pairs here, or seq(map(K, tensor(V))) when maps_in_sequence; `allowed` is then empty.
+  std::vector<std::pair<ElementType, ElementType>> maps;
+  bool maps_in_sequence = false;
 };
 
 struct KernelDef {
@@ -49,6 +53,15 @@ class KernelDefBuilder {
   KernelDefBuilder& Versions(int since, int end = INT_MAX);
   KernelDefBuilder& Constraint(std::string name, std::vector<ElementType> allowed,
                                std::vector<int> inputs, std::vector<int> outputs = {});
+  // A constraint over map(K, tensor(V)) types, given as (K, V) pairs.
+  KernelDefBuilder& MapConstraint(std::string name,
+                                  std::vector<std::pair<ElementType, ElementType>> maps,
+                                  std::vector<int> inputs, std::vector<int> outputs = {});
+  // A constraint over seq(map(K, tensor(V))) types, given as (K, V) pairs.
+  KernelDefBuilder& SequenceOfMapsConstraint(std::string name,
+                                             std::vector<std::pair<ElementType, ElementType>> maps,
+                                             std::vector<int> inputs,
+                                             std::vector<int> outputs = {});
   // Lets the last added constraint match sequences and/or optionals too.
   KernelDefBuilder& AlsoSequence();
   KernelDefBuilder& AlsoOptional();

@@ -14,8 +14,13 @@ bool KindAllowed(const TypeConstraint& constraint, const ValueType& type) {
     case TypeKind::kTensor:
       return constraint.allow_tensor;
     case TypeKind::kSequence:
+      if (type.inner == TypeKind::kMap)
+        return !constraint.maps.empty() && constraint.maps_in_sequence;
       return constraint.allow_sequence;
+    case TypeKind::kMap:
+      return !constraint.maps.empty() && !constraint.maps_in_sequence;
     case TypeKind::kOptional:
+      if (type.key != ElementType::kUndefined) return false;  // an optional map: no op takes one
       return constraint.allow_optional &&
              (type.inner == TypeKind::kSequence ? constraint.allow_sequence
                                                 : constraint.allow_tensor);
@@ -24,12 +29,27 @@ bool KindAllowed(const TypeConstraint& constraint, const ValueType& type) {
   }
 }
 
+// A map or seq(map) type whose key and value types (where known) are one of the constraint's
+// pairs.
+bool MapTypeAllowed(const TypeConstraint& constraint, const ValueType& type) {
+  for (const auto& [key, value] : constraint.maps)
+    if ((type.key == ElementType::kUndefined || type.key == key) &&
+        (type.elem == ElementType::kUndefined || type.elem == value))
+      return true;
+  return false;
+}
+
 std::string CheckArg(const TypeConstraint& constraint, const NodeArg* arg, const char* role,
                      size_t index) {
   if (arg == nullptr) return "";
   if (!KindAllowed(constraint, arg->type))
     return MakeString(role, " ", index, " '", arg->name, "' has type ", arg->type.ToString(),
                       ", which constraint ", constraint.name, " does not accept");
+  if (arg->type.IsMap() || arg->type.IsSequenceOfMaps()) {
+    if (MapTypeAllowed(constraint, arg->type)) return "";
+    return MakeString(role, " ", index, " '", arg->name, "' has type ", arg->type.ToString(),
+                      ", not in constraint ", constraint.name);
+  }
   if (arg->type.elem == ElementType::kUndefined) return "";
   if (std::find(constraint.allowed.begin(), constraint.allowed.end(), arg->type.elem) ==
       constraint.allowed.end())

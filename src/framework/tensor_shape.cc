@@ -11,6 +11,8 @@ TensorShape::TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {
 }
 
 void TensorShape::Validate() {
+  PRISM_ENFORCE(dims_.size() <= kMaxTensorRank, kInvalidArgument, "a shape of rank ", dims_.size(),
+                " exceeds the maximum rank ", kMaxTensorRank);
   int64_t size = 1;
   bool has_zero = false;
   for (int64_t d : dims_) {

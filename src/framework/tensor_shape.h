@@ -8,6 +8,11 @@
 
 namespace prism {
 
+// The highest rank a tensor may have (numpy 2's limit). Shapes of higher rank, declared by a
+// model or computed by a kernel, are refused: nothing legitimate needs them, and every
+// per-dimension loop is then bounded.
+constexpr size_t kMaxTensorRank = 64;
+
 class TensorShape {
  public:
   TensorShape() = default;
@@ -29,7 +34,8 @@ class TensorShape {
   bool operator!=(const TensorShape& other) const { return dims_ != other.dims_; }
 
  private:
-  void Validate();  // throws on negative dims or an element count that overflows int64
+  // throws on a rank over kMaxTensorRank, negative dims or an element count that overflows int64
+  void Validate();
   std::vector<int64_t> dims_;
   int64_t size_ = 1;
 };

@@ -1,6 +1,7 @@
 #include "graph/graph_builder.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <onnx/onnx_pb.h>
 
@@ -16,17 +17,31 @@ ElementType CheckedElementType(int32_t value, const std::string& what) {
   return static_cast<ElementType>(value);
 }
 
-std::optional<SymbolicShape> ShapeFromProto(const onnx::TypeProto& proto) {
+// A declared shape. Absurd ones are refused here, so that inference and the kernels never see
+// them: a rank over kMaxTensorRank, or known dims whose element count overflows int64.
+std::optional<SymbolicShape> ShapeFromProto(const onnx::TypeProto& proto, const std::string& what) {
   if (!proto.has_tensor_type() || !proto.tensor_type().has_shape()) return std::nullopt;
+  const auto& declared = proto.tensor_type().shape();
+  PRISM_ENFORCE(static_cast<size_t>(declared.dim_size()) <= kMaxTensorRank, kInvalidGraph, what,
+                " declares rank ", declared.dim_size(), ", more than the maximum rank ",
+                kMaxTensorRank);
   SymbolicShape shape;
-  for (const auto& d : proto.tensor_type().shape().dim()) {
+  int64_t count = 1;
+  bool overflows = false;
+  for (const auto& d : declared.dim()) {
     Dim dim;
-    if (d.has_dim_value() && d.dim_value() >= 0)
+    if (d.has_dim_value() && d.dim_value() >= 0) {
       dim.value = d.dim_value();
-    else if (d.has_dim_param())
+      if (dim.value == 0) count = 0;
+      if (count != 0 && dim.value > std::numeric_limits<int64_t>::max() / count) overflows = true;
+      if (count != 0 && !overflows) count *= dim.value;
+    } else if (d.has_dim_param()) {
       dim.param = d.dim_param();
+    }
     shape.dims.push_back(dim);
   }
+  PRISM_ENFORCE(count == 0 || !overflows, kInvalidGraph, what, " declares shape ",
+                shape.ToString(), ", whose element count overflows int64");
   return shape;
 }
 
@@ -47,6 +62,10 @@ ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& wh
     if (proto.sequence_type().has_elem_type()) {
       const ValueType inner = ValueTypeFromProto(proto.sequence_type().elem_type(), what);
       type.elem = inner.elem;
+      if (inner.IsMap()) {  // seq(map(K, V))
+        type.inner = TypeKind::kMap;
+        type.key = inner.key;
+      }
     }
   } else if (proto.has_optional_type()) {
     type.kind = TypeKind::kOptional;
@@ -54,9 +73,17 @@ ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& wh
       const ValueType inner = ValueTypeFromProto(proto.optional_type().elem_type(), what);
       type.inner = inner.kind;
       type.elem = inner.elem;
+      type.key = inner.key;  // optional(map(K, V)) or optional(seq(map(K, V))): no op takes them
     }
   } else if (proto.has_map_type()) {
+    // map(K, tensor(V)); a value of another kind leaves V unknown (no kernel takes such maps).
     type.kind = TypeKind::kMap;
+    if (proto.map_type().key_type() != 0)
+      type.key = CheckedElementType(proto.map_type().key_type(), what);
+    if (proto.map_type().has_value_type() && proto.map_type().value_type().has_tensor_type()) {
+      const ValueType value = ValueTypeFromProto(proto.map_type().value_type(), what);
+      type.elem = value.elem;
+    }
   }
   return type;
 }
@@ -147,7 +174,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
       graph->overridable_.push_back(arg);
     } else {
       arg->type = declared;
-      arg->shape = ShapeFromProto(input.type());
+      arg->shape =
+          ShapeFromProto(input.type(), MakeString("input '", input.name(), "' of graph ", path));
       graph->required_inputs_.push_back(arg);
     }
     graph->inputs_.push_back(arg);
@@ -174,7 +202,9 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     NodeArg* arg = it->second.get();
     if (arg->type.kind == TypeKind::kUnknown)
       arg->type = ValueTypeFromProto(info.type(), MakeString("value_info '", info.name(), "'"));
-    if (!arg->shape) arg->shape = ShapeFromProto(info.type());
+    if (!arg->shape)
+      arg->shape = ShapeFromProto(info.type(),
+                                  MakeString("value_info '", info.name(), "' of graph ", path));
   }
 
   for (const auto& output : proto.output()) {
@@ -188,7 +218,9 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     const ValueType declared = ValueTypeFromProto(
         output.type(), MakeString("output '", output.name(), "' of graph ", path));
     if (arg->type.kind == TypeKind::kUnknown) arg->type = declared;
-    if (!outer && !arg->shape) arg->shape = ShapeFromProto(output.type());
+    if (!outer && !arg->shape)
+      arg->shape = ShapeFromProto(output.type(),
+                                  MakeString("output '", output.name(), "' of graph ", path));
     graph->outputs_.push_back(arg);
   }
 

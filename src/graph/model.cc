@@ -24,17 +24,19 @@ std::string CanonicalDomain(const std::string& domain) {
 class ModelLoader {
  public:
   static std::shared_ptr<const Model> Load(const void* data, size_t size,
-                                           const std::string& directory) {
+                                           const std::string& directory,
+                                           const ModelLoadLimits& limits) {
     PRISM_ENFORCE(size <= static_cast<size_t>(std::numeric_limits<int>::max()), kInvalidProtobuf,
                   "model of ", size, " bytes exceeds protobuf's 2 GiB limit; use external data");
     google::protobuf::io::ArrayInputStream input(data, static_cast<int>(size));
-    return Load(input, directory);
+    return Load(input, directory, limits);
   }
 
   // From a stream: a file is read in blocks, never whole, so that the weights are held once by
   // the parsed proto, whose bytes the initializers then take over.
   static std::shared_ptr<const Model> Load(google::protobuf::io::ZeroCopyInputStream& input,
-                                           const std::string& directory) {
+                                           const std::string& directory,
+                                           const ModelLoadLimits& limits) {
     onnx::ModelProto proto;
     {
       google::protobuf::io::CodedInputStream stream(&input);
@@ -87,7 +89,7 @@ class ModelLoader {
     for (const auto& entry : proto.metadata_props())
       meta.custom_metadata[entry.key()] = entry.value();
 
-    ExternalDataPolicy policy{directory};
+    ExternalDataPolicy policy{directory, limits.max_tensor_bytes};
     GraphBuilder builder(*model, policy, /*take_initializer_bytes=*/true);
     model->main_graph_ = builder.Build(proto.graph(), nullptr, "main");
     PRISM_ENFORCE(
@@ -101,7 +103,8 @@ class ModelLoader {
   }
 };
 
-std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path) {
+std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path,
+                                                 const ModelLoadLimits& limits) {
   // A folder (or device) opens fine as a stream but has no meaningful size: refuse it first.
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
@@ -119,14 +122,15 @@ std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path) {
   input.SetCloseOnDelete(true);
   const size_t slash = path.find_last_of('/');
   const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  std::shared_ptr<const Model> model = ModelLoader::Load(input, directory);
+  std::shared_ptr<const Model> model = ModelLoader::Load(input, directory, limits);
   PRISM_ENFORCE(input.GetErrno() == 0, kNoSuchFile, "cannot read model file '", path, "'");
   return model;
 }
 
 std::shared_ptr<const Model> Model::LoadFromBytes(const void* data, size_t size,
-                                                  const std::string& model_directory) {
-  return ModelLoader::Load(data, size, model_directory);
+                                                  const std::string& model_directory,
+                                                  const ModelLoadLimits& limits) {
+  return ModelLoader::Load(data, size, model_directory, limits);
 }
 
 }  // namespace prism

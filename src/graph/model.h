@@ -27,14 +27,23 @@ constexpr int kMaxOnnxMlOpset = 5;
 constexpr int64_t kMaxIrVersion = 13;
 constexpr int kMaxSubgraphDepth = 32;
 
+// Limits a loader enforces beyond the format's own (a session takes them from its configuration
+// entries; 0: no limit).
+struct ModelLoadLimits {
+  // session.max_tensor_bytes: the largest initializer, Constant value or densified sparse tensor.
+  size_t max_tensor_bytes = 0;
+};
+
 class Model {
  public:
   // Both throw Exception with INVALID_PROTOBUF / INVALID_GRAPH / NO_SUCHFILE / ... and a message
   // naming the offending node, value or tensor.
-  static std::shared_ptr<const Model> LoadFromFile(const std::string& path);
+  static std::shared_ptr<const Model> LoadFromFile(const std::string& path,
+                                                   const ModelLoadLimits& limits = {});
   // model_directory anchors external data; empty refuses external data.
   static std::shared_ptr<const Model> LoadFromBytes(const void* data, size_t size,
-                                                    const std::string& model_directory = "");
+                                                    const std::string& model_directory = "",
+                                                    const ModelLoadLimits& limits = {});
 
   const Graph& MainGraph() const { return *main_graph_; }
   int64_t IrVersion() const { return ir_version_; }

@@ -24,6 +24,14 @@ void ShapeToProto(const SymbolicShape& shape, onnx::TensorShapeProto* proto) {
   }
 }
 
+// map(K, tensor(V)) of a map or seq(map) type.
+void MapToProto(const ValueType& type, onnx::TypeProto* proto) {
+  onnx::TypeProto_Map* map = proto->mutable_map_type();
+  if (type.key != ElementType::kUndefined) map->set_key_type(static_cast<int32_t>(type.key));
+  onnx::TypeProto_Tensor* value = map->mutable_value_type()->mutable_tensor_type();
+  if (type.elem != ElementType::kUndefined) value->set_elem_type(static_cast<int32_t>(type.elem));
+}
+
 // False when the type is unknown (nothing worth writing).
 bool TypeToProto(const NodeArg& arg, onnx::TypeProto* proto) {
   const ValueType& type = arg.type;
@@ -37,11 +45,24 @@ bool TypeToProto(const NodeArg& arg, onnx::TypeProto* proto) {
       tensor_into(proto->mutable_tensor_type(), true);
       return true;
     case TypeKind::kSequence:
+      if (type.inner == TypeKind::kMap) {
+        MapToProto(type, proto->mutable_sequence_type()->mutable_elem_type());
+        return true;
+      }
       tensor_into(proto->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type(),
                   false);
       return true;
+    case TypeKind::kMap:
+      MapToProto(type, proto);
+      return true;
     case TypeKind::kOptional: {
       onnx::TypeProto* inner = proto->mutable_optional_type()->mutable_elem_type();
+      if (type.key != ElementType::kUndefined) {  // optional(map(...)), optional(seq(map(...)))
+        MapToProto(type, type.inner == TypeKind::kSequence
+                             ? inner->mutable_sequence_type()->mutable_elem_type()
+                             : inner);
+        return true;
+      }
       if (type.inner == TypeKind::kSequence)
         tensor_into(inner->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type(),
                     false);

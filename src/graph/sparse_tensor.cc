@@ -35,7 +35,16 @@ Tensor DensifySparseTensor(const onnx::SparseTensorProto& sparse, const External
   const Tensor indices = TensorFromProto(sparse.indices(), policy, what + " indices");
   std::vector<int64_t> dims(sparse.dims().begin(), sparse.dims().end());
   for (int64_t d : dims) PRISM_ENFORCE(d >= 0, kInvalidGraph, what, " has negative dim ", d);
-  const TensorShape shape(dims);
+  // The dense form is allocated here: its declared size is checked first (overflow, the limit).
+  TensorShape shape;
+  size_t dense_bytes = 0;
+  try {
+    shape = TensorShape(dims);
+    dense_bytes = StorageBytes(values.Type(), shape.Size());
+  } catch (const Exception& e) {
+    PRISM_THROW(kInvalidGraph, what, ": ", e.what());
+  }
+  CheckDeclaredTensorBytes(policy, dense_bytes, values.Type(), shape, what);
   const int64_t count = values.NumElements();
   PRISM_ENFORCE(values.Shape().Rank() == 1, kInvalidGraph, what, ": values must be 1-D, got ",
                 values.Shape().ToString());

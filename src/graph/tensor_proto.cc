@@ -47,6 +47,15 @@ void CopyField(const Field& field, void* destination) {
   for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
 }
 
+// bool elements are one byte each and must be 0 or 1: any other byte is undefined behaviour for
+// every kernel that reads it as bool, so such data is refused here (raw_data, external data).
+void CheckBoolBytes(const void* data, int64_t count, const std::string& what, const char* where) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (int64_t i = 0; i < count; ++i)
+    PRISM_ENFORCE(bytes[i] <= 1, kInvalidGraph, what, " holds byte ", int{bytes[i]},
+                  " at element ", i, " of its bool ", where, "; bool elements must be 0 or 1");
+}
+
 // Returns the confined, canonical path of an external data file.
 fs::path ResolveExternalPath(const std::string& location, const ExternalDataPolicy& policy,
                              const std::string& what) {
@@ -131,11 +140,20 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
                 path.string(), "'");
   std::shared_ptr<void> owner(mapping, [map_length](void* p) { ::munmap(p, map_length); });
   void* data = static_cast<char*>(mapping) + (offset - aligned_offset);
+  if (type == ElementType::kBool) CheckBoolBytes(data, shape.Size(), what, "external data");
   // Mapped read-only: kernels never write inputs, and a write would fault instead of corrupting.
   return Tensor(type, shape, std::move(owner), data, CpuMemoryInfo());
 }
 
 }  // namespace
+
+void CheckDeclaredTensorBytes(const ExternalDataPolicy& policy, size_t bytes, ElementType type,
+                              const TensorShape& shape, const std::string& what) {
+  PRISM_ENFORCE(policy.max_tensor_bytes == 0 || bytes <= policy.max_tensor_bytes,
+                kRuntimeException, what, ": shape ", shape.ToString(), " of ",
+                ElementTypeName(type), " needs ", bytes, " bytes, more than the limit of ",
+                policy.max_tensor_bytes, " bytes per tensor (session.max_tensor_bytes)");
+}
 
 Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy& policy,
                        const std::string& what, std::string* take_raw_data) {
@@ -157,6 +175,7 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
   } catch (const Exception& e) {
     PRISM_THROW(kInvalidGraph, what, ": ", e.what());
   }
+  CheckDeclaredTensorBytes(policy, bytes, type, shape, what);
   const int64_t count = shape.Size();
 
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
@@ -180,6 +199,7 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     PRISM_ENFORCE(proto.raw_data().size() == bytes, kInvalidGraph, what, " has ",
                   proto.raw_data().size(), " bytes of raw_data, but shape ", shape.ToString(),
                   " of ", ElementTypeName(type), " needs ", bytes);
+    if (type == ElementType::kBool) CheckBoolBytes(proto.raw_data().data(), count, what, "raw_data");
     if (take_raw_data != nullptr && bytes > 0) {
       // The string's heap buffer (malloc: 16-byte aligned, enough for every element type)
       // becomes the tensor's storage.

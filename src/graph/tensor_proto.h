@@ -11,13 +11,22 @@ class TensorProto;
 
 namespace prism {
 
-// Where external data may be read from: the model's folder (empty: external data refused).
+// Where external data may be read from: the model's folder (empty: external data refused), and
+// the largest tensor that may be declared.
 struct ExternalDataPolicy {
   std::string model_directory;
+  // Bytes (session.max_tensor_bytes; 0: no limit): a larger tensor is refused before anything
+  // is allocated or mapped.
+  size_t max_tensor_bytes = 0;
 };
 
-// Decodes a TensorProto into a CPU tensor. Validates element type, dims, that the data size
-// matches the shape, and confines external data to the model's folder (memory-mapped).
+// Throws kRuntimeException naming what when bytes exceeds policy.max_tensor_bytes.
+void CheckDeclaredTensorBytes(const ExternalDataPolicy& policy, size_t bytes, ElementType type,
+                              const TensorShape& shape, const std::string& what);
+
+// Decodes a TensorProto into a CPU tensor. Validates element type, dims (rank, overflow, the
+// size limit), that the data size matches the shape, and confines external data to the model's
+// folder (memory-mapped).
 // what names the tensor in error messages ("initializer 'w'"). take_raw_data, when given, is
 // proto's own raw_data (mutable): the tensor then takes those bytes over instead of copying
 // them, so loading a model holds each weight once.

@@ -1,6 +1,7 @@
 #include "session/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -29,6 +30,9 @@ class ExecutionFrame {
   // (char, not bool: steps running in parallel write their own slots' entries.)
   std::vector<char>& AllocatedHere() { return allocated_here_; }
 
+  // When the run must stop (session.run_timeout_ms): set by the main graph's frame, inherited
+  // by its subgraphs' frames; max() when there is no limit.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // The main graph's memory pattern, recording or replaying (at most one is set).
   PatternRecorder* recorder = nullptr;
   PatternRun* replay = nullptr;
@@ -133,6 +137,11 @@ class KernelContext final : public OpKernelContext {
     const AllocatorPtr& allocator = step_.output_allocators[i];
     const int out_slot = step_.outputs[i];
     const size_t bytes = StorageBytes(type, shape.Size());
+    const size_t limit = state_.Allocators().Limits().max_tensor_bytes;
+    PRISM_ENFORCE(limit == 0 || bytes <= limit, kRuntimeException, "output ", i, " '",
+                  OutputName(i), "' of shape ", shape.ToString(), " (", ElementTypeName(type),
+                  ") needs ", bytes, " bytes, more than the session's limit of ", limit,
+                  " bytes per tensor (session.max_tensor_bytes)");
     if (out_slot >= 0 && type != ElementType::kString && bytes > 0) {
       if (const Tensor* reusable = InplaceCandidate(i, type, bytes, allocator->Info()))
         return Tensor(type, shape, reusable->Buffer(), const_cast<void*>(reusable->RawData()),
@@ -156,7 +165,7 @@ class KernelContext final : public OpKernelContext {
   // and memory match.
   const Tensor* InplaceCandidate(size_t i, ElementType type, size_t bytes,
                                  const MemoryInfo& memory) {
-    if (step_.kernel_def == nullptr || frame_.parallel) return nullptr;
+    if (step_.kernel_def == nullptr || frame_.parallel || !state_.MemoryReuse()) return nullptr;
     for (const auto& [input, output] : step_.kernel_def->may_inplace) {
       if (output != static_cast<int>(i) || input < 0 ||
           static_cast<size_t>(input) >= step_.inputs.size())
@@ -176,6 +185,11 @@ class KernelContext final : public OpKernelContext {
       return &tensor;
     }
     return nullptr;
+  }
+
+  std::string OutputName(size_t i) const {
+    const auto& outputs = GetNode().Outputs();
+    return i < outputs.size() && outputs[i] != nullptr ? outputs[i]->name : std::string();
   }
 
   Value& SlotFor(size_t i) {
@@ -243,15 +257,29 @@ void RecordCopyEvent(Profiler& profiler, const GraphPlan& plan, const ExecutionS
 
 int64_t ValueBytes(const Value& value) {
   if (value.IsTensor()) return static_cast<int64_t>(value.GetTensor().SizeInBytes());
+  auto map_bytes = [](const TensorMap& map) {
+    return static_cast<int64_t>(map.keys.SizeInBytes() + map.values.SizeInBytes());
+  };
+  if (value.IsMap()) return map_bytes(value.GetMap());
   int64_t bytes = 0;
-  if (value.IsSequence())
+  if (value.IsMapSequence()) {
+    for (const TensorMap& map : value.GetMapSequence().maps) bytes += map_bytes(map);
+  } else if (value.IsSequence()) {
     for (const Tensor& tensor : value.GetSequence().tensors)
       bytes += static_cast<int64_t>(tensor.SizeInBytes());
+  }
   return bytes;
 }
 
 Value CopyValue(const DataTransferManager& transfers, const Value& source,
                 const AllocatorPtr& allocator) {
+  if (source.IsMap() || source.IsMapSequence()) {
+    // Maps are immutable CPU values: a CPU consumer shares them; no device kernel takes them.
+    PRISM_ENFORCE(allocator->Info().IsCpuAccessible(), kNotImplemented, source.Describe(),
+                  " cannot be copied to ", allocator->Info().ToString(),
+                  ": maps live in CPU memory only");
+    return source;
+  }
   if (source.IsTensor()) {
     const Tensor& tensor = source.GetTensor();
     Tensor copy(tensor.Type(), tensor.Shape(), allocator);
@@ -277,6 +305,7 @@ bool ValueInMemory(const Value& value, const MemoryInfo& memory) {
                                     : tensor.Location().SameSpace(memory);
   };
   if (value.IsTensor()) return fits(value.GetTensor());
+  if (value.IsMap() || value.IsMapSequence()) return memory.IsCpuAccessible();
   if (value.IsSequence())
     return std::all_of(value.GetSequence().tensors.begin(), value.GetSequence().tensors.end(),
                        fits);
@@ -344,11 +373,57 @@ void RunInParallel(ThreadPool& pool, const GraphPlan& plan, std::vector<Value>& 
   if (error) std::rethrow_exception(error);
 }
 
+// The steps the given outputs of plan depend on (1 = run), for only_execute_path_to_fetches.
+std::vector<char> StepsNeededFor(const GraphPlan& plan, const std::vector<size_t>& outputs) {
+  std::vector<char> wanted(plan.slot_names.size(), 0);
+  for (size_t output : outputs)
+    if (output < plan.output_slots.size() && plan.output_slots[output] >= 0)
+      wanted[static_cast<size_t>(plan.output_slots[output])] = 1;
+  std::vector<char> needed(plan.steps.size(), 0);
+  for (size_t s = plan.steps.size(); s-- > 0;) {
+    const ExecutionStep& step = plan.steps[s];
+    bool produces_wanted = false;
+    if (step.kind == ExecutionStep::Kind::kCopy)
+      produces_wanted = step.copy_target >= 0 && wanted[static_cast<size_t>(step.copy_target)];
+    else
+      for (int slot : step.outputs)
+        produces_wanted = produces_wanted || (slot >= 0 && wanted[static_cast<size_t>(slot)]);
+    if (!produces_wanted) continue;
+    needed[s] = 1;
+    for (int slot : plan.reads[s]) wanted[static_cast<size_t>(slot)] = 1;  // implicit reads too
+  }
+  return needed;
+}
+
 std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
                             const std::vector<Value>& inputs, const ExecutionFrame* parent,
-                            const RunOptions& run_options, RunInstrumentation* instrumentation) {
+                            const RunOptions& run_options, RunInstrumentation* instrumentation,
+                            const std::vector<size_t>* fetched) {
   Profiler* profiler = instrumentation != nullptr ? instrumentation->profiler : nullptr;
   ExecutionFrame frame(plan, parent);
+  if (parent != nullptr)
+    frame.deadline = parent->deadline;
+  else if (state.RunTimeoutMs() > 0)
+    frame.deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(state.RunTimeoutMs());
+  // Between two steps, and when a subgraph starts (a Loop's body may have no step at all): a
+  // terminated or overdue run stops here.
+  // step: the step about to run; nullptr at the graph's start.
+  auto check_stop = [&](const ExecutionStep* step) {
+    if (run_options.terminate != nullptr && run_options.terminate->load())
+      PRISM_THROW(kFail, "the run was terminated (RunOptions.terminate)");
+    if (frame.deadline == std::chrono::steady_clock::time_point::max() ||
+        std::chrono::steady_clock::now() <= frame.deadline)
+      return;
+    std::string where = "at the start of graph " + plan.path;
+    if (step != nullptr && step->kind == ExecutionStep::Kind::kCopy)
+      where = "before the copy of '" + plan.slot_names[step->copy_source] + "'";
+    else if (step != nullptr)
+      where = "before " + step->node->Describe();
+    PRISM_THROW(kFail, "the run took longer than the session's limit of ", state.RunTimeoutMs(),
+                " ms (session.run_timeout_ms); stopped ", where);
+  };
+  check_stop(nullptr);
   std::vector<Value>& slots = frame.Slots();
   for (const auto& [slot, tensor] : plan.constant_slots) slots[slot] = Value(*tensor);
   PRISM_ENFORCE(inputs.size() <= plan.input_slots.size(), kInvalidArgument, "graph ", plan.path,
@@ -386,7 +461,12 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   std::shared_ptr<PatternRecorder> recorder;
   std::unique_ptr<PatternRun> replay;
   std::string pattern_key;
-  if (parent == nullptr && !frame.parallel && state.PatternCache() != nullptr) {
+  // A run pruned to its fetches allocates less than a whole one: it neither records nor replays.
+  const std::vector<char> needed = parent == nullptr && fetched != nullptr
+                                       ? StepsNeededFor(plan, *fetched)
+                                       : std::vector<char>();
+  if (parent == nullptr && !frame.parallel && state.PatternCache() != nullptr &&
+      fetched == nullptr) {
     pattern_key = MemoryPatternCache::Key(inputs);
     if (!pattern_key.empty()) {
       if (auto pattern = state.PatternCache()->Find(pattern_key)) {
@@ -400,12 +480,17 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   }
 
   // One step: a copy, or a kernel with its profiling and checks. Releases are the caller's.
+  // Parallel steps run on pool threads: they log with the run's settings too.
+  const LogSettings* log_settings = CurrentLogSettings();
   auto run_step = [&](size_t step_index) {
+    if (!needed.empty() && !needed[step_index]) return;  // not on the path to the fetches
     const ExecutionStep& step = plan.steps[step_index];
+    ScopedLogSettings log_scope(log_settings);
     if (recorder) recorder->SetCurrentStep(static_cast<int>(step_index));
-    if (run_options.terminate != nullptr && run_options.terminate->load())
-      PRISM_THROW(kFail, "the run was terminated (RunOptions.terminate)");
+    check_stop(&step);
     if (step.kind == ExecutionStep::Kind::kCopy) {
+      PRISM_VLOG(1, "graph ", plan.path, ": copy '", plan.slot_names[step.copy_source], "' to ",
+                 plan.slot_memory[step.copy_target].ToString());
       const Value* source = &slots[step.copy_source];
       for (const auto& [slot, feed] : feeds_elsewhere)
         if (slot == step.copy_source) source = feed;
@@ -423,6 +508,8 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
         }
       }
     } else {
+      PRISM_VLOG(1, "graph ", plan.path, ": run ", step.node->Describe(), " on ",
+                 step.provider->Type());
       KernelContext context(state, step, static_cast<int>(step_index), frame, run_options,
                             instrumentation);
       std::vector<ProfileTypeShape> profiled_inputs;
@@ -476,7 +563,7 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
   for (int slot : plan.output_slots) outputs.push_back(slots[slot]);
   // Buffers still held now (the outputs, values never released) outlive the run: the pattern
   // leaves them out.
-  if (recorder) state.PatternCache()->Insert(pattern_key, recorder->Finish());
+  if (recorder) state.PatternCache()->Insert(pattern_key, recorder->Finish(state.MemoryReuse()));
   return outputs;
 }
 
@@ -484,15 +571,15 @@ std::vector<Value> RunSteps(const SessionState& state, const GraphPlan& plan,
 
 std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,
-                                const RunOptions& run_options,
-                                RunInstrumentation* instrumentation) {
+                                const RunOptions& run_options, RunInstrumentation* instrumentation,
+                                const std::vector<size_t>* fetched) {
   // A main graph's run tells the trace hooks whether it completed (subgraphs are part of it).
   const ComputeTraceHooks* hooks = parent == nullptr ? CurrentComputeTraceHooks() : nullptr;
   if (hooks == nullptr || hooks->run_ended == nullptr)
-    return RunSteps(state, plan, inputs, parent, run_options, instrumentation);
+    return RunSteps(state, plan, inputs, parent, run_options, instrumentation, fetched);
   try {
     std::vector<Value> outputs =
-        RunSteps(state, plan, inputs, parent, run_options, instrumentation);
+        RunSteps(state, plan, inputs, parent, run_options, instrumentation, fetched);
     hooks->run_ended(true);
     return outputs;
   } catch (...) {

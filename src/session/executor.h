@@ -23,11 +23,16 @@ struct RunInstrumentation {
 int64_t ValueBytes(const Value& value);
 
 // inputs bind to plan.input_slots in order (an empty Value leaves an overridable initializer
-// in place). parent resolves outer-scope values; null for the main graph.
+// in place). parent resolves outer-scope values; null for the main graph. fetched (main graph
+// only, RunOptions.only_execute_path_to_fetches): the outputs wanted, as indices into
+// plan.output_slots; only the steps they depend on run, and the other outputs come back empty.
+// Steps log at verbosity 1 in the calling thread's logging settings, on whichever thread runs
+// them.
 std::vector<Value> ExecuteGraph(const SessionState& state, const GraphPlan& plan,
                                 const std::vector<Value>& inputs, const ExecutionFrame* parent,
                                 const RunOptions& run_options,
-                                RunInstrumentation* instrumentation = nullptr);
+                                RunInstrumentation* instrumentation = nullptr,
+                                const std::vector<size_t>* fetched = nullptr);
 
 // Whether a value's tensors are all in memory (any CPU-accessible memory counts as CPU); an
 // empty optional is anywhere.

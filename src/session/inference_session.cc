@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "common/denormal.h"
 #include "common/logging.h"
 #include "session/executor.h"
 #include "session/profiler.h"
@@ -27,6 +28,12 @@ std::vector<ValueInfo> MakeValueInfos(const std::vector<NodeArg*>& args) {
   return infos;
 }
 
+// The key and value types of a map (or seq(map)) feed are those declared, where declared.
+bool MapTypesMatch(const ValueType& declared, const ValueType& fed) {
+  return (declared.key == ElementType::kUndefined || declared.key == fed.key) &&
+         (declared.elem == ElementType::kUndefined || declared.elem == fed.elem);
+}
+
 // Checks a feed against the graph input's declared type and static dims.
 void CheckFeed(const NodeArg& input, const Value& feed) {
   PRISM_ENFORCE(feed.HasValue() || input.type.kind == TypeKind::kOptional, kInvalidArgument,
@@ -49,10 +56,39 @@ void CheckFeed(const NodeArg& input, const Value& feed) {
                       "input '", input.name, "' expects shape ", input.shape->ToString(), ", got ",
                       tensor.Shape().ToString(), " (dimension ", d, ")");
     }
+  } else if (input.type.IsSequenceOfMaps()) {
+    PRISM_ENFORCE(feed.IsMapSequence() && MapTypesMatch(input.type, feed.Type()), kInvalidArgument,
+                  "input '", input.name, "' expects ", input.type.ToString(), ", got ",
+                  feed.Describe());
   } else if (input.type.kind == TypeKind::kSequence) {
-    PRISM_ENFORCE(feed.IsSequence(), kInvalidArgument, "input '", input.name, "' expects ",
-                  input.type.ToString(), ", got ", feed.Describe());
+    PRISM_ENFORCE(feed.IsSequence() && !feed.IsMapSequence(), kInvalidArgument, "input '",
+                  input.name, "' expects ", input.type.ToString(), ", got ", feed.Describe());
+  } else if (input.type.kind == TypeKind::kMap) {
+    PRISM_ENFORCE(feed.IsMap() && MapTypesMatch(input.type, feed.Type()), kInvalidArgument,
+                  "input '", input.name, "' expects ", input.type.ToString(), ", got ",
+                  feed.Describe());
   }
+  // A bool element is one byte, 0 or 1: any other byte (caller memory wrapped as a tensor) is
+  // undefined behaviour for every kernel that reads it.
+  if (feed.IsTensor() && feed.GetTensor().Type() == ElementType::kBool &&
+      feed.GetTensor().Location().IsCpuAccessible()) {
+    const auto* bytes = static_cast<const uint8_t*>(feed.GetTensor().RawData());
+    for (int64_t i = 0; i < feed.GetTensor().NumElements(); ++i)
+      PRISM_ENFORCE(bytes[i] <= 1, kInvalidArgument, "input '", input.name, "' holds byte ",
+                    int{bytes[i]}, " at element ", i, "; bool elements must be 0 or 1");
+  }
+}
+
+// A feed as the graph reads it: an empty sequence made without element types (the C API's
+// CreateSequenceValue with no elements) fed to a seq(map(K, V)) input is that input's empty
+// sequence of maps.
+Value AdaptFeed(const NodeArg& input, const Value& feed) {
+  if (input.type.IsSequenceOfMaps() && feed.IsSequence() && !feed.IsMapSequence() &&
+      feed.GetSequence().tensors.empty() &&
+      feed.GetSequence().elem_type == ElementType::kUndefined &&
+      input.type.key != ElementType::kUndefined && input.type.elem != ElementType::kUndefined)
+    return Value(MapSequence{input.type.key, input.type.elem, {}});
+  return feed;
 }
 
 // Copies a run's result into the caller's preallocated tensor, in whatever memory that is,
@@ -87,6 +123,18 @@ bool CopyIntoPreallocated(const SessionState& state, const std::string& name, co
 InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderSpec> providers)
     : options_(std::move(options)), requested_providers_(std::move(providers)) {
   if (options_.enable_profiling) profiler_ = std::make_unique<Profiler>();
+  log_settings_.severity = options_.log_severity_level;
+  log_settings_.verbosity = options_.log_verbosity_level;
+  log_settings_.log_id = options_.log_id;
+  const std::string denormal = options_.ConfigOr("session.set_denormal_as_zero", "0");
+  PRISM_ENFORCE(denormal == "0" || denormal == "1", kInvalidArgument,
+                "session config entry session.set_denormal_as_zero must be \"0\" or \"1\", got '",
+                denormal, "'");
+  denormal_as_zero_ = denormal == "1";
+  if (denormal_as_zero_ && !DenormalAsZeroSupported())
+    LogWarningOnce("session.set_denormal_as_zero",
+                   "session.set_denormal_as_zero has no effect: this build cannot change the "
+                   "floating-point denormal mode on this CPU");
   // Settings without effect yet say so, once per process each, naming themselves.
   if (options_.inter_op_num_threads > 1 && options_.execution_mode != ExecutionMode::kParallel)
     LogWarningOnce("inter_op_num_threads",
@@ -100,23 +148,32 @@ InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderS
 
 InferenceSession::~InferenceSession() = default;
 
+ModelLoadLimits InferenceSession::LoadLimits() const {
+  ModelLoadLimits limits;
+  limits.max_tensor_bytes = AllocationLimitsFromConfig(options_.config_entries).max_tensor_bytes;
+  return limits;
+}
+
 void InferenceSession::Load(const std::string& path) {
+  ScopedLogSettings log_scope(&log_settings_);
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  model_ = Model::LoadFromFile(path);
+  model_ = Model::LoadFromFile(path, LoadLimits());
   if (profiler_) profiler_->RecordSession("model_loading_uri", start, Profiler::Clock::now());
   Initialize();
 }
 
 void InferenceSession::Load(const void* data, size_t size, const std::string& model_directory) {
+  ScopedLogSettings log_scope(&log_settings_);
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  model_ = Model::LoadFromBytes(data, size, model_directory);
+  model_ = Model::LoadFromBytes(data, size, model_directory, LoadLimits());
   if (profiler_) profiler_->RecordSession("model_loading_array", start, Profiler::Clock::now());
   Initialize();
 }
 
 void InferenceSession::Initialize() {
+  ScopedLogSettings log_scope(&log_settings_);
   PRISM_ENFORCE(model_ != nullptr, kNoModel, "no model is loaded");
   if (options_.ConfigOr("session.disable_ep_failure_fallback", "0") == "1")
     fallback_enabled_ = false;
@@ -148,6 +205,13 @@ void InferenceSession::BuildState() {
     throw;
   }
   if (profiler_) profiler_->RecordSession("session_initialization", start, Profiler::Clock::now());
+  if (LogEnabled(Severity::kVerbose)) {
+    std::string providers;
+    for (const auto& provider : state->Providers())
+      providers += (providers.empty() ? "" : ", ") + provider->Type();
+    PRISM_LOG(kVerbose, "session initialized: ", state->Report().nodes.size(), " nodes, ",
+              state->Report().copies.size(), " copies, providers [", providers, "]");
+  }
   released_weights_ = std::move(released);
   std::lock_guard<std::mutex> lock(state_mutex_);
   state_ = std::move(state);
@@ -246,6 +310,19 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
                                              const std::vector<std::string>& output_names,
                                              const std::vector<OutputDestination>& destinations,
                                              const OutputDestination& fallback) const {
+  // The run's logging: its own severity and verbosity when it sets a severity, else the
+  // session's (a verbosity set alone still counts); its tag names it, else the session's id.
+  LogSettings run_log = log_settings_;
+  if (run_options.log_severity_level >= 0) {
+    run_log.severity = run_options.log_severity_level;
+    run_log.verbosity = run_options.log_verbosity_level;
+  } else if (run_options.log_verbosity_level >= 0) {
+    run_log.verbosity = run_options.log_verbosity_level;
+  }
+  if (!run_options.run_tag.empty()) run_log.log_id = run_options.run_tag;
+  ScopedLogSettings log_scope(&run_log);
+  std::optional<ScopedDenormalMode> denormal_mode;
+  if (denormal_as_zero_) denormal_mode.emplace(ScopedDenormalMode::AsZero());
   RunInstrumentation instrumentation;
   instrumentation.profiler = profiler_ && profiler_->Enabled() ? profiler_.get() : nullptr;
   const auto run_start =
@@ -270,10 +347,11 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
                   }());
     PRISM_ENFORCE(!fed[it->second], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
     const NodeArg& input = *graph.Inputs()[it->second];
-    CheckFeed(input, feeds[f]);
+    const Value feed = AdaptFeed(input, feeds[f]);
+    CheckFeed(input, feed);
     // A feed in device memory goes in as given: the executor uses it in place where it is
     // consumed in that memory, and copies it only for consumers elsewhere.
-    inputs[it->second] = feeds[f];
+    inputs[it->second] = feed;
     fed[it->second] = true;
   }
   for (const NodeArg* required : graph.RequiredInputs()) {
@@ -296,8 +374,12 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
     }
   }
 
+  PRISM_LOG(kVerbose, "run begins: ", feeds.size(), " feeds, ", selected.size(), " of ",
+            graph.Outputs().size(), " outputs",
+            run_options.only_execute_path_to_fetches ? " (only the path to them)" : "");
   std::vector<Value> all =
-      ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation);
+      ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation,
+                   run_options.only_execute_path_to_fetches ? &selected : nullptr);
   std::vector<Value> results;
   results.reserve(selected.size());
   for (size_t s = 0; s < selected.size(); ++s) {
@@ -323,6 +405,8 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
     }
   }
   if (ShrinkCpuArenaAfterRun(run_options)) state->Allocators().ShrinkCpuArenas();
+  PRISM_LOG(kVerbose, "run ended: ", results.size(), " outputs, ", instrumentation.copies.load(),
+            " copies");
   runs_.fetch_add(1, std::memory_order_relaxed);
   copies_.fetch_add(instrumentation.copies.load(), std::memory_order_relaxed);
   bytes_copied_.fetch_add(instrumentation.bytes_copied.load(), std::memory_order_relaxed);
@@ -463,6 +547,10 @@ std::string InferenceSession::EndProfiling(const std::string& path) {
   return target;
 }
 
+int64_t InferenceSession::ProfilingStartTimeNs() const {
+  return profiler_ ? profiler_->StartTimeNs() : 0;
+}
+
 AllocatorPtr InferenceSession::AllocatorFor(const MemoryInfo& memory) const {
   if (memory.IsCpuAccessible()) return GetCpuAllocator();
   for (const auto& provider : State()->Providers()) {
@@ -476,6 +564,7 @@ Value InferenceSession::CopyToMemory(const Value& value, const MemoryInfo& memor
   std::shared_ptr<const SessionState> state = State();
   if (value.IsTensor() && value.GetTensor().Location().SameSpace(memory)) return value;
   if (!value.IsTensor() && !value.IsSequence()) return value;
+  if (value.IsMapSequence() && memory.IsCpuAccessible()) return value;  // maps are CPU values
   AllocatorPtr allocator = AllocatorFor(memory);
   PRISM_ENFORCE(allocator != nullptr, kInvalidArgument,
                 "no execution provider of this session owns ", memory.ToString(), " memory");

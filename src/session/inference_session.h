@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/logging.h"
 #include "framework/value.h"
 #include "graph/model.h"
 #include "session/partition_report.h"
@@ -146,12 +147,17 @@ class InferenceSession {
   std::string EndProfiling(const std::string& path = "");
   // The live profiler (events so far), or nullptr when profiling is off.
   const Profiler* GetProfiler() const { return profiler_.get(); }
+  // When profiling started, in nanoseconds since the Unix epoch (Python's time.time_ns()); 0 when
+  // profiling is off (onnxruntime's get_profiling_start_time_ns).
+  int64_t ProfilingStartTimeNs() const;
 
  private:
   // Whether run_options ask for the CPU arena to shrink when the run ends; throws on a malformed
   // memory.enable_memory_arena_shrinkage entry.
   static bool ShrinkCpuArenaAfterRun(const RunOptions& run_options);
   std::shared_ptr<const SessionState> State() const;
+  // What the loader may accept (session.max_tensor_bytes).
+  ModelLoadLimits LoadLimits() const;
   void BuildState();
   bool MayRetryOnCpu(const Exception& error, bool creating) const;
   // Whether to retry: true when the session was rebuilt on the CPU EP alone now (fallback is
@@ -174,6 +180,10 @@ class InferenceSession {
                              const OutputDestination& fallback) const;
 
   SessionOptions options_;
+  // The session's logging (creation, and runs without a severity of their own).
+  LogSettings log_settings_;
+  // session.set_denormal_as_zero = "1": runs flush denormal floats to zero.
+  bool denormal_as_zero_ = false;
   // Changed by a run-time fallback (under fallback_mutex_), hence mutable.
   mutable std::vector<ProviderSpec> requested_providers_;
   mutable std::atomic<bool> fallback_enabled_{true};

@@ -86,7 +86,7 @@ void PatternRecorder::OnFree(void* pointer) {
   live_.erase(it);
 }
 
-std::shared_ptr<const MemoryPattern> PatternRecorder::Finish() {
+std::shared_ptr<const MemoryPattern> PatternRecorder::Finish(bool share_bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   finished_ = true;
   auto pattern = std::make_shared<MemoryPattern>();
@@ -121,7 +121,7 @@ std::shared_ptr<const MemoryPattern> PatternRecorder::Finish() {
   }
 
   // Largest first, each at the lowest offset clear of the buffers already placed whose
-  // lifetimes meet its own.
+  // lifetimes meet its own (of every buffer placed, without sharing).
   std::vector<size_t> order(lifetimes.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -133,7 +133,8 @@ std::shared_ptr<const MemoryPattern> PatternRecorder::Finish() {
     const Lifetime& buffer = lifetimes[index];
     std::vector<std::pair<size_t, size_t>> taken;  // [begin, end) of meeting buffers
     for (size_t other : placed)
-      if (lifetimes[other].allocator == buffer.allocator && LifetimesMeet(lifetimes[other], buffer))
+      if (lifetimes[other].allocator == buffer.allocator &&
+          (!share_bytes || LifetimesMeet(lifetimes[other], buffer)))
         taken.emplace_back(offsets[other], offsets[other] + lifetimes[other].bytes);
     std::sort(taken.begin(), taken.end());
     size_t offset = 0;

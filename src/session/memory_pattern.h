@@ -48,8 +48,9 @@ class PatternRecorder : public std::enable_shared_from_this<PatternRecorder> {
   AllocatorPtr Wrap(const AllocatorPtr& real, int step, int output);
   void SetCurrentStep(int step) { current_step_.store(step, std::memory_order_relaxed); }
   // The pattern, from a run that completed (buffers still held now outlive the run: they are
-  // left out and allocated as usual). nullptr when nothing is worth planning.
-  std::shared_ptr<const MemoryPattern> Finish();
+  // left out and allocated as usual). nullptr when nothing is worth planning. share_bytes false
+  // (enable_mem_reuse off): no two buffers share bytes, whatever their lifetimes.
+  std::shared_ptr<const MemoryPattern> Finish(bool share_bytes = true);
 
  private:
   class RecordingAllocator;

@@ -149,6 +149,13 @@ ProfileTypeShape Profiler::DescribeValue(const Value& value) {
     const Tensor& tensor = value.GetTensor();
     result.type = ElementTypeName(tensor.Type());
     result.dims = tensor.Shape().Dims();
+  } else if (value.IsMapSequence()) {
+    const MapSequence& sequence = value.GetMapSequence();
+    result.type = value.Type().ToString();
+    result.dims = {static_cast<int64_t>(sequence.maps.size())};
+  } else if (value.IsMap()) {
+    result.type = value.Type().ToString();
+    result.dims = {value.GetMap().Size()};
   } else if (value.IsSequence()) {
     const TensorSequence& sequence = value.GetSequence();
     result.type = MakeString("seq(", ElementTypeName(sequence.elem_type), ")");

@@ -51,6 +51,12 @@ class Profiler {
   Profiler();
 
   bool Enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  // When the profiler started, in nanoseconds since the Unix epoch (Python's time.time_ns(), the
+  // clock onnxruntime's get_profiling_start_time_ns reads).
+  int64_t StartTimeNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(start_wall_.time_since_epoch())
+        .count();
+  }
   int64_t NanosecondsSinceStart(Clock::time_point time) const;
   // Thread-safe; ignored once profiling has ended.
   void Record(ProfileEvent event);

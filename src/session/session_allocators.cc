@@ -6,7 +6,9 @@
 namespace prism {
 
 SessionAllocators::SessionAllocators(const SessionOptions& options)
-    : use_arena_(options.enable_cpu_mem_arena), config_(options.config_entries) {
+    : use_arena_(options.enable_cpu_mem_arena),
+      limits_(AllocationLimitsFromConfig(options.config_entries)),
+      config_(options.config_entries) {
   if (use_arena_) ArenaOptionsFromConfig(config_);  // bad entries fail at session creation
 }
 
@@ -21,7 +23,7 @@ AllocatorPtr SessionAllocators::For(const IExecutionProvider& provider, MemType 
   if (entry.arena)
     entry.wrapper = std::make_shared<ArenaAllocator>(backing, ArenaOptionsFromConfig(config_));
   else
-    entry.wrapper = std::make_shared<CountingAllocator>(backing);
+    entry.wrapper = std::make_shared<CountingAllocator>(backing, limits_);
   entries_.push_back(entry);
   return entry.wrapper;
 }

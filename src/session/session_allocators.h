@@ -33,6 +33,8 @@ class SessionAllocators {
   std::vector<NamedAllocatorStats> Stats() const;
   // Shrinks the arenas of CPU-accessible memory; returns the bytes released.
   int64_t ShrinkCpuArenas();
+  // session.max_tensor_bytes and session.max_memory_bytes (every wrapper enforces them).
+  const AllocationLimits& Limits() const { return limits_; }
 
  private:
   struct Entry {
@@ -41,6 +43,7 @@ class SessionAllocators {
     bool arena = false;
   };
   bool use_arena_;
+  AllocationLimits limits_;
   mutable std::mutex mutex_;
   std::vector<Entry> entries_;
   std::map<std::string, std::string> config_;

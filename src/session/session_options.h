@@ -13,7 +13,15 @@ namespace prism {
 
 class PrepackedWeightsContainer;
 
-enum class GraphOptimizationLevel : int { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+// kLayout (onnxruntime's ORT_ENABLE_LAYOUT) runs the basic, extended and layout transformers,
+// as kAll does: Prism has no level above layout.
+enum class GraphOptimizationLevel : int {
+  kDisableAll = 0,
+  kBasic = 1,
+  kExtended = 2,
+  kLayout = 3,
+  kAll = 99
+};
 enum class ExecutionMode : int { kSequential = 0, kParallel = 1 };
 
 struct SessionOptions {
@@ -37,8 +45,19 @@ struct SessionOptions {
   bool enable_cpu_mem_arena = true;
   // One block per run planned from recorded lifetimes, per set of feed shapes (memory_pattern.h).
   bool enable_mem_pattern = true;
+  // Buffers shared between values: an output written over an input its kernel may overwrite
+  // (in-place), and the memory pattern's block placing values whose lifetimes do not meet over
+  // the same bytes. false: every value gets its own buffer (onnxruntime's enable_mem_reuse).
+  bool enable_mem_reuse = true;
+  // onnxruntime's use_deterministic_compute. Prism's kernels are deterministic whatever it says
+  // (a given session computes the same bits on every run, threads or not); it is kept so that
+  // the setting can be read back.
+  bool use_deterministic_compute = false;
 
-  int log_severity_level = 2;
+  // The session's logging (creation, and runs whose RunOptions set no severity): -1 means the
+  // process defaults. log_id names the session in its messages.
+  int log_severity_level = -1;
+  int log_verbosity_level = -1;
   std::string log_id;
   bool enable_profiling = false;
   std::string profile_file_prefix = "prism_profile";
@@ -50,6 +69,8 @@ struct SessionOptions {
   //   session.provider_library_dir: where plugin EP libraries are looked up first.
   //   session.disable_prepacking = "1": kernels read constant weights as stored (no packed
   //     forms; the originals stay in the session).
+  //   session.set_denormal_as_zero = "1": runs compute with denormal floats flushed to zero
+  //     (operands and results), on the calling thread and the pool threads working for it.
   std::map<std::string, std::string> config_entries;
   // Where kernels' packed forms of constant weights are kept: sessions given one container share
   // the packing of identical weights (onnxruntime's PrepackedWeightsContainer). nullptr: each
@@ -63,8 +84,13 @@ struct SessionOptions {
 };
 
 struct RunOptions {
-  int log_severity_level = 2;
+  // The run's logging: severity -1 means the session's; verbosity -1 the session's.
+  int log_severity_level = -1;
+  int log_verbosity_level = -1;
   std::string run_tag;
+  // Compute only the nodes the requested outputs depend on (onnxruntime's
+  // only_execute_path_to_fetches); by default every node of the main graph runs.
+  bool only_execute_path_to_fetches = false;
   // Set from another thread to stop a run between nodes (it then fails with a clear error).
   std::atomic<bool>* terminate = nullptr;
   // Free-form entries (onnxruntime's add_run_config_entry). Known keys:

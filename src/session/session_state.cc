@@ -50,6 +50,23 @@ std::shared_ptr<const SessionState> SessionState::Build(
   const auto providers_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   auto state = std::make_shared<SessionState>();
   state->model_ = model;
+  if (auto it = options.config_entries.find("session.run_timeout_ms");
+      it != options.config_entries.end()) {
+    const std::string& text = it->second;
+    size_t used = 0;
+    long long value = -1;
+    try {
+      value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    PRISM_ENFORCE(used == text.size() && !text.empty() && text[0] >= '0' && text[0] <= '9',
+                  kInvalidArgument,
+                  "session config entry session.run_timeout_ms must be a number of "
+                  "milliseconds, got '",
+                  text, "'");
+    state->run_timeout_ms_ = value;
+  }
   const bool strict = options.ConfigOr("session.fail_on_unavailable_provider", "0") == "1";
   const std::string library_dir = options.ConfigOr("session.provider_library_dir", "");
   ProviderOptions cpu_options;
@@ -154,7 +171,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
   };
   if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);
-  if (level >= static_cast<int>(GraphOptimizationLevel::kAll))
+  if (level >= static_cast<int>(GraphOptimizationLevel::kLayout))
     transformers->Run(graph, TransformerLevel::kLayout, transform_context);
 
   // optimized_model_filepath: the transformed graph, before EPs fuse what they compile (a
@@ -171,6 +188,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
 
   state->allocators_ = std::make_unique<SessionAllocators>(options);
   if (options.enable_mem_pattern) state->pattern_cache_ = std::make_unique<MemoryPatternCache>();
+  state->memory_reuse_ = options.enable_mem_reuse;
   if (options.ConfigOr("session.disable_prepacking", "0") != "1")
     state->prepacked_ = options.prepacked_weights != nullptr
                             ? options.prepacked_weights

@@ -55,6 +55,9 @@ class SessionState {
   SessionAllocators& Allocators() const { return *allocators_; }
   // The main graph's memory patterns by feed shapes; nullptr with enable_mem_pattern off.
   MemoryPatternCache* PatternCache() const { return pattern_cache_.get(); }
+  // enable_mem_reuse: outputs may take over their inputs' buffers and the memory pattern may
+  // place values over the same bytes; false gives every value its own buffer.
+  bool MemoryReuse() const { return memory_reuse_; }
   // The model's main-graph constant initializers that every reader took prepacked: this state
   // no longer holds them (the session may release the model's copy; unpack() restores one).
   const std::vector<std::pair<std::string, PrePackedWeight>>& ModelWeightsPrepacked() const {
@@ -62,6 +65,9 @@ class SessionState {
   }
   // Where this state's kernels got their packed forms (nullptr: prepacking disabled).
   const PrepackedWeightsContainer* PrepackedWeights() const { return prepacked_.get(); }
+  // session.run_timeout_ms: how long one Run may take before it stops between two steps (or
+  // at a subgraph's start, so every Loop iteration) with an error; 0: no limit.
+  int64_t RunTimeoutMs() const { return run_timeout_ms_; }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -74,8 +80,10 @@ class SessionState {
   std::shared_ptr<ThreadPool> inter_op_pool_;
   std::unique_ptr<SessionAllocators> allocators_;
   std::unique_ptr<MemoryPatternCache> pattern_cache_;
+  bool memory_reuse_ = true;
   std::shared_ptr<PrepackedWeightsContainer> prepacked_;
   std::vector<std::pair<std::string, PrePackedWeight>> model_weights_prepacked_;
+  int64_t run_timeout_ms_ = 0;
 };
 
 }  // namespace prism

@@ -1,6 +1,7 @@
 /*
  * C99 test of the Prism C API (libprism.so): the MNIST CNN against onnxruntime's output, model
- * inspection, string tensors, every element type, sequences, IO binding and error statuses.
+ * inspection, string tensors, every element type, sequences, maps and sequences of maps (with
+ * ZipMap and DictVectorizer models), IO binding and error statuses.
  *
  * Usage: prism_capi_c_test DATA_DIR   (DATA_DIR written by make_capi_test_data.py)
  * Compiled with -std=c99 -Wall -Werror -pedantic: it proves the header is plain C.
@@ -658,6 +659,76 @@ static void TestGlobalThreadPools(void) {
 }
 
 /* Profiling writes a trace at SessionEndProfiling, once. */
+/* Version 5's logging and options: a custom logger receives the session's and the run's
+   messages with their ids; config entries read back; build information. */
+static int g_logged_session;
+static int g_logged_run_nodes;
+
+static void CountMessages(void* param, PrismLoggingLevel severity, const char* category,
+                          const char* log_id, const char* code_location, const char* message) {
+  (void)param;
+  (void)severity;
+  (void)code_location;
+  CHECK(strcmp(category, "prism") == 0);
+  if (strcmp(log_id, "c-session") == 0 && strstr(message, "session initialized") != NULL)
+    ++g_logged_session;
+  if (strcmp(log_id, "c-run") == 0 && strstr(message, ": run ") != NULL) ++g_logged_run_nodes;
+}
+
+static void TestLoggingAndOptions(void) {
+  PrismEnv* env = NULL;
+  PrismSessionOptions* options = NULL;
+  PrismRunOptions* run_options = NULL;
+  PrismSession* session = NULL;
+  char* model = DataPath("mnist_cnn.onnx");
+  const char* value = NULL;
+  uint64_t start = 1;
+
+  OK(g_api->CreateEnvWithCustomLogger(CountMessages, NULL, PRISM_LOGGING_ERROR, "c-logger", &env));
+  OK(g_api->CreateSessionOptions(&options));
+  OK(g_api->SetSessionLogSeverityLevel(options, PRISM_LOGGING_VERBOSE));
+  OK(g_api->SetSessionLogId(options, "c-session"));
+  OK(g_api->EnableMemReuse(options, 0));
+  OK(g_api->SetDeterministicCompute(options, 1));
+  OK(g_api->SetGraphOptimizationLevel(options, PRISM_ENABLE_LAYOUT));
+  OK(g_api->AddSessionConfigEntry(options, "session.set_denormal_as_zero", "1"));
+  OK(g_api->GetSessionConfigEntry(options, "session.set_denormal_as_zero", &value));
+  CHECK(value != NULL && strcmp(value, "1") == 0);
+  OK(g_api->GetSessionConfigEntry(options, "no.such.key", &value));
+  CHECK(value == NULL);
+  OK(g_api->CreateSession(env, model, options, &session));
+  CHECK(g_logged_session == 1);
+  OK(g_api->SessionGetProfilingStartTimeNs(session, &start));
+  CHECK(start == 0); /* profiling is off */
+
+  OK(g_api->CreateRunOptions(&run_options));
+  OK(g_api->RunOptionsSetRunTag(run_options, "c-run"));
+  OK(g_api->RunOptionsSetRunLogSeverityLevel(run_options, PRISM_LOGGING_VERBOSE));
+  RunMnist(session, run_options);
+  CHECK(g_logged_run_nodes == 0); /* verbosity 0: no per-node messages */
+  OK(g_api->RunOptionsSetRunLogVerbosityLevel(run_options, 1));
+  OK(g_api->RunOptionsSetOnlyExecutePathToFetches(run_options, 1));
+  OK(g_api->AddRunConfigEntry(run_options, "memory.enable_memory_arena_shrinkage", "cpu:0"));
+  OK(g_api->GetRunConfigEntry(run_options, "memory.enable_memory_arena_shrinkage", &value));
+  CHECK(value != NULL && strcmp(value, "cpu:0") == 0);
+  OK(g_api->GetRunConfigEntry(run_options, "no.such.key", &value));
+  CHECK(value == NULL);
+  RunMnist(session, run_options);
+  CHECK(g_logged_run_nodes > 0);
+  EXPECT_ERROR(g_api->RunOptionsSetRunLogVerbosityLevel(run_options, -1), PRISM_INVALID_ARGUMENT,
+               "verbosity");
+  EXPECT_ERROR(g_api->SetLogVerbosityLevel(env, -2), PRISM_INVALID_ARGUMENT, "verbosity");
+  OK(g_api->SetLogVerbosityLevel(env, 0));
+  OK(g_api->SetRandomSeed(42));
+  CHECK(strncmp(g_api->GetBuildInfoString(), "Prism Build Info: version=0.1.0", 31) == 0);
+
+  g_api->ReleaseRunOptions(run_options);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+  g_api->ReleaseEnv(env);
+  free(model);
+}
+
 static void TestProfiling(PrismEnv* env) {
   PrismSessionOptions* options = NULL;
   PrismSession* session = NULL;
@@ -912,6 +983,227 @@ static void TestSequencesAndOptionals(void) {
   g_api->ReleaseMemoryInfo(cpu);
 }
 
+/* A map's keys (int64) and values (float) against the expected ones. */
+static void CheckInt64FloatMap(const PrismValue* map, const int64_t* keys, const float* values,
+                               size_t count) {
+  PrismValue* part = NULL;
+  PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+  PrismTensorTypeAndShapeInfo* info = NULL;
+  int64_t element_count = -1;
+  void* data = NULL;
+  size_t i;
+  OK(g_api->GetValueKind(map, &kind));
+  CHECK(kind == PRISM_VALUE_MAP);
+  OK(g_api->GetMapKeys(map, &part));
+  OK(g_api->GetTensorTypeAndShape(part, &info));
+  OK(g_api->TensorInfoGetElementCount(info, &element_count));
+  g_api->ReleaseTensorTypeAndShapeInfo(info);
+  CHECK(element_count == (int64_t)count);
+  OK(g_api->GetTensorMutableData(part, &data));
+  for (i = 0; i < count && element_count == (int64_t)count; ++i)
+    CHECK(((const int64_t*)data)[i] == keys[i]);
+  g_api->ReleaseValue(part);
+  OK(g_api->GetMapValues(map, &part));
+  OK(g_api->GetTensorMutableData(part, &data));
+  for (i = 0; i < count && element_count == (int64_t)count; ++i)
+    CHECK(((const float*)data)[i] == values[i]);
+  g_api->ReleaseValue(part);
+}
+
+/* Maps and sequences of maps made and read back through the ABI, then a DictVectorizer model fed
+   a map and a ZipMap model whose seq(map) output matches onnxruntime's. */
+static void TestMaps(PrismEnv* env) {
+  static const int64_t kThree[1] = {3};
+  static const int64_t kTwo[1] = {2};
+  static const int64_t kSorted[3] = {10, 20, 30};
+  static const float kSortedValues[3] = {1.0f, 2.0f, 3.0f};
+  static const int64_t kZipShape[2] = {2, 3};
+  const char* strings[2];
+  size_t lengths[2];
+  const char* input_names[1] = {"X"};
+  const char* vector_outputs[1] = {"Y"};
+  const char* zip_outputs[1] = {"Z"};
+  int64_t keys[3] = {30, 10, 20};
+  float values[3] = {3.0f, 1.0f, 2.0f};
+  int64_t ints[2] = {7, 8};
+  PrismMemoryInfo* cpu = NULL;
+  PrismAllocator* allocator = NULL;
+  PrismValue* key_tensor = NULL;
+  PrismValue* value_tensor = NULL;
+  PrismValue* string_keys = NULL;
+  PrismValue* int_values = NULL;
+  PrismValue* map = NULL;
+  PrismValue* string_map = NULL;
+  PrismValue* maps[2] = {NULL, NULL};
+  PrismValue* mixed[2] = {NULL, NULL};
+  PrismValue* sequence = NULL;
+  PrismValue* element = NULL;
+  PrismValue* part = NULL;
+  PrismValue* output = NULL;
+  PrismValue* x = NULL;
+  PrismSessionOptions* options = NULL;
+  PrismSession* session = NULL;
+  PrismTypeInfo* type_info = NULL;
+  const PrismTensorTypeAndShapeInfo* tensor_info = NULL;
+  PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+  PrismElementType key_type = PRISM_TYPE_UNDEFINED;
+  PrismElementType value_type = PRISM_TYPE_UNDEFINED;
+  const char* text = NULL;
+  size_t length = 0;
+  size_t size = 0;
+  void* data = NULL;
+  float* zip_input = NULL;
+  unsigned char* expected = NULL;
+  char* path = NULL;
+  size_t i;
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, keys, sizeof(keys), kThree, 1, PRISM_TYPE_INT64,
+                                        &key_tensor));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, values, sizeof(values), kThree, 1, PRISM_TYPE_FLOAT,
+                                        &value_tensor));
+
+  /* The map holds its pairs in key order, in its own copy (keys already in order too). */
+  OK(g_api->CreateMapValue(key_tensor, value_tensor, &map));
+  keys[0] = 10;
+  keys[1] = 20;
+  keys[2] = 30;
+  OK(g_api->CreateMapValue(key_tensor, value_tensor, &part));
+  keys[0] = 99;
+  values[0] = -1.0f;
+  CheckInt64FloatMap(map, kSorted, kSortedValues, 3);
+  {
+    static const float kAsGiven[3] = {3.0f, 1.0f, 2.0f};
+    CheckInt64FloatMap(part, kSorted, kAsGiven, 3);
+  }
+  g_api->ReleaseValue(part);
+  EXPECT_ERROR(g_api->GetTensorMutableData(map, &data), PRISM_INVALID_ARGUMENT,
+               "expected a tensor value, got map(int64,tensor(float)) of 3");
+  EXPECT_ERROR(g_api->GetMapKeys(key_tensor, &part), PRISM_INVALID_ARGUMENT, "expected a map");
+  EXPECT_ERROR(g_api->CreateMapValue(value_tensor, value_tensor, &part), PRISM_INVALID_ARGUMENT,
+               "map keys must be int64 or string");
+
+  /* String keys with int64 values. */
+  strings[0] = "b";
+  lengths[0] = 1;
+  strings[1] = "a";
+  lengths[1] = 1;
+  OK(g_api->CreateTensorAsValue(allocator, kTwo, 1, PRISM_TYPE_STRING, &string_keys));
+  OK(g_api->FillStringTensor(string_keys, strings, lengths, 2));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, ints, sizeof(ints), kTwo, 1, PRISM_TYPE_INT64,
+                                        &int_values));
+  EXPECT_ERROR(g_api->CreateMapValue(string_keys, value_tensor, &part), PRISM_INVALID_ARGUMENT,
+               "same length, got 2 keys and 3 values");
+  OK(g_api->CreateMapValue(string_keys, int_values, &string_map));
+  OK(g_api->GetMapKeys(string_map, &part));
+  OK(g_api->GetStringTensorElement(part, 0, &text, &length));
+  CHECK(length == 1 && text[0] == 'a');
+  g_api->ReleaseValue(part);
+  OK(g_api->GetMapValues(string_map, &part));
+  OK(g_api->GetTensorMutableData(part, &data));
+  CHECK(((const int64_t*)data)[0] == 8 && ((const int64_t*)data)[1] == 7);
+  g_api->ReleaseValue(part);
+
+  /* A sequence of maps; its elements come back as maps. */
+  maps[0] = map;
+  maps[1] = map;
+  OK(g_api->CreateSequenceValue((const PrismValue* const*)maps, 2, &sequence));
+  OK(g_api->GetValueKind(sequence, &kind));
+  CHECK(kind == PRISM_VALUE_SEQUENCE);
+  OK(g_api->GetSequenceLength(sequence, &length));
+  CHECK(length == 2);
+  OK(g_api->GetSequenceElement(sequence, 1, &element));
+  CheckInt64FloatMap(element, kSorted, kSortedValues, 3);
+  g_api->ReleaseValue(element);
+  mixed[0] = map;
+  mixed[1] = value_tensor;
+  EXPECT_ERROR(g_api->CreateSequenceValue((const PrismValue* const*)mixed, 2, &part),
+               PRISM_INVALID_ARGUMENT, "tensors or maps, not both");
+  mixed[1] = string_map;
+  EXPECT_ERROR(g_api->CreateSequenceValue((const PrismValue* const*)mixed, 2, &part),
+               PRISM_INVALID_ARGUMENT, "must share one type");
+
+  /* DictVectorizer: a map input; vocabulary 30, 10, 20 picks 3, 1, 2. */
+  OK(g_api->CreateSessionOptions(&options));
+  path = DataPath("dict_vectorizer.onnx");
+  OK(g_api->CreateSession(env, path, options, &session));
+  free(path);
+  OK(g_api->SessionGetInputTypeInfo(session, 0, &type_info));
+  OK(g_api->TypeInfoGetTypeString(type_info, &text));
+  CHECK(strcmp(text, "map(int64,tensor(float))") == 0);
+  OK(g_api->TypeInfoGetKind(type_info, &kind));
+  CHECK(kind == PRISM_VALUE_MAP);
+  OK(g_api->TypeInfoGetTensorInfo(type_info, &tensor_info));
+  CHECK(tensor_info == NULL);
+  OK(g_api->TypeInfoGetMapTypes(type_info, &key_type, &value_type));
+  CHECK(key_type == PRISM_TYPE_INT64 && value_type == PRISM_TYPE_FLOAT);
+  g_api->ReleaseTypeInfo(type_info);
+  OK(g_api->Run(session, NULL, input_names, (const PrismValue* const*)&map, 1, vector_outputs, 1,
+                &output));
+  OK(g_api->GetTensorMutableData(output, &data));
+  CHECK(((const float*)data)[0] == 3.0f && ((const float*)data)[1] == 1.0f &&
+        ((const float*)data)[2] == 2.0f);
+  g_api->ReleaseValue(output);
+  EXPECT_ERROR(g_api->Run(session, NULL, input_names, (const PrismValue* const*)&value_tensor, 1,
+                          vector_outputs, 1, &output),
+               PRISM_INVALID_ARGUMENT, "input 'X' expects map(int64,tensor(float))");
+  g_api->ReleaseSession(session);
+
+  /* ZipMap: seq(map(int64, float)) as onnxruntime returns it. */
+  path = DataPath("zipmap.onnx");
+  OK(g_api->CreateSession(env, path, options, &session));
+  free(path);
+  OK(g_api->SessionGetOutputTypeInfo(session, 0, &type_info));
+  OK(g_api->TypeInfoGetTypeString(type_info, &text));
+  CHECK(strcmp(text, "seq(map(int64,tensor(float)))") == 0);
+  OK(g_api->TypeInfoGetKind(type_info, &kind));
+  CHECK(kind == PRISM_VALUE_SEQUENCE);
+  OK(g_api->TypeInfoGetTensorInfo(type_info, &tensor_info));
+  CHECK(tensor_info == NULL);
+  OK(g_api->TypeInfoGetMapTypes(type_info, &key_type, &value_type));
+  CHECK(key_type == PRISM_TYPE_INT64 && value_type == PRISM_TYPE_FLOAT);
+  g_api->ReleaseTypeInfo(type_info);
+  OK(g_api->SessionGetInputTypeInfo(session, 0, &type_info));
+  EXPECT_ERROR(g_api->TypeInfoGetMapTypes(type_info, &key_type, &value_type),
+               PRISM_INVALID_ARGUMENT, "expected a map or seq(map) type, got tensor(float)");
+  g_api->ReleaseTypeInfo(type_info);
+  zip_input = (float*)ReadFile("zipmap_input.bin", &size);
+  CHECK(size == 6 * sizeof(float));
+  expected = (unsigned char*)ReadFile("zipmap_expected.bin", &size);
+  CHECK(size == 2 * 3 * (sizeof(int64_t) + sizeof(float)));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, zip_input, 6 * sizeof(float), kZipShape, 2,
+                                        PRISM_TYPE_FLOAT, &x));
+  OK(g_api->Run(session, NULL, input_names, (const PrismValue* const*)&x, 1, zip_outputs, 1,
+                &output));
+  OK(g_api->GetSequenceLength(output, &length));
+  CHECK(length == 2);
+  for (i = 0; i < 2 && length == 2; ++i) {
+    int64_t expected_keys[3];
+    float expected_values[3];
+    memcpy(expected_keys, expected + i * 36, sizeof(expected_keys));
+    memcpy(expected_values, expected + i * 36 + 24, sizeof(expected_values));
+    OK(g_api->GetSequenceElement(output, i, &element));
+    CheckInt64FloatMap(element, expected_keys, expected_values, 3);
+    g_api->ReleaseValue(element);
+  }
+  g_api->ReleaseValue(output);
+  g_api->ReleaseValue(x);
+  free(expected);
+  free(zip_input);
+  g_api->ReleaseSession(session);
+  g_api->ReleaseSessionOptions(options);
+
+  g_api->ReleaseValue(sequence);
+  g_api->ReleaseValue(string_map);
+  g_api->ReleaseValue(int_values);
+  g_api->ReleaseValue(string_keys);
+  g_api->ReleaseValue(map);
+  g_api->ReleaseValue(value_tensor);
+  g_api->ReleaseValue(key_tensor);
+  g_api->ReleaseMemoryInfo(cpu);
+}
+
 static void TestErrors(PrismEnv* env) {
   PrismSessionOptions* options = NULL;
   PrismSession* session = NULL;
@@ -977,6 +1269,8 @@ int main(int argc, char** argv) {
   TestAvailableProviders();
   TestMnist(env);
   TestProfiling(env);
+  TestLoggingAndOptions();
+  OK(g_api->SetLogSeverityLevel(env, PRISM_LOGGING_ERROR));
   TestFallback(env);
   TestAllocatorStats(env);
   TestPrepackedWeights(env);
@@ -984,6 +1278,7 @@ int main(int argc, char** argv) {
   TestStrings(env);
   TestElementTypes();
   TestSequencesAndOptionals();
+  TestMaps(env);
   TestErrors(env);
 
   g_api->ReleaseEnv(env);

@@ -1,10 +1,13 @@
 // Tests of the header-only C++ wrapper (prism_cxx_api.h). Built as C++17 and linked with
 // libprism.so only: everything goes through the C ABI.
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -230,6 +233,95 @@ TEST_F(CxxApiTest, ValuesSequencesAndOptionals) {
   EXPECT_EQ(wrapped.GetTensorRawData(), static_cast<const void*>(packed));
 }
 
+// Maps: made from two tensors (copied, in key order), read back, in a sequence, fed to
+// DictVectorizer, and ZipMap's seq(map) output against onnxruntime's (make_capi_test_data.py).
+TEST_F(CxxApiTest, MapsAndSequencesOfMaps) {
+  prism::AllocatorWithDefaultOptions allocator;
+  std::vector<int64_t> keys = {30, 10, 20};
+  std::vector<float> values = {3.0f, 1.0f, 2.0f};
+  prism::Value map = prism::Value::CreateMap(
+      prism::Value::CreateTensor<int64_t>(prism::MemoryInfo::CreateCpu(), keys.data(), 3, {3}),
+      prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), values.data(), 3, {3}));
+  std::vector<int64_t> sorted_keys = {1, 2, 3};
+  prism::Value sorted = prism::Value::CreateMap(
+      prism::Value::CreateTensor<int64_t>(prism::MemoryInfo::CreateCpu(), sorted_keys.data(), 3,
+                                          {3}),
+      prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), values.data(), 3, {3}));
+  keys[0] = 99;  // the maps hold copies
+  sorted_keys[0] = 99;
+  values[0] = -1.0f;
+  EXPECT_EQ(sorted.GetMapKeys().GetTensorData<int64_t>()[0], 1);
+  EXPECT_EQ(sorted.GetMapValues().GetTensorData<float>()[0], 3.0f);
+  EXPECT_TRUE(map.IsMap());
+  const prism::Value map_keys = map.GetMapKeys();
+  const prism::Value map_values = map.GetMapValues();
+  EXPECT_EQ(std::vector<int64_t>(map_keys.GetTensorData<int64_t>(),
+                                 map_keys.GetTensorData<int64_t>() + 3),
+            (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(
+      std::vector<float>(map_values.GetTensorData<float>(), map_values.GetTensorData<float>() + 3),
+      (std::vector<float>{1.0f, 2.0f, 3.0f}));
+  EXPECT_EQ(CatchPrism([&] { map.GetTensorSizeInBytes(); }).Code(), PRISM_INVALID_ARGUMENT);
+
+  prism::Value string_map =
+      prism::Value::CreateMap(prism::Value::CreateStringTensor({"b", "a"}, {2}),
+                              prism::Value::CreateStringTensor({"B", "A"}, {2}));
+  EXPECT_EQ(string_map.GetMapKeys().GetStringTensor(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(string_map.GetMapValues().GetStringTensor(), (std::vector<std::string>{"A", "B"}));
+
+  std::vector<prism::Value> elements;
+  elements.push_back(prism::Value::CreateMap(map.GetMapKeys(), map.GetMapValues()));
+  elements.push_back(prism::Value::CreateMap(map.GetMapKeys(), map.GetMapValues()));
+  const prism::Value sequence = prism::Value::CreateSequence(elements);
+  EXPECT_EQ(sequence.Kind(), PRISM_VALUE_SEQUENCE);
+  ASSERT_EQ(sequence.GetSequenceLength(), 2u);
+  EXPECT_TRUE(sequence.GetSequenceElement(1).IsMap());
+  elements.push_back(std::move(string_map));
+  EXPECT_EQ(CatchPrism([&] { prism::Value::CreateSequence(elements); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+
+  prism::Session vectorizer(env_, DataPath("dict_vectorizer.onnx"), prism::SessionOptions());
+  prism::TypeInfo input_type = vectorizer.GetInputTypeInfo(0);
+  EXPECT_EQ(input_type.TypeString(), "map(int64,tensor(float))");
+  EXPECT_EQ(input_type.Kind(), PRISM_VALUE_MAP);
+  EXPECT_EQ(input_type.GetMapTypes(), std::make_pair(PRISM_TYPE_INT64, PRISM_TYPE_FLOAT));
+  EXPECT_FALSE(input_type.GetTensorInfo());
+  std::vector<prism::Value> inputs;
+  inputs.push_back(std::move(map));
+  std::vector<prism::Value> outputs = vectorizer.Run({"X"}, inputs, {"Y"});
+  const float* row = outputs[0].GetTensorData<float>();
+  EXPECT_EQ(std::vector<float>(row, row + 3), (std::vector<float>{3.0f, 1.0f, 2.0f}));
+
+  prism::Session zipmap(env_, DataPath("zipmap.onnx"), prism::SessionOptions());
+  EXPECT_EQ(zipmap.GetOutputTypeInfo(0).TypeString(), "seq(map(int64,tensor(float)))");
+  EXPECT_EQ(zipmap.GetOutputTypeInfo(0).GetMapTypes(),
+            std::make_pair(PRISM_TYPE_INT64, PRISM_TYPE_FLOAT));
+  std::vector<float> x = ReadFloats("zipmap_input.bin");
+  ASSERT_EQ(x.size(), 6u);
+  const std::vector<char> expected = ReadBytes("zipmap_expected.bin");
+  ASSERT_EQ(expected.size(), 2u * 3u * (sizeof(int64_t) + sizeof(float)));
+  std::vector<prism::Value> zip_inputs;
+  zip_inputs.push_back(
+      prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), x.data(), 6, {2, 3}));
+  std::vector<prism::Value> maps = zipmap.Run({"X"}, zip_inputs, {"Z"});
+  ASSERT_EQ(maps[0].GetSequenceLength(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    std::vector<int64_t> expected_keys(3);
+    std::vector<float> expected_values(3);
+    std::memcpy(expected_keys.data(), expected.data() + i * 36, 24);
+    std::memcpy(expected_values.data(), expected.data() + i * 36 + 24, 12);
+    const prism::Value element = maps[0].GetSequenceElement(i);
+    const prism::Value element_keys = element.GetMapKeys();
+    const prism::Value element_values = element.GetMapValues();
+    EXPECT_EQ(std::vector<int64_t>(element_keys.GetTensorData<int64_t>(),
+                                   element_keys.GetTensorData<int64_t>() + 3),
+              expected_keys);
+    EXPECT_EQ(std::vector<float>(element_values.GetTensorData<float>(),
+                                 element_values.GetTensorData<float>() + 3),
+              expected_values);
+  }
+}
+
 // The test EP keeps its tensors in simulated device memory (bytes XOR 0xA5). Inputs bound in
 // that memory must be copied in by the session, and outputs bound to it must land there.
 TEST_F(CxxApiTest, IoBindingWithDeviceMemory) {
@@ -315,6 +407,165 @@ TEST_F(CxxApiTest, SetProvidersKeepsNamesValid) {
   inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
                                                      input_.size(), {1, 1, 28, 28}));
   ExpectMnistOutput(session.Run({"input"}, inputs, {"output"})[0].GetTensorData<float>(), 10);
+}
+
+// Messages a custom logger received: (log id, message).
+struct CollectedLog {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::string>> messages;
+
+  static void Collect(void* param, PrismLoggingLevel, const char* category, const char* log_id,
+                      const char*, const char* message) {
+    auto* self = static_cast<CollectedLog*>(param);
+    std::lock_guard<std::mutex> lock(self->mutex);
+    EXPECT_STREQ(category, "prism");
+    self->messages.emplace_back(log_id, message);
+  }
+  // Messages with this log id whose text contains part.
+  size_t Count(const std::string& log_id, const std::string& part) {
+    std::lock_guard<std::mutex> lock(mutex);
+    size_t count = 0;
+    for (const auto& [id, message] : messages)
+      count += id == log_id && message.find(part) != std::string::npos ? 1 : 0;
+    return count;
+  }
+};
+
+TEST_F(CxxApiTest, CustomLoggerSessionAndRunLogging) {
+  CollectedLog log;
+  {
+    prism::Env logging_env(&CollectedLog::Collect, &log, PRISM_LOGGING_ERROR, "logger");
+    prism::SessionOptions options;
+    options.SetLogSeverityLevel(PRISM_LOGGING_VERBOSE).SetLogId("mnist-session");
+    prism::Session session(logging_env, DataPath("mnist_cnn.onnx"), options);
+    EXPECT_EQ(log.Count("mnist-session", "session initialized"), 1u);
+
+    std::vector<prism::Value> inputs;
+    inputs.push_back(prism::Value::CreateTensor<float>(
+        prism::MemoryInfo::CreateCpu(), input_.data(), input_.size(), {1, 1, 28, 28}));
+    // The session's severity, verbosity 0: the run's begin and end, no per-node messages.
+    prism::RunOptions plain;
+    plain.SetRunTag("plain-run");
+    session.Run(&plain, {"input"}, inputs, {"output"});
+    EXPECT_EQ(log.Count("plain-run", "run begins"), 1u);
+    EXPECT_EQ(log.Count("plain-run", ": run "), 0u);
+    // The run's own severity (error): nothing from it.
+    prism::RunOptions quiet;
+    quiet.SetRunTag("quiet-run").SetLogSeverityLevel(PRISM_LOGGING_ERROR);
+    session.Run(&quiet, {"input"}, inputs, {"output"});
+    EXPECT_EQ(log.Count("quiet-run", ""), 0u);
+    // Verbose at verbosity 1: one message per node it runs.
+    prism::RunOptions verbose;
+    verbose.SetRunTag("verbose-run").SetLogSeverityLevel(PRISM_LOGGING_VERBOSE);
+    verbose.SetLogVerbosityLevel(1);
+    session.Run(&verbose, {"input"}, inputs, {"output"});
+    EXPECT_GE(log.Count("verbose-run", ": run Conv node"), 1u);
+    EXPECT_EQ(log.Count("verbose-run", "run ended"), 1u);
+  }
+  // Released: messages go back to stderr.
+  const size_t before = log.Count("mnist-again", "");
+  prism::SessionOptions options;
+  options.SetLogSeverityLevel(PRISM_LOGGING_VERBOSE).SetLogId("mnist-again");
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  EXPECT_EQ(log.Count("mnist-again", ""), before);
+  EXPECT_THROW(env_.SetLogVerbosityLevel(-1), prism::Exception);
+  env_.SetLogVerbosityLevel(0);
+}
+
+TEST_F(CxxApiTest, ConfigEntriesReadBack) {
+  prism::SessionOptions options;
+  options.AddConfigEntry("session.set_denormal_as_zero", "1");
+  EXPECT_EQ(options.GetConfigEntry("session.set_denormal_as_zero"), "1");
+  EXPECT_EQ(options.GetConfigEntry("no.such.key"), std::nullopt);
+  options.EnableMemReuse(false).SetDeterministicCompute(true).SetLogVerbosityLevel(2);
+  options.SetGraphOptimizationLevel(PRISM_ENABLE_LAYOUT);
+  prism::RunOptions run_options;
+  run_options.AddConfigEntry("memory.enable_memory_arena_shrinkage", "cpu:0");
+  EXPECT_EQ(run_options.GetConfigEntry("memory.enable_memory_arena_shrinkage"), "cpu:0");
+  EXPECT_EQ(run_options.GetConfigEntry("gpu_graph_id"), std::nullopt);
+  run_options.SetOnlyExecutePathToFetches();
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  ExpectMnistOutput(
+      session.Run(&run_options, {"input"}, inputs, {"output"})[0].GetTensorData<float>(), 10);
+}
+
+TEST_F(CxxApiTest, ProfilingStartTime) {
+  prism::Session plain(env_, DataPath("mnist_cnn.onnx"), prism::SessionOptions());
+  EXPECT_EQ(plain.GetProfilingStartTimeNs(), 0u);
+  auto now_ns = [] {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  };
+  const uint64_t before = now_ns();
+  prism::SessionOptions options;
+  options.EnableProfiling(DataPath("cxx_start_profile"));
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  const uint64_t after = now_ns();
+  EXPECT_GE(session.GetProfilingStartTimeNs(), before);
+  EXPECT_LE(session.GetProfilingStartTimeNs(), after);
+  std::remove(session.EndProfiling().c_str());
+}
+
+TEST_F(CxxApiTest, RunAsyncCallsBackOnAnotherThread) {
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), prism::SessionOptions());
+  std::mutex mutex;
+  std::condition_variable done;
+  int finished = 0;
+  std::vector<float> result;
+  std::string error_message;
+  std::thread::id callback_thread;
+  {
+    std::vector<prism::Value> inputs;
+    inputs.push_back(prism::Value::CreateTensor<float>(
+        prism::MemoryInfo::CreateCpu(), input_.data(), input_.size(), {1, 1, 28, 28}));
+    session.RunAsync(nullptr, {"input"}, inputs, {"output"},
+                     [&](std::vector<prism::Value> outputs, const prism::Exception* error) {
+                       std::lock_guard<std::mutex> lock(mutex);
+                       EXPECT_EQ(error, nullptr);
+                       callback_thread = std::this_thread::get_id();
+                       if (outputs.size() == 1) {
+                         const float* out = outputs[0].GetTensorData<float>();
+                         result.assign(out, out + 10);
+                       }
+                       ++finished;
+                       done.notify_all();
+                     });
+    // The inputs go away here; the run keeps its own reference (input_ stays alive).
+    session.RunAsync(nullptr, {"no_such_input"}, inputs, {"output"},
+                     [&](std::vector<prism::Value> outputs, const prism::Exception* error) {
+                       std::lock_guard<std::mutex> lock(mutex);
+                       EXPECT_TRUE(outputs.empty());
+                       if (error != nullptr) error_message = error->what();
+                       ++finished;
+                       done.notify_all();
+                     });
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  ASSERT_TRUE(done.wait_for(lock, std::chrono::seconds(60), [&] { return finished == 2; }));
+  ExpectMnistOutput(result.data(), result.size());
+  EXPECT_NE(callback_thread, std::this_thread::get_id());
+  EXPECT_NE(error_message.find("no_such_input"), std::string::npos) << error_message;
+  // A run that cannot start is reported by RunAsync itself, and no callback comes.
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  prism::Exception error = CatchPrism([&] {
+    session.RunAsync(nullptr, {"input"}, inputs, {},
+                     [](std::vector<prism::Value>, const prism::Exception*) {
+                       ADD_FAILURE() << "no callback for a run that did not start";
+                     });
+  });
+  EXPECT_EQ(error.Code(), PRISM_INVALID_ARGUMENT);
+}
+
+TEST(CxxApiVersionTest, BuildInfoAndSeed) {
+  EXPECT_EQ(prism::GetBuildInfoString().rfind("Prism Build Info: version=0.1.0", 0), 0u)
+      << prism::GetBuildInfoString();
+  prism::SetRandomSeed(1234);
 }
 
 TEST(CxxApiVersionTest, VersionAndProviders) {

@@ -5,10 +5,11 @@
  *
  * INPUTS and OUTPUTS are value files (tests/python/capi_values.py writes and reads them):
  *   file     := "PRV1" u32:count { u32:name_length name value }*count
- *   value    := u8:kind body      kind 1 tensor, 2 sequence
+ *   value    := u8:kind body      kind 1 tensor, 2 sequence, 4 map
  *   tensor   := u32:element_type u32:rank i64:dims[rank] u64:byte_count bytes
  *               (strings: each element as u32:length bytes; byte_count is their total)
  *   sequence := u32:count value*count
+ *   map      := value:keys value:values   (two 1-D tensors, C ABI version 5)
  * Integers are little-endian. OUTPUTS gets every model output, in the session's order.
  * Exit status 0 on success; 1 with the library's message on stderr otherwise. */
 #include <stdio.h>
@@ -127,6 +128,15 @@ static PrismValue* ReadValue(FILE* file) {
     free(elements);
     return sequence;
   }
+  if (kind == 4) {
+    PrismValue* keys = ReadValue(file);
+    PrismValue* values = ReadValue(file);
+    PrismValue* map = NULL;
+    Check(api->CreateMapValue(keys, values, &map), "CreateMapValue");
+    api->ReleaseValue(keys);
+    api->ReleaseValue(values);
+    return map;
+  }
   Fail("unknown value kind in the inputs", NULL);
   return NULL;
 }
@@ -197,8 +207,18 @@ static void WriteValue(FILE* file, PrismValue* value) {
       WriteValue(file, element);
       api->ReleaseValue(element);
     }
+  } else if (kind == PRISM_VALUE_MAP) {
+    PrismValue* part = NULL;
+    tag = 4;
+    WriteBytes(file, &tag, 1);
+    Check(api->GetMapKeys(value, &part), "GetMapKeys");
+    WriteValue(file, part);
+    api->ReleaseValue(part);
+    Check(api->GetMapValues(value, &part), "GetMapValues");
+    WriteValue(file, part);
+    api->ReleaseValue(part);
   } else {
-    Fail("an output of a kind the value file cannot hold (tensor or sequence)", NULL);
+    Fail("an output of a kind the value file cannot hold (tensor, sequence or map)", NULL);
   }
 }
 

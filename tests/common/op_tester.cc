@@ -26,26 +26,57 @@ OpTester::OpTester(std::string op_type, int opset, std::string domain)
     : op_type_(std::move(op_type)), domain_(std::move(domain)), opset_(opset) {}
 
 OpTester& OpTester::InputTensor(const std::string& name, const Tensor& tensor, bool constant) {
-  inputs_.push_back(NamedTensor{name, tensor, constant, false});
+  inputs_.push_back(NamedValue{name, Value(tensor), constant, false});
+  return *this;
+}
+
+OpTester& OpTester::InputValue(const std::string& name, const Value& value) {
+  inputs_.push_back(NamedValue{name, value, false, false});
   return *this;
 }
 
 OpTester& OpTester::MissingInput() {
-  inputs_.push_back(NamedTensor{"", Tensor(), false, true});
+  inputs_.push_back(NamedValue{"", Value(), false, true});
   return *this;
 }
 
 OpTester& OpTester::OutputTensor(const std::string& name, const Tensor& expected) {
-  outputs_.push_back(NamedTensor{name, expected, false, false});
+  outputs_.push_back(NamedValue{name, Value(expected), false, false});
+  return *this;
+}
+
+OpTester& OpTester::OutputValue(const std::string& name, const Value& expected) {
+  outputs_.push_back(NamedValue{name, expected, false, false});
   return *this;
 }
 
 OpTester& OpTester::MissingOutput() {
-  outputs_.push_back(NamedTensor{"", Tensor(), false, true});
+  outputs_.push_back(NamedValue{"", Value(), false, true});
   return *this;
 }
 
 namespace {
+// The graph's declaration of a value's type: a tensor (with its shape when with_shape), a map, or
+// a sequence of maps.
+void DeclareType(const Value& value, bool with_shape, onnx::TypeProto* proto) {
+  const ValueType type = value.Type();
+  auto declare_map = [&](onnx::TypeProto* map_proto) {
+    auto* map = map_proto->mutable_map_type();
+    map->set_key_type(static_cast<int>(type.key));
+    map->mutable_value_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(type.elem));
+  };
+  if (type.IsMap()) {
+    declare_map(proto);
+  } else if (type.IsSequenceOfMaps()) {
+    declare_map(proto->mutable_sequence_type()->mutable_elem_type());
+  } else {
+    auto* tensor_type = proto->mutable_tensor_type();
+    tensor_type->set_elem_type(static_cast<int>(value.GetTensor().Type()));
+    if (!with_shape) return;
+    auto* shape = tensor_type->mutable_shape();
+    for (int64_t d : value.GetTensor().Shape().Dims()) shape->add_dim()->set_dim_value(d);
+  }
+}
 std::vector<uint8_t> SerializeAttribute(const onnx::AttributeProto& proto) {
   std::string bytes = proto.SerializeAsString();
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
@@ -150,27 +181,23 @@ std::string OpTester::Serialize() const {
   node->set_op_type(op_type_);
   node->set_domain(domain_);
   node->set_name(op_type_ + "_under_test");
-  for (const NamedTensor& input : inputs_) {
+  for (const NamedValue& input : inputs_) {
     node->add_input(input.missing ? "" : input.name);
     if (input.missing) continue;
     if (input.constant) {
-      TensorToProto(input.tensor, input.name, graph->add_initializer());
+      TensorToProto(input.value.GetTensor(), input.name, graph->add_initializer());
       continue;
     }
     auto* info = graph->add_input();
     info->set_name(input.name);
-    auto* tensor_type = info->mutable_type()->mutable_tensor_type();
-    tensor_type->set_elem_type(static_cast<int>(input.tensor.Type()));
-    auto* shape = tensor_type->mutable_shape();
-    for (int64_t d : input.tensor.Shape().Dims()) shape->add_dim()->set_dim_value(d);
+    DeclareType(input.value, true, info->mutable_type());
   }
-  for (const NamedTensor& output : outputs_) {
+  for (const NamedValue& output : outputs_) {
     node->add_output(output.missing ? "" : output.name);
     if (output.missing) continue;
     auto* info = graph->add_output();
     info->set_name(output.name);
-    info->mutable_type()->mutable_tensor_type()->set_elem_type(
-        static_cast<int>(output.tensor.Type()));
+    DeclareType(output.value, false, info->mutable_type());
   }
   for (const auto& [name, bytes] : attributes_)
     node->add_attribute()->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
@@ -183,10 +210,10 @@ std::vector<Value> OpTester::RunAndGet() {
   session.Load(bytes.data(), bytes.size());
   std::vector<std::string> names;
   std::vector<Value> feeds;
-  for (const NamedTensor& input : inputs_) {
+  for (const NamedValue& input : inputs_) {
     if (input.missing || input.constant) continue;
     names.push_back(input.name);
-    feeds.emplace_back(input.tensor);
+    feeds.push_back(input.value);
   }
   return session.Run(RunOptions{}, names, feeds, {});
 }
@@ -200,10 +227,10 @@ void OpTester::Run() {
     FAIL() << op_type_ << " opset " << opset_ << " failed: " << e.what();
   }
   size_t r = 0;
-  for (const NamedTensor& output : outputs_) {
+  for (const NamedValue& output : outputs_) {
     if (output.missing) continue;
     ASSERT_LT(r, results.size());
-    const std::string mismatch = CompareWithOracle(Value(output.tensor), results[r], tolerance_);
+    const std::string mismatch = CompareWithOracle(output.value, results[r], tolerance_);
     EXPECT_TRUE(mismatch.empty()) << op_type_ << " opset " << opset_ << " output '" << output.name
                                   << "': " << mismatch
                                   << (tolerance_reason_.empty()

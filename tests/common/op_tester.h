@@ -28,6 +28,22 @@ Tensor MakeTensor(const std::vector<int64_t>& dims, const std::vector<T>& values
   return tensor;
 }
 
+// A map(K, tensor(V)) value (keys and values as given; TensorMap::Make orders them).
+template <typename K, typename V>
+Value MakeMap(const std::vector<K>& keys, const std::vector<V>& values) {
+  return Value(TensorMap::Make(MakeTensor<K>({static_cast<int64_t>(keys.size())}, keys),
+                               MakeTensor<V>({static_cast<int64_t>(values.size())}, values)));
+}
+
+// A seq(map(K, tensor(V))) value of maps made by MakeMap.
+template <typename K, typename V>
+Value MakeMapSequence(const std::vector<std::pair<std::vector<K>, std::vector<V>>>& maps) {
+  MapSequence sequence{ElementTypeOf<K>(), ElementTypeOf<V>(), {}};
+  for (const auto& [keys, values] : maps)
+    sequence.maps.push_back(MakeMap<K, V>(keys, values).GetMap());
+  return Value(std::move(sequence));
+}
+
 // A tensor of a type without a C++ type (float8, int4, ...) from its raw storage bytes.
 Tensor MakeRawTensor(ElementType type, const std::vector<int64_t>& dims,
                      const std::vector<uint8_t>& bytes);
@@ -44,6 +60,8 @@ class OpTester {
   // constant: the input becomes an initializer (kernels may pre-process constant inputs).
   OpTester& InputTensor(const std::string& name, const Tensor& tensor, bool constant = false);
   OpTester& MissingInput();  // an omitted optional input ("")
+  // A graph input of any kind the graph proto can declare: a tensor, a map or a seq(map).
+  OpTester& InputValue(const std::string& name, const Value& value);
 
   template <typename T>
   OpTester& Output(const std::string& name, const std::vector<int64_t>& dims,
@@ -52,6 +70,8 @@ class OpTester {
   }
   OpTester& OutputTensor(const std::string& name, const Tensor& expected);
   OpTester& MissingOutput();  // an omitted optional output
+  // An expected output of any kind InputValue takes (declared with the expected value's type).
+  OpTester& OutputValue(const std::string& name, const Value& expected);
 
   OpTester& Attr(const std::string& name, int64_t value);
   OpTester& Attr(const std::string& name, float value);
@@ -80,14 +100,14 @@ class OpTester {
   std::string op_type_;
   std::string domain_;
   int opset_;
-  struct NamedTensor {
+  struct NamedValue {
     std::string name;
-    Tensor tensor;
+    Value value;  // a tensor, a map or a seq(map)
     bool constant = false;
     bool missing = false;
   };
-  std::vector<NamedTensor> inputs_;
-  std::vector<NamedTensor> outputs_;
+  std::vector<NamedValue> inputs_;
+  std::vector<NamedValue> outputs_;
   std::vector<std::pair<std::string, std::vector<uint8_t>>> attributes_;  // serialized protos
   Tolerance tolerance_;
   std::string tolerance_reason_;  // empty: the default tolerance

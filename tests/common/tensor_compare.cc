@@ -232,6 +232,31 @@ std::string CompareValues(const Value& expected, const Value& actual, Tolerance 
     return "expected " + expected.Describe() + ", got " + actual.Describe();
   if (expected.IsTensor())
     return CompareTensors(expected.GetTensor(), actual.GetTensor(), tolerance);
+  // Maps: the same type, the same keys (exactly) and the same values (within tolerance).
+  auto compare_maps = [&](const TensorMap& e, const TensorMap& a) -> std::string {
+    if (e.KeyType() != a.KeyType() || e.ValueElementType() != a.ValueElementType())
+      return "map type: expected " + ValueType::Map(e.KeyType(), e.ValueElementType()).ToString() +
+             ", got " + ValueType::Map(a.KeyType(), a.ValueElementType()).ToString();
+    std::string why = CompareTensors(e.keys, a.keys, tolerance);
+    if (!why.empty()) return "map keys: " + why;
+    why = CompareTensors(e.values, a.values, tolerance);
+    return why.empty() ? "" : "map values: " + why;
+  };
+  if (expected.IsMap()) return compare_maps(expected.GetMap(), actual.GetMap());
+  if (expected.IsMapSequence() || actual.IsMapSequence()) {
+    if (expected.Type() != actual.Type())
+      return "expected " + expected.Describe() + ", got " + actual.Describe();
+    const auto& e = expected.GetMapSequence().maps;
+    const auto& a = actual.GetMapSequence().maps;
+    if (e.size() != a.size())
+      return "sequence length: expected " + std::to_string(e.size()) + ", got " +
+             std::to_string(a.size());
+    for (size_t i = 0; i < e.size(); ++i) {
+      std::string why = compare_maps(e[i], a[i]);
+      if (!why.empty()) return "sequence element " + std::to_string(i) + ": " + why;
+    }
+    return "";
+  }
   if (expected.IsSequence()) {
     // The declared element type counts even when there is no element to carry it.
     const ElementType expected_type = expected.GetSequence().elem_type;

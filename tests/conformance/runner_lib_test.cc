@@ -387,7 +387,7 @@ TEST(OpSelectionTest, CoreOpsSelectAll1802NodeTests) {
   RunConfig config;
   config.allowed_ops =
       LoadOpsFile(fs::path(PRISM_SOURCE_DIR) / "tests" / "conformance" / "core_ops.txt");
-  EXPECT_EQ(config.allowed_ops->size(), 223u);
+  EXPECT_EQ(config.allowed_ops->size(), 226u);
   int selected = 0;
   const std::vector<TestCase> tests = DiscoverSuite(shared, "node");
   for (const TestCase& test : tests)

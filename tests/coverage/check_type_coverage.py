@@ -93,7 +93,8 @@ CORE_OPS = ("Add Sub Mul Div Pow Sqrt Exp Erf MatMul Gemm Relu Sigmoid Tanh Soft
             "ai.onnx.ml:TreeEnsembleRegressor ai.onnx.ml:LinearClassifier "
             "ai.onnx.ml:LinearRegressor ai.onnx.ml:Scaler ai.onnx.ml:Normalizer ai.onnx.ml:Imputer "
             "ai.onnx.ml:OneHotEncoder ai.onnx.ml:CategoryMapper ai.onnx.ml:SVMRegressor "
-            "ai.onnx.ml:FeatureVectorizer ai.onnx.ml:SVMClassifier").split()
+            "ai.onnx.ml:FeatureVectorizer ai.onnx.ml:SVMClassifier ai.onnx.ml:ZipMap "
+            "ai.onnx.ml:DictVectorizer ai.onnx.ml:CastMap").split()
 # Ops whose combinations are tuples of types of these constraints (see the docstring); a schema
 # version uses the first group whose constraints it all has.
 CROSS_PRODUCT_OPS = {
@@ -242,6 +243,16 @@ FAILED_RE = re.compile(r"^\[  FAILED  \] (\S+) \(")
 Compute = collections.namedtuple("Compute", "unit provider domain op opset since end binding")
 
 
+# Map types: onnxruntime's spelling in the evidence ("map(int64,tensor(float))", what Prism's
+# ValueType::ToString writes), the spec's in onnx.defs and the registry dump ("map(int64, float)").
+MAP_TYPE_RE = re.compile(r"map\((\w+),tensor\((\w+)\)\)")
+
+
+def spec_type_string(type_str):
+    """A type string of the evidence in the spec's spelling (only map types differ)."""
+    return MAP_TYPE_RE.sub(r"map(\1, \2)", type_str)
+
+
 def parse_compute(line):
     """The Compute of an evidence line, or None for any other line."""
     if not line.startswith(EVIDENCE_PREFIX):
@@ -250,7 +261,8 @@ def parse_compute(line):
     if len(parts) != 8:
         raise SystemExit("malformed evidence line: %r" % line)
     unit, provider, domain, op, opset, since, end, binding = parts
-    types = tuple(tuple(item.split("=", 1)) for item in binding.split(";") if item)
+    types = tuple((name, spec_type_string(type_str)) for name, type_str in
+                  (item.split("=", 1) for item in binding.split(";") if item))
     return Compute(unit, provider, domain, op, int(opset), int(since),
                    None if int(end) < 0 else int(end), types)
 

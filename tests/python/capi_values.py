@@ -1,6 +1,7 @@
 """Runs a model through the C ABI alone (tests/capi/run_model.c, built as prism_capi_run_model)
 so that the model tests can check the C ABI as well as prismrt. Values travel in the small
-binary format that run_model.c's header describes; tensors and sequences of tensors."""
+binary format that run_model.c's header describes: tensors, sequences, maps (Python dicts, as
+prismrt and onnxruntime return them) and sequences of maps (lists of dicts)."""
 import os
 import struct
 import subprocess
@@ -36,7 +37,14 @@ def _write_tensor(out, array):
 
 
 def _write_value(out, value):
-    if isinstance(value, list):
+    if isinstance(value, dict):
+        keys = list(value)
+        out.append(struct.pack("<B", 4))
+        _write_tensor(out, np.array(keys, dtype=object if isinstance(keys[0], str) else np.int64))
+        values = list(value.values())
+        _write_tensor(out, np.array(values, dtype=object if isinstance(values[0], str)
+                                    else np.float32 if isinstance(values[0], float) else np.int64))
+    elif isinstance(value, list):
         out.append(struct.pack("<BI", 2, len(value)))
         for element in value:
             _write_value(out, element)
@@ -70,6 +78,9 @@ class _Reader:
 
     def value(self):
         (kind,) = self.unpack("<B")
+        if kind == 4:  # a dict of Python scalars, as prismrt and onnxruntime return maps
+            keys, values = self.value(), self.value()
+            return {k: v for k, v in zip(keys.tolist(), values.tolist())}
         if kind == 2:
             (count,) = self.unpack("<I")
             return [self.value() for _ in range(count)]

@@ -35,9 +35,15 @@ std::string TensorTypeString(ElementType type) {
   return std::string("tensor(") + ElementTypeName(type) + ")";
 }
 
-// Every ONNX type string the constraint matches, in the spec's spelling.
+// Every ONNX type string the constraint matches, in the spec's spelling ("map(string, int64)",
+// "seq(map(int64, float))" for the map constraints).
 std::vector<std::string> MatchedTypeStrings(const TypeConstraint& constraint) {
   std::vector<std::string> out;
+  for (const auto& [key, value] : constraint.maps) {
+    const std::string map =
+        std::string("map(") + ElementTypeName(key) + ", " + ElementTypeName(value) + ")";
+    out.push_back(constraint.maps_in_sequence ? "seq(" + map + ")" : map);
+  }
   for (ElementType type : constraint.allowed) {
     const std::string tensor = TensorTypeString(type);
     const std::string sequence = "seq(" + tensor + ")";

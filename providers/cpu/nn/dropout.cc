@@ -4,8 +4,10 @@
 // each element is kept when a uniform draw in [0, 1) is >= ratio and then scaled by
 // 1 / (1 - ratio), as the ONNX reference does; the draws follow numpy's legacy generator
 // (MT19937 seeded with the 'seed' attribute, two 32-bit words per double), so a seeded node
-// gives the reference's exact mask; without a seed the generator is seeded at random. The
+// gives the reference's exact mask; without a seed the generator is seeded at random, or, after
+// SetRandomSeed (onnxruntime's set_seed), from the process seed and the run's number. The
 // is_test attribute of opsets 1 and 6 is ignored (inference is always the test behaviour).
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <optional>
@@ -13,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "framework/random_seed.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/tensor/cast.h"
@@ -41,7 +44,10 @@ class Dropout final : public OpKernel {
  public:
   explicit Dropout(const OpKernelInfo& info)
       : OpKernel(info), opset_(info.GetNode().OpsetVersion()) {
-    if (info.HasAttr("seed")) seed_ = info.Int("seed");
+    if (info.HasAttr("seed"))
+      seed_ = info.Int("seed");
+    else
+      process_seed_ = RandomSeed();
   }
 
   void Compute(OpKernelContext& context) const override {
@@ -84,8 +90,14 @@ class Dropout final : public OpKernel {
 
  private:
   void RunTraining(OpKernelContext& context, const Tensor& data, double ratio) const {
-    std::mt19937 generator(seed_.has_value() ? static_cast<uint32_t>(*seed_)
-                                             : std::random_device{}());
+    uint32_t generator_seed = 0;
+    if (seed_.has_value())
+      generator_seed = static_cast<uint32_t>(*seed_);
+    else if (process_seed_.has_value())
+      generator_seed = static_cast<uint32_t>(*process_seed_ + runs_.fetch_add(1));
+    else
+      generator_seed = std::random_device{}();
+    std::mt19937 generator(generator_seed);
     const int64_t count = data.NumElements();
     // Computed in float (double for double inputs) and converted back.
     const ElementType compute =
@@ -114,6 +126,8 @@ class Dropout final : public OpKernel {
 
   int opset_;
   std::optional<int64_t> seed_;
+  std::optional<int64_t> process_seed_;  // RandomSeed() at creation, without a seed attribute
+  mutable std::atomic<int64_t> runs_{0};
 };
 
 void RegisterDropoutKernels(KernelRegistry& registry) {

@@ -2,7 +2,10 @@
 // (15, 22) and Multinomial (7, 22), on the counter-based generator of counter_rng.h.
 //
 // Seeds: with the `seed` attribute every run of the model (in any session, on any platform) draws
-// the same numbers; without it each Compute takes a fresh key, so runs differ. Element i of the
+// the same numbers; without it each Compute takes a fresh key, so runs differ. After
+// SetRandomSeed (onnxruntime's set_seed) a kernel created without a seed attribute takes the
+// process seed as its own and draws run n from (seed, n): two sessions created after set_seed(s)
+// give the same values run by run, as onnxruntime's do. Element i of the
 // output always uses word i of the run's stream (words 2i and 2i + 1 for a normal draw), which
 // keeps the values independent of how the work is split.
 //
@@ -24,6 +27,7 @@
 #include <random>
 #include <vector>
 
+#include "framework/random_seed.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/random/counter_rng.h"
@@ -100,11 +104,20 @@ struct NormalImpl {
 class RandomKernel : public OpKernel {
  public:
   explicit RandomKernel(const OpKernelInfo& info) : OpKernel(info) {
-    if (info.HasAttr("seed")) seed_ = info.Float("seed");
+    if (info.HasAttr("seed"))
+      seed_ = info.Float("seed");
+    else if (std::optional<int64_t> process_seed = RandomSeed())
+      process_key_ = Mix64(static_cast<uint64_t>(*process_seed));
   }
 
  protected:
-  uint64_t StreamKey() const { return seed_ ? KeyFromSeed(*seed_) : FreshKey(); }
+  uint64_t StreamKey() const {
+    if (seed_) return KeyFromSeed(*seed_);
+    if (process_key_)
+      return Mix64(*process_key_ +
+                   (runs_.fetch_add(1, std::memory_order_relaxed) + 1) * kGoldenGamma);
+    return FreshKey();
+  }
 
   // dtype when given (checked against allowed), else fallback.
   static ElementType DtypeOr(const OpKernelInfo& info, ElementType fallback) {
@@ -117,6 +130,8 @@ class RandomKernel : public OpKernel {
 
  private:
   std::optional<float> seed_;
+  std::optional<uint64_t> process_key_;  // from the process seed, when one was set
+  mutable std::atomic<uint64_t> runs_{0};
 };
 
 bool IsFloatType(ElementType type) {

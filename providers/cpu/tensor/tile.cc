@@ -45,7 +45,9 @@ class Tile final : public OpKernel {
     for (size_t d = 0; d < rank; ++d) {
       PRISM_ENFORCE(repeats[d] >= 0, kInvalidArgument, node.Describe(), ": repeat count ",
                     repeats[d], " for axis ", d, " is negative");
-      out_dims[d] = shape[d] * repeats[d];
+      PRISM_ENFORCE(!__builtin_mul_overflow(shape[d], repeats[d], &out_dims[d]), kInvalidArgument,
+                    node.Describe(), ": axis ", d, " of size ", shape[d], " repeated ", repeats[d],
+                    " times does not fit int64");
     }
     Tensor& output = context.Output(0, TensorShape(out_dims), input.Type());
     if (output.NumElements() == 0) return;

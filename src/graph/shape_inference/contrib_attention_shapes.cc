@@ -40,7 +40,7 @@ void AttentionShapes(InferenceContext& context, ElementType elem, int past_index
   if (!past) {
     total = x->dims[1];
   } else if (past->dims.size() == 5 && past->dims[3].IsKnown() && x->dims[1].IsKnown()) {
-    total = KnownDim(past->dims[3].value + x->dims[1].value);
+    total = AddDims(past->dims[3], x->dims[1]);
   }
   const Dim head = q_hidden.IsKnown() ? KnownDim(q_hidden.value / heads) : Dim{};
   context.SetOutputShape(1, SymbolicShape{{KnownDim(2), x->dims[0], KnownDim(heads), total, head}});
@@ -55,11 +55,11 @@ void MsQAttention(InferenceContext& context) {
 }
 
 Dim Times(const Dim& a, int64_t factor) {
-  return a.IsKnown() ? KnownDim(a.value * factor) : Dim{};
+  return MulDim(a, factor);
 }
 
 Dim Plus(const Dim& a, const Dim& b) {
-  return a.IsKnown() && b.IsKnown() ? KnownDim(a.value + b.value) : Dim{};
+  return AddDims(a, b);
 }
 
 // MultiHeadAttention: output [B, S, Dv]; present_key/value [B, N, P + L, H|Hv]; qk

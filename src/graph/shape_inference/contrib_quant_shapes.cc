@@ -142,8 +142,7 @@ void QLinearConcat(InferenceContext& context) {
       context.Fail("input " + std::to_string(i) + " " + x->ToString() + " has another rank than " +
                    out->ToString());
     Dim& joined = out->dims[a];
-    joined = joined.IsKnown() && x->dims[a].IsKnown() ? KnownDim(joined.value + x->dims[a].value)
-                                                      : Dim{};
+    joined = AddDims(joined, x->dims[a]);
     for (size_t d = 0; d < x->dims.size(); ++d)
       if (d != a && !out->dims[d].IsKnown()) out->dims[d] = x->dims[d];
   }

@@ -6,6 +6,34 @@ Dim KnownDim(int64_t value) {
   return Dim{value, ""};
 }
 
+std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+Dim MulDim(const Dim& a, int64_t factor) {
+  if (!a.IsKnown()) return Dim{};
+  const std::optional<int64_t> product = CheckedMul(a.value, factor);
+  return product ? KnownDim(*product) : Dim{};
+}
+
+std::optional<int64_t> WideValue(WideInt value) {
+  if (value < 0 || value > static_cast<WideInt>(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(value);
+}
+
+Dim WideDim(WideInt value) {
+  const std::optional<int64_t> narrow = WideValue(value);
+  return narrow ? KnownDim(*narrow) : Dim{};
+}
+
+Dim AddDims(const Dim& a, const Dim& b) {
+  int64_t sum = 0;
+  if (!a.IsKnown() || !b.IsKnown() || __builtin_add_overflow(a.value, b.value, &sum)) return Dim{};
+  return KnownDim(sum);
+}
+
 bool SameDim(const Dim& a, const Dim& b) {
   if (a.IsKnown() || b.IsKnown()) return a.value == b.value;
   return !a.param.empty() && a.param == b.param;

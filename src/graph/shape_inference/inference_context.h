@@ -82,6 +82,18 @@ void RegisterShapeInference(const std::string& domain, const std::string& op_typ
 
 // Helpers shared by families.
 Dim KnownDim(int64_t value);
+// Arithmetic on dims and counts a model gives (hostile ones included): nullopt, or an unknown
+// dim, when an operand is unknown or negative or the result does not fit int64; never undefined
+// behaviour.
+std::optional<int64_t> CheckedMul(int64_t a, int64_t b);
+Dim MulDim(const Dim& a, int64_t factor);
+Dim AddDims(const Dim& a, const Dim& b);
+// Geometry formulas (pads, strides, kernels, dilations from attributes) are evaluated in 128
+// bits, where a few int64 terms and one product cannot overflow; the result is a dim only when it
+// fits int64 and is not negative (WideDim: else an unknown dim; WideValue: else nullopt).
+using WideInt = __int128;
+Dim WideDim(WideInt value);
+std::optional<int64_t> WideValue(WideInt value);
 // Numpy broadcasting of two shapes; fails naming the node when two known dims differ and neither
 // is 1.
 SymbolicShape Broadcast(const InferenceContext& context, const SymbolicShape& a,

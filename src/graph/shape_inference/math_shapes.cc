@@ -205,7 +205,8 @@ void Dft(InferenceContext& context) {
     const auto values = context.InputInts(1);
     if (values && values->size() == 1) n = (*values)[0];
   } else if (x->dims[a].IsKnown()) {
-    n = inverse && onesided ? 2 * (x->dims[a].value - 1) : x->dims[a].value;
+    n = inverse && onesided ? WideValue(2 * (static_cast<WideInt>(x->dims[a].value) - 1))
+                            : x->dims[a].value;
   }
   out.dims[a] = n ? KnownDim(!inverse && onesided ? *n / 2 + 1 : *n) : Dim{};
   context.SetOutput(0, context.InputElem(0), out);

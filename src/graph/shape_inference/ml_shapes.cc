@@ -2,7 +2,8 @@
 // type; Binarizer, Imputer: X's type; Scaler, Normalizer: float); ArrayFeatureExtractor replaces
 // X's last axis by the index count ([C] becomes [1, k]); OneHotEncoder appends the category
 // count; the models give [N, targets] or [N, classes] scores from X [N, F] (or [F], one row)
-// and classifiers [N] labels.
+// and classifiers [N] labels. The map ops: ZipMap gives seq(map(label type, float)),
+// DictVectorizer [1, vocabulary size] of the map's value type, CastMap [1, n] of cast_to's type.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -166,6 +167,57 @@ void SvmClassifier(InferenceContext& context) {
   SetClassifierOutputs(context, "classlabels_ints", "classlabels_strings", columns);
 }
 
+// ZipMap: seq(map(string|int64, float)) by the labels attribute.
+void ZipMap(InferenceContext& context) {
+  const E key = IsSet(context, "classlabels_strings")  ? E::kString
+                : IsSet(context, "classlabels_int64s") ? E::kInt64
+                                                       : E::kUndefined;
+  if (key == E::kUndefined) return;
+  const ValueType made = ValueType::SequenceOfMaps(key, E::kFloat);
+  const NodeArg* z = context.GetNode().HasOutput(0) ? context.GetNode().Outputs()[0] : nullptr;
+  if (z && z->type.IsSequenceOfMaps() && z->type.key != E::kUndefined && z->type.key != key)
+    context.Fail(MakeString("output Z is declared ", z->type.ToString(), " but the labels make ",
+                            made.ToString()));
+  context.SetOutputType(0, made);
+}
+
+// DictVectorizer: tensor(V) [1, vocabulary size] of a map(K, V), the vocabulary of K's type.
+void DictVectorizer(InferenceContext& context) {
+  const ValueType& x = context.InputType(0);
+  if (!x.IsMap()) return;
+  std::optional<SymbolicShape> out;
+  if (x.key != E::kUndefined) {
+    const char* vocabulary = x.key == E::kString ? "string_vocabulary" : "int64_vocabulary";
+    if (!IsSet(context, vocabulary))
+      context.Fail(MakeString("input X has ", ElementTypeName(x.key), " keys but attribute '",
+                              vocabulary, "' is missing"));
+    out = SymbolicShape{
+        {KnownDim(1), KnownDim(static_cast<int64_t>(ListSize(context.Attr(vocabulary))))}};
+  }
+  context.SetOutput(0, x.elem, out);
+}
+
+// CastMap: [1, n] of cast_to's type; n is max_map for SPARSE, the map's size for DENSE.
+void CastMap(InferenceContext& context) {
+  const Attribute* cast = context.Attr("cast_to");
+  const std::string cast_to = cast ? cast->s : "TO_FLOAT";
+  const E type = cast_to == "TO_FLOAT"    ? E::kFloat
+                 : cast_to == "TO_STRING" ? E::kString
+                 : cast_to == "TO_INT64"  ? E::kInt64
+                                          : E::kUndefined;
+  if (type == E::kUndefined) context.Fail("attribute 'cast_to' '" + cast_to + "' is unknown");
+  const NodeArg* y = context.GetNode().HasOutput(0) ? context.GetNode().Outputs()[0] : nullptr;
+  if (y && y->type.IsTensor() && y->type.elem != E::kUndefined && y->type.elem != type)
+    context.Fail(MakeString("output Y is declared tensor(", ElementTypeName(y->type.elem),
+                            ") but cast_to ", cast_to, " makes tensor(", ElementTypeName(type),
+                            ")"));
+  const Attribute* form = context.Attr("map_form");
+  const bool sparse = form && form->s == "SPARSE";
+  context.SetOutput(
+      0, type,
+      SymbolicShape{{KnownDim(1), sparse ? KnownDim(context.IntAttr("max_map", 1)) : Dim{}}});
+}
+
 }  // namespace
 
 void RegisterMlShapes() {
@@ -186,6 +238,9 @@ void RegisterMlShapes() {
   RegisterShapeInference(ml, "TreeEnsembleClassifier", TreeEnsembleClassifier);
   RegisterShapeInference(ml, "LinearClassifier", LinearClassifier);
   RegisterShapeInference(ml, "SVMClassifier", SvmClassifier);
+  RegisterShapeInference(ml, "ZipMap", ZipMap);
+  RegisterShapeInference(ml, "DictVectorizer", DictVectorizer);
+  RegisterShapeInference(ml, "CastMap", CastMap);
 }
 
 }  // namespace prism

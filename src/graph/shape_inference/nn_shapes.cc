@@ -9,8 +9,9 @@
 namespace prism {
 namespace {
 
+// ceil(a / b) for b > 0, without the overflow of (a + b - 1) / b for large a.
 int64_t CeilDiv(int64_t a, int64_t b) {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+  return a / b + (a > 0 && a % b != 0 ? 1 : 0);
 }
 
 // Spatial output dims of a window sliding over input dims 2.. of x.
@@ -45,7 +46,7 @@ std::vector<Dim> SlidingOutput(InferenceContext& context, const SymbolicShape& x
       out.emplace_back();
       continue;
     }
-    const int64_t window = (kernel[i] - 1) * dilations[i] + 1;
+    const WideInt wide_window = static_cast<WideInt>(kernel[i] - 1) * dilations[i] + 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       out.push_back(KnownDim(CeilDiv(in.value, strides[i])));
       continue;
@@ -53,15 +54,22 @@ std::vector<Dim> SlidingOutput(InferenceContext& context, const SymbolicShape& x
     const bool valid = auto_pad == "VALID";
     const int64_t begin = valid ? 0 : pads[i];
     const int64_t end = valid ? 0 : pads[i + spatial];
-    const int64_t span = in.value + begin + end - window;
-    if (span < 0)
-      context.Fail(MakeString("window ", window, " (kernel ", kernel[i], ", dilation ",
-                              dilations[i], ") is larger than the padded input ", in.value, "+",
-                              begin, "+", end, " on spatial axis ", i));
+    const WideInt wide_span = static_cast<WideInt>(in.value) + begin + end - wide_window;
+    if (wide_span < 0)
+      context.Fail(MakeString("window (kernel ", kernel[i], ", dilation ", dilations[i],
+                              ") is larger than the padded input ", in.value, "+", begin, "+", end,
+                              " on spatial axis ", i));
+    const std::optional<int64_t> narrow_span = WideValue(wide_span);
+    if (!narrow_span)
+      context.Fail(MakeString("the padded input ", in.value, "+", begin, "+", end,
+                              " on spatial axis ", i, " does not fit int64"));
+    const int64_t span = *narrow_span;
     int64_t size = span / strides[i] + 1;
     if (ceil_mode && !valid) {
       size = CeilDiv(span, strides[i]) + 1;
-      if (size - 1 >= CeilDiv(in.value + begin, strides[i])) --size;  // as the CPU kernel
+      const WideInt lead = static_cast<WideInt>(in.value) + begin;
+      if (size - 1 >= lead / strides[i] + (lead % strides[i] != 0 ? 1 : 0))
+        --size;  // as the CPU kernel
     }
     out.push_back(KnownDim(size));
   }
@@ -82,9 +90,13 @@ void Conv(InferenceContext& context) {
   if (group <= 0) context.Fail(MakeString("group must be positive, given ", group));
   const Dim& channels = x->dims[1];
   const Dim& per_group = w->dims[1];
-  if (channels.IsKnown() && per_group.IsKnown() && channels.value != per_group.value * group)
-    context.Fail(MakeString("X has ", channels.value, " channels but W ", w->ToString(),
-                            " with group ", group, " expects ", per_group.value * group));
+  if (channels.IsKnown() && per_group.IsKnown()) {
+    const std::optional<int64_t> expected = CheckedMul(per_group.value, group);
+    if (!expected || channels.value != *expected)
+      context.Fail(MakeString("X has ", channels.value, " channels but W ", w->ToString(),
+                              " with group ", group, " expects ",
+                              expected ? std::to_string(*expected) : "more than fit in int64"));
+  }
   std::vector<int64_t> kernel;
   if (auto attribute = context.IntsAttr("kernel_shape")) {
     kernel = *attribute;
@@ -196,12 +208,12 @@ void Attention(InferenceContext& context) {
   if (past) {
     const Dim& past_len = past->dims.size() == 4 ? past->dims[2] : Dim{};
     total =
-        past_len.IsKnown() && kv_len.IsKnown() ? KnownDim(past_len.value + kv_len.value) : Dim{};
+        AddDims(past_len, kv_len);
   }
   SymbolicShape y{{batch, q_heads, q_len, v_head}};
   if (three) {
     const Dim hidden =
-        q_heads.IsKnown() && v_head.IsKnown() ? KnownDim(q_heads.value * v_head.value) : Dim{};
+        q_heads.IsKnown() && v_head.IsKnown() ? MulDim(q_heads, v_head.value) : Dim{};
     y = SymbolicShape{{batch, q_len, hidden}};
   }
   context.SetOutput(0, context.InputElem(0), y);
@@ -222,7 +234,7 @@ void ConvTranspose(InferenceContext& context) {
     return context.SetOutput(0, context.InputElem(0), std::nullopt);
   const size_t rank = x->dims.size() - 2;
   const int64_t group = context.IntAttr("group", 1);
-  const Dim channels = w->dims[1].IsKnown() ? KnownDim(w->dims[1].value * group) : Dim{};
+  const Dim channels = MulDim(w->dims[1], group);
   SymbolicShape out{{x->dims[0], channels}};
   const auto ints = [&](const char* name, size_t count, int64_t fallback) {
     std::vector<int64_t> values = context.IntsAttr(name).value_or(std::vector<int64_t>{});
@@ -247,13 +259,15 @@ void ConvTranspose(InferenceContext& context) {
     if (!output_shape.empty()) {
       out.dims.push_back(KnownDim(output_shape[a]));
     } else if (pad_mode == "SAME_UPPER" || pad_mode == "SAME_LOWER") {
-      out.dims.push_back(in.IsKnown() ? KnownDim(in.value * strides[a]) : Dim{});
+      out.dims.push_back(MulDim(in, strides[a]));
     } else {
       const int64_t k = !kernel.empty() ? kernel[a] : w->dims[a + 2].value;
       const bool known = in.IsKnown() && (!kernel.empty() || w->dims[a + 2].IsKnown());
-      const int64_t pad = pad_mode == "VALID" ? 0 : pads[a] + pads[a + rank];
-      out.dims.push_back(known ? KnownDim(strides[a] * (in.value - 1) + output_padding[a] +
-                                          (k - 1) * dilations[a] + 1 - pad)
+      const WideInt pad =
+          pad_mode == "VALID" ? 0 : static_cast<WideInt>(pads[a]) + pads[a + rank];
+      out.dims.push_back(known ? WideDim(static_cast<WideInt>(strides[a]) * (in.value - 1) +
+                                         output_padding[a] +
+                                         (static_cast<WideInt>(k) - 1) * dilations[a] + 1 - pad)
                                : Dim{});
     }
   }
@@ -310,7 +324,7 @@ void LinearAttention(InferenceContext& context) {
   const Dim dk = per(q->dims[2], q_heads), dv = per(v->dims[2], kv_heads);
   context.SetOutput(
       0, context.InputElem(0),
-      SymbolicShape{{q->dims[0], q->dims[1], dv.IsKnown() ? KnownDim(dv.value * q_heads) : Dim{}}});
+      SymbolicShape{{q->dims[0], q->dims[1], MulDim(dv, q_heads)}});
   if (context.GetNode().OutputCount() > 1)
     context.SetOutput(1, state_type, SymbolicShape{{q->dims[0], KnownDim(kv_heads), dk, dv}});
 }
@@ -341,7 +355,8 @@ void Col2Im(InferenceContext& context) {
   const auto block = context.InputInts(2);
   if (!x || x->dims.size() != 3 || !image) {
     const SymbolicShape* image_shape = context.InputShape(1);
-    if (image_shape && image_shape->dims.size() == 1 && image_shape->dims[0].IsKnown())
+    if (image_shape && image_shape->dims.size() == 1 && image_shape->dims[0].IsKnown() &&
+        image_shape->dims[0].value + 2 <= static_cast<int64_t>(kMaxTensorRank))
       return context.SetOutput(
           0, context.InputElem(0),
           SymbolicShape{std::vector<Dim>(static_cast<size_t>(image_shape->dims[0].value + 2))});
@@ -349,9 +364,9 @@ void Col2Im(InferenceContext& context) {
   }
   Dim channels;
   if (block && x->dims[1].IsKnown()) {
-    int64_t taps = 1;
-    for (int64_t b : *block) taps *= b;
-    if (taps > 0) channels = KnownDim(x->dims[1].value / taps);
+    std::optional<int64_t> taps = 1;
+    for (int64_t b : *block) taps = taps ? CheckedMul(*taps, b) : std::nullopt;
+    if (taps && *taps > 0) channels = KnownDim(x->dims[1].value / *taps);
   }
   SymbolicShape out{{x->dims[0], channels}};
   for (int64_t d : *image) out.dims.push_back(KnownDim(d));
@@ -387,8 +402,9 @@ void MaxUnpool(InferenceContext& context) {
   SymbolicShape out{{x->dims[0], x->dims[1]}};
   for (size_t d = 0; d < rank; ++d) {
     const Dim& in = x->dims[d + 2];
-    out.dims.push_back(in.IsKnown() ? KnownDim((in.value - 1) * strides[d] - pads[d] -
-                                               pads[d + rank] + (*kernel)[d])
+    out.dims.push_back(in.IsKnown() ? WideDim(static_cast<WideInt>(in.value - 1) * strides[d] -
+                                              pads[d] - static_cast<WideInt>(pads[d + rank]) +
+                                              (*kernel)[d])
                                     : Dim());
   }
   context.SetOutput(0, context.InputElem(0), out);

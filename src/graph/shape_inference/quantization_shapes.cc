@@ -128,15 +128,18 @@ void QLinearConvShape(InferenceContext& context) {
       continue;
     }
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out.dims.push_back(KnownDim((in.value + strides[d] - 1) / strides[d]));
+      out.dims.push_back(KnownDim(in.value / strides[d] + (in.value % strides[d] != 0 ? 1 : 0)));
       continue;
     }
     const bool valid = auto_pad == "VALID";
-    const int64_t window = (kernel[d] - 1) * dilations[d] + 1;
-    const int64_t span = in.value + (valid ? 0 : pads[d] + pads[d + spatial]) - window;
+    const WideInt window = (static_cast<WideInt>(kernel[d]) - 1) * dilations[d] + 1;
+    const WideInt span =
+        static_cast<WideInt>(in.value) +
+        (valid ? 0 : static_cast<WideInt>(pads[d]) + pads[d + spatial]) - window;
     if (span < 0)
-      context.Fail(MakeString("window ", window, " is larger than the padded input on axis ", d));
-    out.dims.push_back(KnownDim(span / strides[d] + 1));
+      context.Fail(MakeString("the window (kernel ", kernel[d], ", dilation ", dilations[d],
+                              ") is larger than the padded input on axis ", d));
+    out.dims.push_back(WideDim(span / strides[d] + 1));
   }
   context.SetOutput(0, elem, out);
 }

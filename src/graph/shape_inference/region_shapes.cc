@@ -121,10 +121,10 @@ void Split(InferenceContext& context) {
   } else if (!sizes_unknown && dim.IsKnown() && outputs > 0) {
     const int64_t n = static_cast<int64_t>(outputs);
     if (context.Opset() >= 18) {
-      const int64_t part = (dim.value + n - 1) / n;
+      const int64_t part = dim.value / n + (dim.value % n != 0 ? 1 : 0);
       for (size_t o = 0; o < outputs; ++o)
-        parts[o] = KnownDim(
-            std::max<int64_t>(0, std::min(part, dim.value - static_cast<int64_t>(o) * part)));
+        parts[o] = KnownDim(static_cast<int64_t>(std::max<WideInt>(
+            0, std::min<WideInt>(part, dim.value - static_cast<WideInt>(o) * part))));
     } else {
       if (dim.value % n != 0)
         context.Fail(MakeString("axis ", axis, " of size ", dim.value,
@@ -167,11 +167,12 @@ void Pad(InferenceContext& context) {
     for (size_t i = 0; i < axes->size(); ++i) {
       const int64_t a = ResolveAxis(context, (*axes)[i], rank);
       if (!x->dims[a].IsKnown()) continue;
-      const int64_t size = x->dims[a].value + (*pads)[i] + (*pads)[i + axes->size()];
+      const WideInt size =
+          static_cast<WideInt>(x->dims[a].value) + (*pads)[i] + (*pads)[i + axes->size()];
       if (size < 0)
         context.Fail(
             MakeString("pads crop more than axis ", a, " of size ", x->dims[a].value, " holds"));
-      out.dims[a] = KnownDim(size);
+      out.dims[a] = WideDim(size);
     }
   }
   context.SetOutput(0, context.InputElem(0), out);
@@ -187,7 +188,7 @@ void Tile(InferenceContext& context) {
         context.Fail(
             MakeString("'repeats' has ", repeats->size(), " entries for rank ", x->dims.size()));
       for (size_t d = 0; d < x->dims.size(); ++d)
-        if (x->dims[d].IsKnown()) out.dims[d] = KnownDim(x->dims[d].value * (*repeats)[d]);
+        if (x->dims[d].IsKnown()) out.dims[d] = MulDim(x->dims[d], (*repeats)[d]);
     }
   }
   context.SetOutput(0, context.InputElem(0), out);

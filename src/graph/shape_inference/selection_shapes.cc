@@ -11,7 +11,7 @@ namespace prism {
 namespace {
 
 Dim Times(const Dim& dim, int64_t factor) {
-  return dim.IsKnown() ? KnownDim(dim.value * factor) : Dim{};
+  return MulDim(dim, factor);
 }
 
 Dim DividedBy(const InferenceContext& context, const Dim& dim, int64_t divisor) {

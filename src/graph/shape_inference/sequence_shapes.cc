@@ -184,7 +184,7 @@ void SplitToSequence(InferenceContext& context) {
     const std::optional<std::vector<int64_t>> split = context.InputInts(1);
     if (split && split->size() == 1 && (*split)[0] > 0 && dim.IsKnown()) {
       const int64_t size = (*split)[0];
-      length = (dim.value + size - 1) / size;
+      length = dim.value / size + (dim.value % size != 0 ? 1 : 0);
       // Equal chunks, or a single one: every chunk has one length.
       if (dim.value % size == 0) chunk = KnownDim(size);
       if (*length == 1) chunk = dim;
@@ -220,7 +220,7 @@ void ConcatFromSequence(InferenceContext& context) {
                     length ? KnownDim(*length) : Dim{});
   } else {
     Dim& dim = out.dims[static_cast<size_t>(axis)];
-    dim = length && dim.IsKnown() ? KnownDim(dim.value * *length) : Dim{};
+    dim = length ? MulDim(dim, *length) : Dim{};
   }
   context.SetOutputShape(0, out);
 }

@@ -20,12 +20,12 @@ int64_t NormalizeAxis(const InferenceContext& context, int64_t axis, int64_t ran
 
 // The product of dims [begin, end) when all are known.
 std::optional<int64_t> KnownProduct(const SymbolicShape& shape, size_t begin, size_t end) {
-  int64_t product = 1;
-  for (size_t d = begin; d < end; ++d) {
+  std::optional<int64_t> product = 1;
+  for (size_t d = begin; d < end && product; ++d) {
     if (!shape.dims[d].IsKnown()) return std::nullopt;
-    product *= shape.dims[d].value;
+    product = CheckedMul(*product, shape.dims[d].value);
   }
-  return product;
+  return product;  // nullopt too when the product overflows: an unknown size
 }
 
 void Reshape(InferenceContext& context) {
@@ -68,10 +68,15 @@ void Reshape(InferenceContext& context) {
     bool all_known = true;
     for (size_t i = 0; i < out.dims.size(); ++i) {
       if (static_cast<int>(i) == inferred_axis) continue;
-      if (out.dims[i].IsKnown())
-        known *= out.dims[i].value;
-      else
+      if (!out.dims[i].IsKnown()) {
         all_known = false;
+        continue;
+      }
+      const std::optional<int64_t> product = CheckedMul(known, out.dims[i].value);
+      if (!product)
+        context.Fail(MakeString("the target shape ", out.ToString(),
+                                " has more elements than fit in int64"));
+      known = *product;
     }
     if (total && all_known) {
       if (inferred_axis >= 0) {
@@ -147,7 +152,7 @@ void Concat(InferenceContext& context) {
       Dim& merged = out->dims[d];
       const Dim& other = shape->dims[d];
       if (static_cast<int64_t>(d) == axis) {
-        merged = merged.IsKnown() && other.IsKnown() ? KnownDim(merged.value + other.value) : Dim{};
+        merged = AddDims(merged, other);
       } else if (merged.IsKnown() && other.IsKnown() && merged.value != other.value) {
         context.Fail(MakeString("input ", i, " ", shape->ToString(), " differs from ",
                                 out->ToString(), " outside axis ", axis));

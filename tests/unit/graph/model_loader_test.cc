@@ -990,6 +990,89 @@ TEST(ModelLoaderTest, InitializerDimsOverflowInt64) {
                      "elements overflows the address space");
 }
 
+TEST(ModelLoaderTest, BoolRawDataOtherThanZeroOrOneIsRefused) {
+  // Found by the tensor_proto fuzzer: a bool byte of 2 was loaded as is, and every kernel reading
+  // it as bool has undefined behaviour.
+  TensorProto init = TensorHeader("B", TensorProto::BOOL, {3});
+  init.set_raw_data(std::string("\x01\x00\x02", 3));
+  PRISM_EXPECT_ERROR(LoadError(InitializerModel(init)), kInvalidGraph,
+                     "initializer 'B' of graph main holds byte 2 at element 2 of its bool "
+                     "raw_data; bool elements must be 0 or 1");
+  init.set_raw_data(std::string("\x01\x00\x01", 3));
+  EXPECT_NO_THROW(LoadModel(InitializerModel(init)));
+  // Typed int32_data is converted (non-zero is true), never copied as bytes.
+  TensorProto typed = TensorHeader("T", TensorProto::BOOL, {2});
+  typed.add_int32_data(7);
+  typed.add_int32_data(0);
+  auto loaded = LoadModel(InitializerModel(typed));
+  const auto* bytes = static_cast<const uint8_t*>(
+      loaded->MainGraph().FindInitializer("T")->RawData());
+  EXPECT_EQ(bytes[0], 1);
+  EXPECT_EQ(bytes[1], 0);
+}
+
+TEST(ModelLoaderTest, InitializerRankOverTheMaximum) {
+  TensorProto init = TensorHeader("W", TensorProto::FLOAT, std::vector<int64_t>(65, 1));
+  init.add_float_data(1.f);
+  PRISM_EXPECT_ERROR(LoadError(InitializerModel(init)), kInvalidGraph,
+                     "initializer 'W' of graph main: a shape of rank 65 exceeds the maximum rank "
+                     "64");
+}
+
+TEST(ModelLoaderTest, DeclaredShapesOfAbsurdRankOrSizeAreRefused) {
+  // Graph inputs, outputs and value_info: a rank over 64, or an element count past int64.
+  onnx::ModelProto deep = MakeModel();
+  AddInput(deep.mutable_graph(), "X", TensorProto::FLOAT,
+           std::vector<DimSpec>(65, DimSpec(int64_t{1})));
+  AddNode(deep.mutable_graph(), "Relu", {"X"}, {"Y"}, "relu");
+  AddOutput(deep.mutable_graph(), "Y", TensorProto::FLOAT);
+  PRISM_EXPECT_ERROR(LoadError(deep), kInvalidGraph,
+                     "input 'X' of graph main declares rank 65, more than the maximum rank 64");
+  EXPECT_NO_THROW(LoadModel([] {  // rank 64 with symbolic dims is fine
+    onnx::ModelProto model = MakeModel();
+    AddInput(model.mutable_graph(), "X", TensorProto::FLOAT,
+             std::vector<DimSpec>(64, DimSpec("d")));
+    AddNode(model.mutable_graph(), "Relu", {"X"}, {"Y"}, "relu");
+    AddOutput(model.mutable_graph(), "Y", TensorProto::FLOAT);
+    return model;
+  }()));
+
+  onnx::ModelProto huge = MakeModel();
+  AddInput(huge.mutable_graph(), "X", TensorProto::FLOAT,
+           {int64_t{1} << 32, "batch", int64_t{1} << 32});
+  AddNode(huge.mutable_graph(), "Relu", {"X"}, {"Y"}, "relu");
+  AddOutput(huge.mutable_graph(), "Y", TensorProto::FLOAT);
+  PRISM_EXPECT_ERROR(LoadError(huge), kInvalidGraph,
+                     "input 'X' of graph main declares shape [4294967296,batch,4294967296], whose "
+                     "element count overflows int64");
+  // A zero dim makes any size empty.
+  huge.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(1)->set_dim_value(0);
+  EXPECT_NO_THROW(LoadModel(huge));
+
+  onnx::ModelProto output = MakeModel();
+  AddInput(output.mutable_graph(), "X", TensorProto::FLOAT, {2});
+  AddNode(output.mutable_graph(), "Relu", {"X"}, {"Y"}, "relu");
+  AddOutput(output.mutable_graph(), "Y", TensorProto::FLOAT,
+            std::vector<DimSpec>(100, DimSpec(int64_t{2})));
+  PRISM_EXPECT_ERROR(LoadError(output), kInvalidGraph,
+                     "output 'Y' of graph main declares rank 100, more than the maximum rank 64");
+
+  onnx::ModelProto info = MakeModel();
+  AddInput(info.mutable_graph(), "X", TensorProto::FLOAT, {2});
+  AddNode(info.mutable_graph(), "Relu", {"X"}, {"R"}, "relu");
+  AddNode(info.mutable_graph(), "Relu", {"R"}, {"Y"}, "relu2");
+  AddOutput(info.mutable_graph(), "Y", TensorProto::FLOAT);
+  auto* value_info = info.mutable_graph()->add_value_info();
+  value_info->set_name("R");
+  std::vector<DimSpec> dims(3, DimSpec(int64_t{1} << 40));
+  SetTensorType(value_info->mutable_type(), TensorProto::FLOAT, &dims);
+  PRISM_EXPECT_ERROR(LoadError(info), kInvalidGraph,
+                     "value_info 'R' of graph main declares shape "
+                     "[1099511627776,1099511627776,1099511627776], whose element count overflows "
+                     "int64");
+}
+
 TEST(ModelLoaderTest, HugeInitializerWithTinyDataIsRefusedBeforeAllocating) {
   // 2^40 floats (4 TiB) declared with 4 bytes of data: must fail on the size check, not try to
   // allocate the declared size first.
@@ -1336,6 +1419,19 @@ TEST(ModelLoaderTest, ExternalDataForStringsIsRefused) {
   PRISM_EXPECT_ERROR(
       LoadError(ExternalModel({{"location", "s.bin"}}, TensorProto::STRING), dir.Path()),
       kInvalidGraph, "initializer 'W' of graph main: string tensors cannot use external data");
+}
+
+TEST(ModelLoaderTest, ExternalBoolDataOtherThanZeroOrOneIsRefused) {
+  // The mapping is read-only and shared: it is checked, not rewritten.
+  TempDir dir;
+  dir.Write("b.bin", std::string("\x01\x05", 2));
+  PRISM_EXPECT_ERROR(
+      LoadError(ExternalModel({{"location", "b.bin"}}, TensorProto::BOOL), dir.Path()),
+      kInvalidGraph,
+      "initializer 'W' of graph main holds byte 5 at element 1 of its bool external data; bool "
+      "elements must be 0 or 1");
+  dir.Write("b.bin", std::string("\x01\x00", 2));
+  EXPECT_NO_THROW(LoadModel(ExternalModel({{"location", "b.bin"}}, TensorProto::BOOL), dir.Path()));
 }
 
 }  // namespace

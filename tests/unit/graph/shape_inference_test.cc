@@ -2,6 +2,8 @@
 // ONNX spec: broadcasting with symbolic dims, MatMul, Gemm, Conv and pooling geometry, Reshape
 // with 0 and -1, Concat, Transpose, Squeeze/Unsqueeze by opset, a Shape chain giving a static
 // Reshape, If branches, and the contradictions strict mode reports.
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "graph/shape_inference.h"
@@ -244,6 +246,70 @@ TEST(ShapeInference, ContradictionsAreErrorsInStrictModeOnly) {
   auto graph_copy = model->MainGraph().Clone();
   PRISM_EXPECT_ERROR(CaptureError([&] { InferShapes(*graph_copy, ShapeInferenceOptions{true}); }),
                      kInvalidGraph, "Conv node 'conv': strides must be positive, given 0");
+}
+
+TEST(ShapeInference, HostileDimsNeverOverflow) {
+  // Found by the model fuzzer: Reshape's inference multiplied the target's dims in int64, and a
+  // target of [1,1,2^58+1,2^42+2] overflowed (UBSan: signed integer overflow). Products of dims
+  // are now checked: an overflowing one is an unknown dim, or the node's error.
+  onnx::ModelProto proto = MakeModel();
+  auto* graph = proto.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {1, 2});
+  AddInt64Initializer(graph, "target", {4},
+                      {1, 1, (int64_t{1} << 58) + 1, (int64_t{1} << 42) + 2});
+  AddNode(graph, "Reshape", {"X", "target"}, {"R"}, "reshape");
+  AddOutput(graph, "R", TensorProto::FLOAT);
+  const std::string bytes = Serialize(proto);
+  auto model = Model::LoadFromBytes(bytes.data(), bytes.size());  // lenient: loads
+  auto graph_copy = model->MainGraph().Clone();
+  PRISM_EXPECT_ERROR(CaptureError([&] { InferShapes(*graph_copy, ShapeInferenceOptions{true}); }),
+                     kInvalidGraph,
+                     "Reshape node 'reshape': the target shape "
+                     "[1,1,288230376151711745,4398046511106] has more elements than fit in int64");
+
+  // Tile to [2^33, 2^33] (each dim fits), then Flatten: the product does not fit, so it is an
+  // unknown dim.
+  onnx::ModelProto tiled = MakeModel();
+  graph = tiled.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {int64_t{1} << 31, int64_t{1} << 31});
+  AddInt64Initializer(graph, "repeats", {2}, {4, 4});
+  AddNode(graph, "Tile", {"X", "repeats"}, {"T"}, "tile");
+  AddInt(AddNode(graph, "Flatten", {"T"}, {"F"}, "flatten"), "axis", 0);
+  AddOutput(graph, "F", TensorProto::FLOAT);
+  std::shared_ptr<const Model> keep;
+  auto inferred = Infer(tiled, &keep);
+  EXPECT_EQ(ShapeOf(*inferred, "T"), "[8589934592,8589934592]");
+  EXPECT_EQ(ShapeOf(*inferred, "F"), "[1,?]");
+}
+
+TEST(ShapeInference, PropagatedValuesOfHostileConstants) {
+  // Found by the model fuzzer: Add of a one-value constant and an empty one read the empty
+  // one's first value (out of bounds). Also: value arithmetic that overflows int64 stays unknown
+  // instead of overflowing.
+  onnx::ModelProto proto = MakeModel();
+  auto* graph = proto.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {2});
+  AddInt64Initializer(graph, "one", {1}, {5});
+  AddInt64Initializer(graph, "none", {0}, {});
+  AddInt64Initializer(graph, "big", {}, {INT64_MAX});
+  AddNode(graph, "Add", {"one", "none"}, {"empty"}, "add_empty");
+  AddNode(graph, "Add", {"big", "big"}, {"sum"}, "add_big");
+  AddNode(graph, "Mul", {"big", "big"}, {"product"}, "mul_big");
+  AddNode(graph, "Shape", {"X"}, {"shape"}, "shape");
+  AddNode(graph, "Mul", {"shape", "big"}, {"target"}, "scale");
+  AddNode(graph, "Reshape", {"X", "target"}, {"Y"}, "reshape");
+  for (const char* name : {"empty", "sum", "product"}) AddOutput(graph, name, TensorProto::INT64);
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  std::shared_ptr<const Model> keep;
+  const std::string bytes = Serialize(proto);
+  keep = Model::LoadFromBytes(bytes.data(), bytes.size());  // lenient: loads
+  std::unique_ptr<Graph> inferred = keep->MainGraph().Clone();
+  InferShapes(*inferred);
+  EXPECT_EQ(ShapeOf(*inferred, "empty"), "[0]");
+  EXPECT_EQ(ShapeOf(*inferred, "sum"), "[]");
+  EXPECT_EQ(ShapeOf(*inferred, "product"), "[]");
+  // The Reshape target [2 * INT64_MAX] is unknown: the output's rank is still 1.
+  EXPECT_EQ(ShapeOf(*inferred, "Y"), "[?]");
 }
 
 TEST(ShapeInference, StrictModeNamesOpsWithoutAFunction) {

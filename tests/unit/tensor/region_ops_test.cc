@@ -226,6 +226,12 @@ TEST(TileTest, ThreeAxesZeroRepeatsAndErrors) {
   rank.Input<float>("input", {2}, {1, 2}).Input<int64_t>("repeats", {2}, {1, 1});
   rank.Output<float>("output", {2}, {1, 2});
   rank.ExpectFailure("has 2 entries but input 'input' has rank 1");
+  // Found by the model fuzzer: the output dim 3 * 6557241061746409475 overflowed int64 (UBSan)
+  // before the shape was validated.
+  OpTester huge("Tile", 13);
+  huge.Input<float>("input", {3}, {1, 2, 3}).Input<int64_t>("repeats", {1}, {6557241061746409475});
+  huge.Output<float>("output", {0}, {});
+  huge.ExpectFailure("axis 0 of size 3 repeated 6557241061746409475 times does not fit int64");
 }
 
 TEST(RangeTest, CountsAndSigns) {

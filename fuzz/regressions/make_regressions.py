@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Writes the regression inputs of fuzz/regressions/<target>/ (committed; rerun to regenerate).
+
+Each input reproduces one finding of a fuzz target in the smallest form we could write by hand
+(not the fuzzer's mutated bytes, and never a copy of ../shared data). docs/security.md lists the
+findings with their root causes, fixes and gtest regression tests.
+
+Usage: .venv/bin/python fuzz/regressions/make_regressions.py
+"""
+import os
+import struct
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as out:
+        out.write(data)
+
+
+def model_bytes(nodes, inputs, outputs, initializers=(), opset=17):
+    graph = helper.make_graph(nodes, "regression", inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              ir_version=8, producer_name="prism-fuzz-regression")
+    return model.SerializeToString()
+
+
+def int64_constant(name, values):
+    return helper.make_node(
+        "Constant", [], [name], name=name,
+        value=helper.make_tensor(name, TensorProto.INT64, [len(values)], values))
+
+
+# ---- model target
+
+# Reshape's shape inference multiplied the target's dims in int64: [1,1,2^58+1,2^42+2] overflowed
+# (UBSan). Tile after it, as in the fuzzer's input, multiplies dims again.
+write("model", "reshape-target-overflows-int64.onnx", model_bytes(
+    [int64_constant("target", [1, 1, (1 << 58) + 1, (1 << 42) + 2]),
+     helper.make_node("Reshape", ["X", "target"], ["R"], name="reshape"),
+     int64_constant("repeats", [1, 2, 3, 4]),
+     helper.make_node("Tile", ["R", "repeats"], ["Y"], name="tile")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)]))
+
+# A Loop whose trip count is -1 (none) and whose condition stays true: its body hands cond and x
+# straight back, so it has no step, and RunOptions.terminate was never looked at. It ran until
+# libFuzzer's timeout; now session.run_timeout_ms (the target sets 3 s) stops it.
+body = helper.make_graph(
+    [], "body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+     helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+    [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])])
+write("model", "endless-loop-without-steps.onnx", model_bytes(
+    [helper.make_node("Constant", [], ["M"], value=helper.make_tensor("M", TensorProto.INT64, [], [-1])),
+     helper.make_node("Constant", [], ["C"], value=helper.make_tensor("C", TensorProto.BOOL, [], [True])),
+     helper.make_node("Loop", ["M", "C", "X"], ["Y"], name="loop", body=body)],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1])], opset=16))
+
+# Tile's kernel computed each output dim as size * repeats in int64: 3 * 6557241061746409475
+# overflowed (UBSan) before the shape was checked.
+write("model", "tile-repeats-overflow-int64.onnx", model_bytes(
+    [int64_constant("repeats", [6557241061746409475]),
+     helper.make_node("Tile", ["X", "repeats"], ["Y"], name="tile")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)]))
+
+# Add's value propagation (shape inference) of a one-value constant and an empty one read the
+# empty one's first value: out of bounds (UBSan: reference binding to null pointer).
+write("model", "add-one-value-and-none.onnx", model_bytes(
+    [int64_constant("one", [5]),
+     helper.make_node("Constant", [], ["none"],
+                      value=helper.make_tensor("none", TensorProto.INT64, [0], [])),
+     helper.make_node("Add", ["one", "none"], ["Y"], name="add")],
+    [],
+    [helper.make_tensor_value_info("Y", TensorProto.INT64, None)]))
+
+# ---- tensor_proto target
+
+# A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every
+# kernel reading it as bool. Now refused naming the element.
+tensor = helper.make_tensor("B", TensorProto.BOOL, [3], b"\x01\x00\x02", raw=True)
+write("tensor_proto", "bool-raw-data-byte-2.pb", tensor.SerializeToString())
+
+# ---- capi target: scripts of calls (see Script::Step in capi_fuzzer.cc: the first byte of a
+# step picks the call group, modulo 64; the following bytes its arguments)
+
+# Group 0 (CreateEnv) with Int() = kValues[128 % 11] = INT_MAX as the PrismLoggingLevel: the
+# library read the parameter as the enum (UBSan: not a valid value for type).
+write("capi", "create-env-level-int-max.bin", bytes([0x80, 0x80]))
+# Group 33 (CreateCpuMemoryInfo) with allocator type kValues[0x31 % 11] = 4: CheckAllocatorType
+# took the enum by value, reading it as the enum again (UBSan).
+write("capi", "cpu-memory-info-allocator-type-4.bin", bytes([0xA1, 0x31]))
+# Group 46 (CreateEmptyOptionalValue) twice, the second time with out = NULL (the input has run
+# out: every read is 0): the value made for it leaked (LeakSanitizer).
+write("capi", "empty-optional-null-out.bin", bytes([0xEE, 0x24, 0xEE]))
+# Group 37 (GetAllocatorWithDefaultOptions), then group 40 (AllocatorAlloc) on that allocator
+# (0x01 % 2), a size read as U16 (choice 0x00 < 250) of 4096, and out = NULL (0x00 % 8): the
+# memory was allocated before the NULL check and leaked.
+write("capi", "allocator-alloc-null-out.bin",
+      bytes([37, 0x01, 40, 0x01, 0x00]) + struct.pack("<H", 4096) + bytes([0x00]))
+# Groups 37 and 40 again, with choice 0xFD (>= 250: SIZE_MAX - (0xFD % 4) * 63) and an out
+# pointer: the size passed the rounding check and reached aligned_alloc (AddressSanitizer:
+# requested allocation size exceeds maximum supported size). Now refused before allocating.
+write("capi", "allocator-alloc-size-max.bin", bytes([37, 0x01, 40, 0x01, 0xFD, 0x01]))
