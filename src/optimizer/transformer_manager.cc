@@ -81,8 +81,9 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeIdentityElimination());
     manager->Register(MakeDropoutElimination());
     manager->Register(MakeConstantFolding());
+    manager->Register(MakeConvBatchNormFusion());
   }
-  // Extended and layout passes come with the optimizer issue; none exist yet.
+  if (optimization_level >= 2) manager->Register(MakeConvActivationFusion());
   std::set<std::string> known;
   for (TransformerLevel level :
        {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})
