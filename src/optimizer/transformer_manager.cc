@@ -83,7 +83,10 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeConstantFolding());
     manager->Register(MakeConvBatchNormFusion());
   }
-  if (optimization_level >= 2) manager->Register(MakeConvActivationFusion());
+  if (optimization_level >= 2) {
+    manager->Register(MakeConvActivationFusion());
+    manager->Register(MakeGeluFusion());
+  }
   std::set<std::string> known;
   for (TransformerLevel level :
        {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})

@@ -44,5 +44,6 @@ std::unique_ptr<GraphTransformer> MakeDropoutElimination();
 std::unique_ptr<GraphTransformer> MakeConstantFolding();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
+std::unique_ptr<GraphTransformer> MakeGeluFusion();
 
 }  // namespace prism

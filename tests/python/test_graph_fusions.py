@@ -1,8 +1,10 @@
-"""The optimizer's fusions against onnxruntime on residual and inverted-residual CNN blocks as
-exporters write them (Conv -> BatchNormalization -> Relu / Clip(0, 6), Conv -> BatchNormalization
--> Add -> Relu): Prism's optimized session equals onnxruntime on the original model, and the
-optimized model Prism saves (ConvBNFusion folded the BatchNormalizations, ConvActivationFusion
-wrote com.microsoft FusedConv) loads in onnxruntime and gives the same results."""
+"""The optimizer's fusions against onnxruntime on blocks as exporters write them: residual and
+inverted-residual CNN blocks (Conv -> BatchNormalization -> Relu / Clip(0, 6), Conv ->
+BatchNormalization -> Add -> Relu) and a transformer feed-forward block with the exact GELU.
+Prism's optimized session equals onnxruntime on the original model, and the optimized model
+Prism saves (ConvBNFusion folded the BatchNormalizations, ConvActivationFusion wrote
+com.microsoft FusedConv, GeluFusion com.microsoft Gelu) loads in onnxruntime and gives the same
+results."""
 import collections
 
 import numpy as np
@@ -81,3 +83,37 @@ def test_fused_blocks_match_onnxruntime_and_the_saved_model_loads_there(kind, ex
     plain.graph_optimization_level = prismrt.GraphOptimizationLevel.ORT_DISABLE_ALL
     again = prismrt.InferenceSession(saved, plain).run(None, {"x": x})[0]
     np.testing.assert_allclose(again, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_exported_gelu_becomes_com_microsoft_gelu_and_loads_in_onnxruntime(tmp_path):
+    """A transformer feed-forward block as torch exports it (MatMul, Add, then the exact GELU as
+    Div, Erf, Add, Mul, Mul): GeluFusion writes com.microsoft Gelu."""
+    rng = np.random.default_rng(3)
+    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (
+        ("w1", rng.normal(size=(16, 32)) * 0.3), ("b1", rng.normal(size=32) * 0.1),
+        ("w2", rng.normal(size=(32, 16)) * 0.3), ("root2", np.array(2 ** 0.5)),
+        ("one", np.array(1.0)), ("half", np.array(0.5)))]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["m"]), helper.make_node("Add", ["m", "b1"], ["h"]),
+             helper.make_node("Div", ["h", "root2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+             helper.make_node("Add", ["e", "one"], ["a"]), helper.make_node("Mul", ["h", "a"], ["p"]),
+             helper.make_node("Mul", ["p", "half"], ["g"]),
+             helper.make_node("MatMul", ["g", "w2"], ["y"])]
+    graph = helper.make_graph(nodes, "ffn", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["batch", 7, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    data = model.SerializeToString()
+    x = rng.normal(size=(3, 7, 16)).astype(np.float32) * 2
+    expected = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    options = prismrt.SessionOptions()
+    saved = str(tmp_path / "ffn_optimized.onnx")
+    options.optimized_model_filepath = saved
+    np.testing.assert_allclose(prismrt.InferenceSession(data, options).run(None, {"x": x})[0],
+                               expected, rtol=1e-4, atol=1e-5)
+    ops = [n.op_type for n in onnx.load(saved).graph.node]
+    assert "Gelu" in ops and "Erf" not in ops, ops
+    reloaded = onnxruntime.InferenceSession(saved, providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    np.testing.assert_allclose(reloaded, expected, rtol=1e-4, atol=1e-5)

@@ -1,8 +1,9 @@
 // The fusion passes on hand-made graphs: which nodes they replace (and which they must leave),
 // and that the optimized session computes what the unoptimized one does on random inputs.
 // ConvBNFusion (basic): Conv + BatchNormalization -> Conv. ConvActivationFusion (extended, CPU
-// EP): Conv [+ Add(Z)] + activation -> com.microsoft FusedConv. Sessions built with the default
-// level (all) unless a test says otherwise.
+// EP): Conv [+ Add(Z)] + activation -> com.microsoft FusedConv. GeluFusion (extended, CPU EP):
+// the exact GELU's Div/Mul, Erf, Add, Mul, Mul -> com.microsoft Gelu. Sessions built with the
+// default level (all) unless a test says otherwise.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -245,6 +246,67 @@ TEST(ConvFusions, ConvBnAddReluChainBecomesOneFusedConv) {
   AddOutput(graph, "Y", TensorProto::FLOAT);
   EXPECT_EQ(Ops(*MakeSession(model, {})->SessionGraph()), std::vector<std::string>{"FusedConv"});
   ExpectSameResults(model, {"X", "Z"}, {{1, 3, 5, 5}, {1, 4, 5, 5}});
+}
+
+enum class GeluForm { kDivThenHalfLast, kReciprocalThenHalfFirst };
+
+// X [2, 3, 4] -> the decomposed exact GELU -> Y. erf_also_output exposes the Erf's result;
+// root2 is the divisor (or the reciprocal's inverse).
+onnx::ModelProto DecomposedGelu(GeluForm form, bool erf_also_output = false,
+                                float root2 = 1.41421356f) {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {2, 3, 4});
+  AddFloatInitializer(graph, "one", {}, {1.0f});
+  AddFloatInitializer(graph, "half", {}, {0.5f});
+  if (form == GeluForm::kDivThenHalfLast) {
+    AddFloatInitializer(graph, "root2", {}, {root2});
+    AddNode(graph, "Div", {"X", "root2"}, {"d"}, "div");
+  } else {
+    AddFloatInitializer(graph, "inv_root2", {}, {1.0f / root2});
+    AddNode(graph, "Mul", {"inv_root2", "X"}, {"d"}, "scale");
+  }
+  AddNode(graph, "Erf", {"d"}, {"e"}, "erf");
+  AddNode(graph, "Add", {"one", "e"}, {"a"}, "add");
+  if (form == GeluForm::kDivThenHalfLast) {
+    AddNode(graph, "Mul", {"a", "X"}, {"p"}, "mul");
+    AddNode(graph, "Mul", {"p", "half"}, {"Y"}, "mul_half");
+  } else {
+    AddNode(graph, "Mul", {"X", "half"}, {"h"}, "mul_half");
+    AddNode(graph, "Mul", {"h", "a"}, {"Y"}, "mul");
+  }
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  if (erf_also_output) AddOutput(graph, "e", TensorProto::FLOAT);
+  return model;
+}
+
+TEST(GeluFusion, BothExportedFormsBecomeOneGelu) {
+  for (GeluForm form : {GeluForm::kDivThenHalfLast, GeluForm::kReciprocalThenHalfFirst}) {
+    onnx::ModelProto model = DecomposedGelu(form);
+    auto session = MakeSession(model, {});
+    const Graph& graph = *session->SessionGraph();
+    ASSERT_EQ(Ops(graph), std::vector<std::string>{"Gelu"}) << static_cast<int>(form);
+    EXPECT_EQ(graph.GetNode(graph.TopologicalOrder()[0]).Domain(), "com.microsoft");
+    ExpectSameResults(model, {"X"}, {{2, 3, 4}});
+  }
+}
+
+TEST(GeluFusion, LeavesWhatItMustNot) {
+  const std::vector<std::string> all = {"Div", "Erf", "Add", "Mul", "Mul"};
+  // The Erf's result is read elsewhere (a graph output).
+  EXPECT_EQ(Ops(*MakeSession(DecomposedGelu(GeluForm::kDivThenHalfLast, true), {})->SessionGraph()),
+            all);
+  // Not sqrt(2): another function.
+  onnx::ModelProto other = DecomposedGelu(GeluForm::kDivThenHalfLast, false, 1.5f);
+  EXPECT_EQ(Ops(*MakeSession(other, {})->SessionGraph()), all);
+  ExpectSameResults(other, {"X"}, {{2, 3, 4}});
+  // Basic level, disabled by name.
+  onnx::ModelProto gelu = DecomposedGelu(GeluForm::kDivThenHalfLast);
+  EXPECT_EQ(Ops(*MakeSession(gelu, {}, AtLevel(GraphOptimizationLevel::kBasic))->SessionGraph()),
+            all);
+  EXPECT_EQ(Ops(*MakeSession(gelu, {}, AtLevel(GraphOptimizationLevel::kAll, {"GeluFusion"}))
+                     ->SessionGraph()),
+            all);
 }
 
 }  // namespace

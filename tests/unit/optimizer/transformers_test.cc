@@ -281,7 +281,7 @@ TEST(TransformerManager, LevelsSelectPasses) {
                                       "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
-            (std::vector<std::string>{"ConvActivationFusion"}));
+            (std::vector<std::string>{"ConvActivationFusion", "GeluFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
