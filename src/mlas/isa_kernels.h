@@ -46,6 +46,12 @@ struct IsaKernels {
                         double bias);
   // dst[i] = src[i] raised to lo and lowered to hi; NaN passes through.
   void (*clamp_f32)(float* dst, const float* src, int64_t count, float lo, float hi);
+  // dst[i] = erf(src[i]), within 2.3e-7 relative where |x| <= 1 and 3e-7 absolute elsewhere
+  // (erf(x) = 1 - erfc(x), erfc within 4.2e-7 relative); NaN stays NaN. dst may be src.
+  void (*erf_f32)(const float* src, float* dst, int64_t count);
+  // dst[i] = 0.5 x (1 + erf(x / sqrt(2))), the tail x < -sqrt(2) through erfc (relative error
+  // below 5e-7 there too). dst may be src.
+  void (*gelu_erf_f32)(const float* src, float* dst, int64_t count);
 };
 
 // The table of a level; a level this build lacks gives the baseline table.

@@ -28,6 +28,11 @@ struct TransformContext {
       evaluate_on_cpu;
   // The EP a node runs on after partitioning (EP-specific passes); empty before it.
   std::function<const IExecutionProvider*(const Graph& graph, NodeIndex node)> provider_of;
+  // EP-specific passes call it after replacing nodes by a new one: `fused` runs on provider,
+  // and the partition report says that the replaced nodes (by name) now run inside it.
+  std::function<void(const Graph& graph, const std::vector<std::string>& replaced, NodeIndex fused,
+                     const IExecutionProvider* provider)>
+      on_fused;
 };
 
 class GraphTransformer {

@@ -81,8 +81,12 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeIdentityElimination());
     manager->Register(MakeDropoutElimination());
     manager->Register(MakeConstantFolding());
+    manager->Register(MakeConvBatchNormFusion());
   }
-  // Extended and layout passes come with the optimizer issue; none exist yet.
+  if (optimization_level >= 2) {
+    manager->Register(MakeConvActivationFusion());
+    manager->Register(MakeGeluFusion());
+  }
   std::set<std::string> known;
   for (TransformerLevel level :
        {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})

@@ -42,5 +42,8 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
 std::unique_ptr<GraphTransformer> MakeIdentityElimination();
 std::unique_ptr<GraphTransformer> MakeDropoutElimination();
 std::unique_ptr<GraphTransformer> MakeConstantFolding();
+std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
+std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
+std::unique_ptr<GraphTransformer> MakeGeluFusion();
 
 }  // namespace prism

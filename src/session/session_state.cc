@@ -160,14 +160,37 @@ std::shared_ptr<const SessionState> SessionState::Build(
     profiler->RecordSession("graph_partitioning", partition_start, Profiler::Clock::now(), {},
                             {{"nodes", static_cast<int64_t>(state->report_.nodes.size())}});
 
-  // EP-specific transforms (extended, layout): only on nodes of the EPs each pass targets. None
-  // exist yet; the optimizer and oneDNN/CUDA issues add them here.
+  // EP-specific transforms (extended, layout): only on nodes of the EPs each pass targets; a
+  // fusion's new node inherits its EP and shows in the partition report.
   transform_context.provider_of = [&assignment](const Graph& owner,
                                                 NodeIndex index) -> const IExecutionProvider* {
     auto it = assignment.find(&owner);
     return it != assignment.end() && index < it->second.provider_of.size()
                ? it->second.provider_of[index]
                : nullptr;
+  };
+  PartitionReport& report = state->report_;
+  transform_context.on_fused = [&assignment, &report](
+                                   const Graph& owner, const std::vector<std::string>& replaced,
+                                   NodeIndex fused, const IExecutionProvider* provider) {
+    GraphAssignment& graph_assignment = assignment.at(&owner);
+    graph_assignment.provider_of.resize(owner.NodeCount(), nullptr);
+    graph_assignment.provider_of[fused] = provider;
+    const Node& node = owner.GetNode(fused);
+    for (NodePlacement& placement : report.nodes)
+      if (placement.graph == graph_assignment.path &&
+          std::find(replaced.begin(), replaced.end(), placement.node_name) != replaced.end())
+        placement.fused_into = node.Name();
+    NodePlacement placement;
+    placement.graph = graph_assignment.path;
+    placement.node_name = node.Name();
+    placement.op_type = node.OpType();
+    placement.domain = node.Domain();
+    placement.opset = node.OpsetVersion();
+    placement.provider = provider != nullptr ? provider->Type() : "";
+    for (const NodeArg* arg : node.Inputs()) placement.inputs.push_back(arg ? arg->name : "");
+    for (const NodeArg* arg : node.Outputs()) placement.outputs.push_back(arg ? arg->name : "");
+    report.nodes.push_back(std::move(placement));
   };
   if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);

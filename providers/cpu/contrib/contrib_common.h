@@ -35,9 +35,9 @@ std::vector<C> Widen(const Tensor& tensor) {
 }
 
 // Float approximations on 4-lane vectors (GCC/Clang vector extensions; compiled to whatever
-// the target has): std::exp, std::erf and std::tanh are library calls per element (FastGelu
-// with std::tanh ran 9x slower, Gelu with std::erf 1.6x), and plain loops over selects do not
-// auto-vectorize under the default -ftrapping-math.
+// the target has): std::exp and std::tanh are library calls per element (FastGelu with std::tanh
+// ran 9x slower; Gelu and Erf use the eight-lane kernels of mlas/isa_kernels.h), and plain loops
+// over selects do not auto-vectorize under the default -ftrapping-math.
 using FloatVec = float __attribute__((vector_size(16)));
 using IntVec = int32_t __attribute__((vector_size(16)));
 inline constexpr int64_t kFloatVecLanes = 4;
@@ -65,31 +65,6 @@ inline FloatVec ExpFast(FloatVec x) {
   p = p * r + 1.0f;
   const IntVec exponent_bits = (__builtin_convertvector(n, IntVec) + 127) << 23;
   return p * std::bit_cast<FloatVec>(exponent_bits);
-}
-
-// erfc(z) for z >= 0 with relative error < 1.2e-7 (the Chebyshev fit of Numerical Recipes'
-// erfcc): t = 1 / (1 + z / 2), erfc(z) = t exp(-z^2 + P(t)).
-inline FloatVec ErfcNonNegative(FloatVec z) {
-  const FloatVec t = 1.0f / (1.0f + 0.5f * z);
-  FloatVec p = Splat(0.17087277f);
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  return t * ExpFast(p - z * z);
-}
-
-// 0.5 x (1 + erf(x / sqrt(2))) = 0.5 x erfc(-x / sqrt(2)): erfc keeps the relative precision of
-// the small negative tail, where 1 + erf would cancel.
-inline FloatVec GeluErfFast(FloatVec x) {
-  const FloatVec magnitude = x < 0.0f ? -x : x;
-  const FloatVec tail = ErfcNonNegative(magnitude * 0.70710678118654752f);
-  return 0.5f * x * (x >= 0.0f ? 2.0f - tail : tail);
 }
 
 // 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)), u = sqrt(2 / pi) (x + 0.044715 x^3).

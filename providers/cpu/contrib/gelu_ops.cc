@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/contrib/contrib_common.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
@@ -32,7 +33,10 @@ struct GeluErf {
   C operator()(C x) const {
     return C{0.5} * x * (C{1} + std::erf(x * static_cast<C>(0.7071067811865476)));  // 1/sqrt(2)
   }
-  FloatVec Fast(FloatVec x) const { return GeluErfFast(x); }
+  // float blocks: the dispatched eight-lane kernel (mlas/isa_kernels.h).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().gelu_erf_f32(in, out, count);
+  }
 };
 
 struct BiasGeluErf : GeluErf {
@@ -88,19 +92,25 @@ struct ActivationImpl {
     const int64_t channels = job.channels;
     const int64_t rows = x.NumElements() / channels;
     const Fn& fn = *job.fn;
-    const auto fast = [&fn](FloatVec v) { return fn.Fast(v); };
+    // in -> out over count floats (in may be out): the ISA kernel where Fn has one, else Fn's
+    // 4-lane approximation.
+    const auto fast = [&fn](const float* from, float* to, int64_t count) {
+      if constexpr (requires { Fn::ComputeF32(from, to, count); })
+        Fn::ComputeF32(from, to, count);
+      else
+        MapFloats(from, to, count, [&fn](FloatVec v) { return fn.Fast(v); });
+    };
     ThreadPool::TryParallelFor(
         job.pool, rows, 8.0 * static_cast<double>(channels), [&](int64_t first, int64_t last) {
           if constexpr (std::is_same_v<T, float>) {
             if (bias.empty()) {  // the rows are one flat run
-              MapFloats(in + first * channels, out + first * channels, (last - first) * channels,
-                        fast);
+              fast(in + first * channels, out + first * channels, (last - first) * channels);
               return;
             }
             for (int64_t r = first; r < last; ++r) {
               for (int64_t c = 0; c < channels; ++c)
                 out[r * channels + c] = in[r * channels + c] + bias[c];
-              MapFloats(out + r * channels, out + r * channels, channels, fast);
+              fast(out + r * channels, out + r * channels, channels);
             }
           } else if constexpr (std::is_same_v<C, float>) {  // half types, through a float block
             constexpr int64_t kBlock = 256;
@@ -112,7 +122,7 @@ struct ActivationImpl {
                 const int64_t count = std::min(kBlock, channels - begin);
                 for (int64_t j = 0; j < count; ++j)
                   block[j] = row[begin + j].ToFloat() + (bias.empty() ? 0.0f : bias[begin + j]);
-                MapFloats(block, block, count, fast);
+                fast(block, block, count);
                 for (int64_t j = 0; j < count; ++j) row_out[begin + j] = T(block[j]);
               }
             }

@@ -1,9 +1,9 @@
-// MatMulNBits (com.microsoft, version 1), bits = 4: Y = A @ dequantize(B)^T (+ bias), where B
-// holds N rows of K 4-bit unsigned values in blocks of block_size (16..256, a power of two):
-// B is uint8 [N, ceil(K / block_size), block_size / 2], two values a byte, the first in the low
-// nibble. Each block has a scale (A's type, [N * blocks]) and a zero point: uint8 packed two a
-// byte per row ([N * ceil(blocks / 2)], the first in the low nibble), or of A's type
-// ([N * blocks]), or 8 when absent; dequantized value = (q - zero_point) * scale. B is
+// MatMulNBits (com.microsoft, version 1), bits = 2, 4 or 8: Y = A @ dequantize(B)^T (+ bias),
+// where B holds N rows of K unsigned `bits`-bit values in blocks of block_size (16..256, a
+// power of two): B is uint8 [N, ceil(K / block_size), block_size * bits / 8], 8 / bits values a
+// byte, the first in the lowest bits. Each block has a scale (A's type, [N * blocks]) and a zero
+// point: uint8 packed the same way per row ([N * ceil(blocks * bits / 8)]), or of A's type
+// ([N * blocks]), or 2^(bits - 1) when absent; dequantized value = (q - zero_point) * scale. B is
 // dequantized to float once per session when it is a constant, then each call is a float
 // GEMM; accuracy_level (which lets onnxruntime quantize A to int8) is accepted and ignored:
 // Prism always computes in float. float16 A, scales and Y compute in float and round once.
@@ -41,8 +41,8 @@ class MatMulNBits final : public OpKernel {
                           (info.GetNode().InputCount() <= 3 || !info.GetNode().HasInput(3) ||
                            info.ConstantInput(3) != nullptr)) {
     const std::string where = GetNode().Describe();
-    PRISM_ENFORCE(bits_ == 4, kNotImplemented, where, ": bits ", bits_,
-                  " is not supported (only 4)");
+    PRISM_ENFORCE(bits_ == 2 || bits_ == 4 || bits_ == 8, kNotImplemented, where, ": bits ", bits_,
+                  " is not supported (2, 4 or 8)");
     PRISM_ENFORCE(block_size_ >= 16 && block_size_ <= 256 && (block_size_ & (block_size_ - 1)) == 0,
                   kInvalidArgument, where, ": block_size must be a power of two in [16, 256], got ",
                   block_size_);
@@ -111,38 +111,41 @@ class MatMulNBits final : public OpKernel {
     const int64_t blocks = (k_ + block_size_ - 1) / block_size_;
     const int64_t blob = block_size_ * bits_ / 8;
     PRISM_ENFORCE(b.Type() == E::kUint8 && b.NumElements() == n_ * blocks * blob, kInvalidArgument,
-                  where, ": B must be uint8 [N, ceil(K / block_size), block_size / 2] = [", n_,
-                  ", ", blocks, ", ", blob, "], got ", b.Describe());
+                  where, ": B must be uint8 [N, ceil(K / block_size), block_size * bits / 8] = [",
+                  n_, ", ", blocks, ", ", blob, "], got ", b.Describe());
     PRISM_ENFORCE(scales.Type() == a_type && scales.NumElements() == n_ * blocks, kInvalidArgument,
                   where, ": scales must be ", ElementTypeName(a_type),
                   " of N * blocks = ", n_ * blocks, " elements, got ", scales.Describe());
-    const int64_t packed_row = (blocks + 1) / 2;
+    const int64_t per_byte = 8 / bits_;
+    const uint32_t mask = (1u << bits_) - 1u;
+    // Element i of a row packed per_byte a byte, the first in the lowest bits.
+    const auto unpack = [&](const uint8_t* row, int64_t i) {
+      return static_cast<int>((row[i / per_byte] >> ((i % per_byte) * bits_)) & mask);
+    };
+    const int64_t packed_row = (blocks + per_byte - 1) / per_byte;
     const bool packed_zeros = zeros != nullptr && zeros->Type() == E::kUint8;
     if (zeros != nullptr)
       PRISM_ENFORCE(packed_zeros ? zeros->NumElements() == n_ * packed_row
                                  : zeros->Type() == a_type && zeros->NumElements() == n_ * blocks,
                     kInvalidArgument, where,
-                    ": zero_points must be uint8 of N * ceil(blocks / 2) = ", n_ * packed_row,
-                    " elements or ", ElementTypeName(a_type), " of N * blocks = ", n_ * blocks,
-                    ", got ", zeros->Describe());
+                    ": zero_points must be uint8 of N * ceil(blocks * bits / 8) = ",
+                    n_ * packed_row, " elements or ", ElementTypeName(a_type),
+                    " of N * blocks = ", n_ * blocks, ", got ", zeros->Describe());
     const uint8_t* packed = b.Data<uint8_t>();
     std::vector<float> weights(static_cast<size_t>(n_ * k_));
     for (int64_t row = 0; row < n_; ++row) {
       for (int64_t block = 0; block < blocks; ++block) {
         const float scale = AsFloat(scales, row * blocks + block);
-        float zero = 8.0f;
+        float zero = static_cast<float>(1 << (bits_ - 1));
         if (packed_zeros) {
-          const uint8_t byte = zeros->Data<uint8_t>()[row * packed_row + block / 2];
-          zero = static_cast<float>(block % 2 == 0 ? byte & 0x0F : byte >> 4);
+          zero = static_cast<float>(unpack(zeros->Data<uint8_t>() + row * packed_row, block));
         } else if (zeros != nullptr) {
           zero = AsFloat(*zeros, row * blocks + block);
         }
         const uint8_t* data = packed + (row * blocks + block) * blob;
         for (int64_t i = 0; i < block_size_ && block * block_size_ + i < k_; ++i) {
-          const uint8_t byte = data[i / 2];
-          const int q = i % 2 == 0 ? byte & 0x0F : byte >> 4;
           weights[static_cast<size_t>(row * k_ + block * block_size_ + i)] =
-              (static_cast<float>(q) - zero) * scale;
+              (static_cast<float>(unpack(data, i)) - zero) * scale;
         }
       }
     }

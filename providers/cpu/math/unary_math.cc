@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/element_compute.h"
 #include "providers/cpu/type_dispatch.h"
@@ -40,6 +41,10 @@ struct ExpFn {
 struct ErfFn {
   static constexpr const char* kName = "Erf";
   using Types = NumericTypes;
+  // float: the dispatched vector kernel (within 3e-7 of erf; std::erf costs ~30x more).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().erf_f32(in, out, count);
+  }
   template <typename C>
   C operator()(C x) const {
     if constexpr (std::is_integral_v<C>) {
@@ -163,6 +168,12 @@ PRISM_FLOAT_UNARY(Softplus, x > C{0} ? x + std::log1p(std::exp(-x)) : std::log1p
 
 #undef PRISM_FLOAT_UNARY
 
+// Ops with a vectorized float kernel (ComputeF32) use it for float tensors.
+template <typename Op>
+concept HasComputeF32 = requires(const float* in, float* out, int64_t count) {
+  Op::ComputeF32(in, out, count);
+};
+
 template <typename Op>
 struct UnaryDispatch {
   template <typename T>
@@ -173,6 +184,12 @@ struct UnaryDispatch {
       const Op op;
       // Transcendentals cost tens of operations per element, Relu one: kUnitCost is a middle.
       constexpr double kUnitCost = 8.0;
+      if constexpr (std::is_same_v<T, float> && HasComputeF32<Op>) {
+        ThreadPool::TryParallelFor(pool, x.NumElements(), 2.0, [&](int64_t begin, int64_t end) {
+          Op::ComputeF32(in + begin, out + begin, end - begin);
+        });
+        return;
+      }
       ThreadPool::TryParallelFor(pool, x.NumElements(), kUnitCost, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) out[i] = FromCompute<T>(op(ToCompute(in[i])));
       });

@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -246,12 +247,138 @@ void ClampF32(float* dst, const float* src, int64_t count, float lo, float hi) {
   }
 }
 
+// ---- erf and GELU, eight lanes at a time ----
+// Both branches are computed for every lane and one is selected, so the loops have no
+// per-element branches. The polynomials were fitted for Prism (least squares in double, checked
+// in float against scipy.special.erf/erfc over the whole range):
+//   |x| <= 1:   erf(x) = x P(x^2), relative error below 2.3e-7;
+//   0.5 <= z <= 6: erfc(z) = exp(-z^2 + G(z - 3.25)), relative error below 5e-7, with z^2 split
+//                exactly (z = z_hi + z_lo, z_hi with 12 significant bits) and the exponent kept
+//                as two floats, because rounding -z^2 (up to -36) to one float alone costs 4e-6;
+//   z > 6:      erfc(z) < 2.2e-17, taken as 0.
+
+typedef int32_t Int8 __attribute__((vector_size(32)));
+
+inline Float8 Splat8(float v) {
+  return Float8{v, v, v, v, v, v, v, v};
+}
+
+inline Int8 SplatInt8(int32_t v) {
+  return Int8{v, v, v, v, v, v, v, v};
+}
+
+template <size_t N>
+inline Float8 Horner(Float8 x, const float (&c)[N]) {
+  Float8 r = Splat8(c[N - 1]);
+  for (size_t k = N - 1; k-- > 0;) r = r * x + c[k];
+  return r;
+}
+
+constexpr float kErfSmall[] = {1.1283791065216064f,    -0.37612393498420715f,
+                               0.11280768364667892f,   -0.0267292819917202f,
+                               0.0049397703260183334f, -0.0005726845702156425f};
+constexpr float kErfcExponent[] = {
+    -1.7937493324279785f,     -0.28376060724258423f,   0.037518419325351715f,
+    -0.006199214607477188f,   0.0010828118538483977f,  -0.00018995041318703443f,
+    3.2461633963976055e-05f,  -5.071809937362559e-06f, 7.459127573383739e-07f,
+    -1.4759176281131658e-07f, 2.0998278671413573e-08f, 3.3153153555787185e-09f,
+    -1.0505309955277653e-09f};
+
+// e^(hi + lo) for hi + lo in [-87, 0]: n = round((hi + lo) / ln2), r = hi + lo - n ln2 with ln2
+// in two parts (n ln2_hi is exact), e^r by its degree-7 Taylor polynomial, 2^n in the exponent.
+inline Float8 ExpOfSum(Float8 hi, Float8 lo) {
+  const Float8 shifter = Splat8(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  const Float8 n = ((hi + lo) * 1.44269504088896341f + shifter) - shifter;
+  const Float8 r = (hi - n * 0.693145751953125f) + (lo - n * 1.42860682030941723212e-6f);
+  constexpr float kTaylor[] = {1.0f,         1.0f,          0.5f,          1.0f / 6.0f,
+                               1.0f / 24.0f, 1.0f / 120.0f, 1.0f / 720.0f, 1.0f / 5040.0f};
+  const Int8 scale = (__builtin_convertvector(n, Int8) + 127) << 23;
+  return Horner(r, kTaylor) * std::bit_cast<Float8>(scale);
+}
+
+// v^2 as hi + lo: v with its low 12 mantissa bits cleared squares exactly into hi; lo is the
+// rest, v_lo (v_hi + v), in float.
+inline void SplitSquare(Float8 v, Float8& hi, Float8& lo) {
+  const Float8 v_hi = std::bit_cast<Float8>(std::bit_cast<Int8>(v) & SplatInt8(-4096));
+  hi = v_hi * v_hi;
+  lo = (v - v_hi) * (v_hi + v);
+}
+
+// erfc(z) for z >= 0.5, given z^2 = square_hi + square_lo (0 past z = 6, infinity included).
+inline Float8 ErfcTail(Float8 z, Float8 square_hi, Float8 square_lo) {
+  const Float8 six = Splat8(6.0f);
+  const Float8 clamped = z < six ? z : six;
+  const Float8 g = Horner(clamped - 3.25f, kErfcExponent);
+  const Float8 tail = ExpOfSum(-square_hi, g - square_lo);
+  return z < six ? tail : Splat8(0.0f);
+}
+
+inline Float8 Abs8(Float8 x) {
+  return std::bit_cast<Float8>(std::bit_cast<Int8>(x) & SplatInt8(0x7FFFFFFF));
+}
+
+inline Float8 Erf8(Float8 x) {
+  const Float8 magnitude = Abs8(x);
+  Float8 square_hi, square_lo;
+  SplitSquare(magnitude, square_hi, square_lo);
+  const Float8 small = x * Horner(x * x, kErfSmall);
+  const Float8 large = 1.0f - ErfcTail(magnitude, square_hi, square_lo);
+  const Int8 sign = std::bit_cast<Int8>(x) & SplatInt8(static_cast<int32_t>(0x80000000u));
+  const Float8 signed_large = std::bit_cast<Float8>(std::bit_cast<Int8>(large) | sign);
+  const Float8 result = magnitude <= 1.0f ? small : signed_large;
+  return x == x ? result : x;  // NaN stays NaN
+}
+
+// 0.5 x (1 + erf(x / sqrt(2))); for x / sqrt(2) < -0.5 as 0.5 x erfc(|x| / sqrt(2)), which
+// keeps the relative precision that 1 + erf would cancel. z^2 = x^2 / 2 is split from x itself: the
+// rounding of z = x / sqrt(2) alone would cost 12 z^2 6e-8 (4e-6 at z = 6) in erfc.
+inline Float8 GeluErf8(Float8 x) {
+  const Float8 z = x * 0.70710678118654752f;
+  const Float8 magnitude = Abs8(z);
+  Float8 square_hi, square_lo;
+  SplitSquare(Abs8(x), square_hi, square_lo);
+  const Float8 small = 1.0f + z * Horner(z * z, kErfSmall);
+  const Float8 tail = ErfcTail(magnitude, 0.5f * square_hi, 0.5f * square_lo);
+  const Float8 factor = z < -0.5f ? tail : (z <= 1.0f ? small : 2.0f - tail);
+  const Float8 result = 0.5f * x * factor;
+  return x == x ? result : x;
+}
+
+// dst[i] = fn(src[i]) eight at a time; the tail through a zero-padded vector.
+template <typename Fn>
+inline void MapFloat8(const float* src, float* dst, int64_t count, Fn fn) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) StoreFloat8(dst + i, fn(LoadFloat8(src + i)));
+  if (i < count) {
+    float block[8] = {};
+    std::memcpy(block, src + i, sizeof(float) * static_cast<size_t>(count - i));
+    StoreFloat8(block, fn(LoadFloat8(block)));
+    std::memcpy(dst + i, block, sizeof(float) * static_cast<size_t>(count - i));
+  }
+}
+
+void ErfF32(const float* src, float* dst, int64_t count) {
+  MapFloat8(src, dst, count, [](Float8 x) { return Erf8(x); });
+}
+
+void GeluErfF32(const float* src, float* dst, int64_t count) {
+  MapFloat8(src, dst, count, [](Float8 x) { return GeluErf8(x); });
+}
+
 }  // namespace
 
 extern const IsaKernels kKernels;
-const IsaKernels kKernels = {&GemmAccumulate<float>, &GemmAccumulate<double>, &PackedPanelF32,
-                             &ScaledAdd<float>,      &ScaledAdd<double>,      &Depthwise2D<float>,
-                             &Depthwise2D<double>,   &NormalizeF32,           &ClampF32};
+const IsaKernels kKernels = {&GemmAccumulate<float>,
+                             &GemmAccumulate<double>,
+                             &PackedPanelF32,
+                             &ScaledAdd<float>,
+                             &ScaledAdd<double>,
+                             &Depthwise2D<float>,
+                             &Depthwise2D<double>,
+                             &NormalizeF32,
+                             &ClampF32,
+                             &ErfF32,
+                             &GeluErfF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 
