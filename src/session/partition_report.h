@@ -22,7 +22,8 @@ struct NodePlacement {
   std::string fused_into;  // the fused node that now runs it, when its EP compiled a group
 };
 
-// A group of nodes an EP claimed and compiled as one fused node.
+// A group of nodes that one node now runs: a group an EP claimed and compiled, or the nodes an
+// optimizer fusion replaced (ConvActivationFusion, GeluFusion, ...).
 struct FusedGroupRecord {
   std::string graph;
   std::string fused_node;  // name and op type of the fused node

@@ -161,7 +161,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
                             {{"nodes", static_cast<int64_t>(state->report_.nodes.size())}});
 
   // EP-specific transforms (extended, layout): only on nodes of the EPs each pass targets; a
-  // fusion's new node inherits its EP and shows in the partition report.
+  // fusion's new node inherits its EP, and the partition report lists it as a fused group.
   transform_context.provider_of = [&assignment](const Graph& owner,
                                                 NodeIndex index) -> const IExecutionProvider* {
     auto it = assignment.find(&owner);
@@ -181,16 +181,10 @@ std::shared_ptr<const SessionState> SessionState::Build(
       if (placement.graph == graph_assignment.path &&
           std::find(replaced.begin(), replaced.end(), placement.node_name) != replaced.end())
         placement.fused_into = node.Name();
-    NodePlacement placement;
-    placement.graph = graph_assignment.path;
-    placement.node_name = node.Name();
-    placement.op_type = node.OpType();
-    placement.domain = node.Domain();
-    placement.opset = node.OpsetVersion();
-    placement.provider = provider != nullptr ? provider->Type() : "";
-    for (const NodeArg* arg : node.Inputs()) placement.inputs.push_back(arg ? arg->name : "");
-    for (const NodeArg* arg : node.Outputs()) placement.outputs.push_back(arg ? arg->name : "");
-    report.nodes.push_back(std::move(placement));
+    // Recorded like an EP's compiled group: the report keeps counting the model's own nodes.
+    report.fused_groups.push_back(
+        FusedGroupRecord{graph_assignment.path, node.Name(), node.Domain(),
+                         provider != nullptr ? provider->Type() : "", replaced});
   };
   if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);

@@ -178,6 +178,23 @@ def cluster():
         ray.shutdown()
 
 
+def kill_when_busy(actor, timeout_s=30):
+    """Kills a model replica's actor (ray.kill) at a moment it holds requests: polls its number of
+    ongoing requests (the replica actor's get_num_ongoing_requests, which Ray Serve's router
+    uses) and kills it as soon as one is in flight, so that the kill hits work in progress."""
+    import ray
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            busy = ray.get(actor.get_num_ongoing_requests.remote(), timeout=5)
+        except Exception:  # noqa: BLE001 (older or newer Ray: kill without looking)
+            busy = 1
+        if busy:
+            break
+        time.sleep(0.002)
+    ray.kill(actor, no_restart=True)
+
+
 def run_load(url, requests, threads=8, during=None):
     """Sends every request (a callable taking a Client) from THREADS threads, each with its own
     keep-alive connection; returns the results (or exceptions) in request order. during(done) is

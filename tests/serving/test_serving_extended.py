@@ -12,7 +12,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import assert_outputs_match, free_port, run_load
+from conftest import assert_outputs_match, free_port, kill_when_busy, run_load
 
 from prismrt.serve.client import Client, HttpError
 
@@ -47,7 +47,6 @@ def test_backends_and_batching_match_onnxruntime(cluster, models, model_name, ba
 def test_long_load_with_two_kills_loses_no_request(cluster, models):
     """640 requests from 16 threads; one replica killed after a quarter of them, and once Serve
     has replaced it, another one after three quarters."""
-    import ray
     model = models["bert_tiny"]
     url = cluster.deploy("long", model, max_batch_size=8, batch_wait_timeout_s=0.05)
     try:
@@ -58,14 +57,12 @@ def test_long_load_with_two_kills_loses_no_request(cluster, models):
         def during(finished):
             while finished() < 160:
                 time.sleep(0.002)
-            time.sleep(0.05)
-            ray.kill(first, no_restart=True)
+            kill_when_busy(first)
             cluster.wait_replicas("long", 2)
             second = cluster.replica_actors("long")[0]
             while finished() < 480:
                 time.sleep(0.002)
-            time.sleep(0.05)
-            ray.kill(second, no_restart=True)
+            kill_when_busy(second)
         results = run_load(url, [_infer(f, ("npz", "json")[i % 2])
                                  for i, f in enumerate(feeds_list)], 16, during=during)
         assert_outputs_match(results, [model.expected(f) for f in feeds_list])
@@ -78,7 +75,6 @@ def test_long_load_with_two_kills_loses_no_request(cluster, models):
 def test_request_no_replica_can_serve_gets_503_with_the_reason(cluster, models):
     """With no retries, the requests in flight on a killed replica get a 503 naming the
     replica's death; every other request its outputs: none disappears."""
-    import ray
     model = models["squeezenet1_1"]
     url = cluster.deploy("noretry", model, retries=0, max_batch_size=4,
                          batch_wait_timeout_s=0.05)
@@ -89,8 +85,7 @@ def test_request_no_replica_can_serve_gets_503_with_the_reason(cluster, models):
         def during(finished):
             while finished() < 12:
                 time.sleep(0.002)
-            time.sleep(0.05)
-            ray.kill(victims[0], no_restart=True)
+            kill_when_busy(victims[0])
         results = run_load(url, [_infer(f) for f in feeds_list], 8, during=during)
         unavailable = [r for r in results if isinstance(r, HttpError)]
         assert unavailable, "no request was in flight on the killed replica"
