@@ -37,9 +37,8 @@ PrismStatus* CallCreateMemoryInfo(const PrismApi* api, const char* name, int all
 }
 
 PrismStatus* CallCreateTensorWithDataAsValue(const PrismApi* api, const PrismMemoryInfo* info,
-                                             void* data, size_t data_length,
-                                             const int64_t* shape, size_t shape_length, int type,
-                                             PrismValue** out) {
+                                             void* data, size_t data_length, const int64_t* shape,
+                                             size_t shape_length, int type, PrismValue** out) {
   return api->CreateTensorWithDataAsValue(info, data, data_length, shape, shape_length, type, out);
 }
 

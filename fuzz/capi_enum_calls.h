@@ -20,9 +20,8 @@ PrismStatus* CallCreateCpuMemoryInfo(const PrismApi* api, int allocator_type, in
 PrismStatus* CallCreateMemoryInfo(const PrismApi* api, const char* name, int allocator_type,
                                   int device_id, int mem_type, PrismMemoryInfo** out);
 PrismStatus* CallCreateTensorWithDataAsValue(const PrismApi* api, const PrismMemoryInfo* info,
-                                             void* data, size_t data_length,
-                                             const int64_t* shape, size_t shape_length, int type,
-                                             PrismValue** out);
+                                             void* data, size_t data_length, const int64_t* shape,
+                                             size_t shape_length, int type, PrismValue** out);
 PrismStatus* CallCreateTensorAsValue(const PrismApi* api, PrismAllocator* allocator,
                                      const int64_t* shape, size_t shape_length, int type,
                                      PrismValue** out);

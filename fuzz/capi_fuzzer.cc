@@ -106,7 +106,10 @@ std::string StringModel() {
   AddTensorValue(graph->add_output(), "T", onnx::TensorProto::STRING, {"n"});
   auto* q = graph->add_output();
   q->set_name("Q");
-  q->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()
+  q->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
       ->set_elem_type(onnx::TensorProto::STRING);
   return model.SerializeAsString();
 }
@@ -300,8 +303,7 @@ PrismValue* Script::NewValue() {
     }
     case 1: {
       std::vector<int64_t> shape = Shape();
-      PrismAllocator* allocator =
-          in_.Byte() % 2 ? default_allocator_ : allocators_.Pick(in_);
+      PrismAllocator* allocator = in_.Byte() % 2 ? default_allocator_ : allocators_.Pick(in_);
       const int type = Type();
       Check(CallCreateTensorAsValue(&api_, allocator, shape.empty() ? nullptr : shape.data(),
                                     shape.size(), type, &value));
@@ -328,15 +330,15 @@ void Script::Step() {
   const std::vector<const char*> kProviders = {"CPUExecutionProvider", "TestExecutionProvider",
                                                "CUDAExecutionProvider", ""};
   const std::vector<const char*> kConfigKeys = {
-      "session.disable_cpu_ep_fallback",  "session.fail_on_unavailable_provider",
-      "session.disable_prepacking",       "session.arena_max_mem",
-      "session.arena_extend_strategy",    "session.arena_initial_chunk_size_bytes",
-      "session.max_tensor_bytes",         "session.max_memory_bytes",
+      "session.disable_cpu_ep_fallback",    "session.fail_on_unavailable_provider",
+      "session.disable_prepacking",         "session.arena_max_mem",
+      "session.arena_extend_strategy",      "session.arena_initial_chunk_size_bytes",
+      "session.max_tensor_bytes",           "session.max_memory_bytes",
       "session.disable_ep_failure_fallback"};
-  const std::vector<const char*> kConfigValues = {"0", "1", "-1", "kSameAsRequested", "",
-                                                  "18446744073709551616", "1024", "cpu:0"};
-  const std::vector<const char*> kMemoryNames = {"Cpu", "CpuInput", "CpuOutput", "Cuda",
-                                                 "CudaPinned", "TestDevice"};
+  const std::vector<const char*> kConfigValues = {
+      "0", "1", "-1", "kSameAsRequested", "", "18446744073709551616", "1024", "cpu:0"};
+  const std::vector<const char*> kMemoryNames = {"Cpu",  "CpuInput",   "CpuOutput",
+                                                 "Cuda", "CudaPinned", "TestDevice"};
   const int op = in_.Byte() % 64;
   static const bool trace = std::getenv("PRISM_FUZZ_TRACE") != nullptr;
   if (trace) std::fprintf(stderr, "capi_fuzzer: call group %d\n", op);
@@ -352,8 +354,7 @@ void Script::Step() {
       }
       break;
     }
-    case 1:
-    {
+    case 1: {
       auto [give_env, level] = std::tuple{in_.Byte() % 4 != 0, Int()};
       Check(CallSetLogSeverityLevel(&a, give_env ? env_ : nullptr, level));
     }
@@ -393,46 +394,35 @@ void Script::Step() {
         Check(a.SetInterOpNumThreads(options, threads));
       break;
     }
-    case 7:
-    {
+    case 7: {
       auto [options, level] = std::tuple{options_.Pick(in_), Int()};
       Check(CallSetGraphOptimizationLevel(&a, options, level));
-    }
-      break;
-    case 8:
-    {
+    } break;
+    case 8: {
       auto [options, mode] = std::tuple{options_.Pick(in_), Int()};
       Check(CallSetExecutionMode(&a, options, mode));
-    }
-      break;
-    case 9:
-    {
+    } break;
+    case 9: {
       auto [options, level, log_id] = std::tuple{options_.Pick(in_), Int(), Text({"id"})};
       Check(a.SetSessionLogSeverityLevel(options, level));
       Check(a.SetSessionLogId(options, log_id));
-    }
-      break;
-    case 10:
-    {
+    } break;
+    case 10: {
       auto [options, arena, pattern] = std::tuple{options_.Pick(in_), Int(), Int()};
       Check(a.EnableCpuMemArena(options, arena));
       Check(a.EnableMemPattern(options, pattern));
-    }
-      break;
-    case 11:
-    {
+    } break;
+    case 11: {
       auto [options, key, value] =
           std::tuple{options_.Pick(in_), Text(kConfigKeys), Text(kConfigValues)};
       Check(a.AddSessionConfigEntry(options, key, value));
-    }
-      break;
+    } break;
     case 12: {
       const size_t count = in_.Byte() % 3;
       const char* keys[3] = {Text({"ops", "fuse", "device_id"}), Text({}), Text({})};
       const char* values[3] = {Text({"*", "Add", "1", "0"}), Text({}), Text({})};
-      auto [options, name, give_keys, give_values] =
-          std::tuple{options_.Pick(in_), Text(kProviders), in_.Byte() % 8 != 0,
-                     in_.Byte() % 8 != 0};
+      auto [options, name, give_keys, give_values] = std::tuple{
+          options_.Pick(in_), Text(kProviders), in_.Byte() % 8 != 0, in_.Byte() % 8 != 0};
       Check(a.AppendExecutionProvider(options, name, give_keys ? keys : nullptr,
                                       give_values ? values : nullptr, count));
       break;
@@ -535,17 +525,14 @@ void Script::Step() {
       }
       break;
     }
-    case 24:
-    {
+    case 24: {
       auto [session, options] = std::tuple{sessions_.Pick(in_), options_.Pick(in_)};
       Check(a.SessionSetProviders(session, options));
-    }
-      break;
+    } break;
     case 25: {
       char* report = nullptr;
       auto [session, format] = std::tuple{sessions_.Pick(in_), Int()};
-      if (Ok(CallSessionGetPartitionReport(&a, session, format, &report)))
-        a.ReleaseString(report);
+      if (Ok(CallSessionGetPartitionReport(&a, session, format, &report))) a.ReleaseString(report);
       break;
     }
     case 26: {
@@ -690,8 +677,7 @@ void Script::Step() {
     }
     case 42: {
       const PrismMemoryInfo* info = nullptr;
-      Check(a.AllocatorGetInfo(in_.Byte() % 2 ? default_allocator_ : allocators_.Pick(in_),
-                               &info));
+      Check(a.AllocatorGetInfo(in_.Byte() % 2 ? default_allocator_ : allocators_.Pick(in_), &info));
       break;
     }
     // ---- values
@@ -745,8 +731,8 @@ void Script::Step() {
       const char* text = nullptr;
       size_t length = 0;
       auto [value, index] = std::tuple{values_.Pick(in_), Index()};
-      if (Ok(a.GetStringTensorElement(value, index, &text, &length)) &&
-          length > 0 && text != nullptr)
+      if (Ok(a.GetStringTensorElement(value, index, &text, &length)) && length > 0 &&
+          text != nullptr)
         (void)*static_cast<const volatile char*>(text + length - 1);
       break;
     }

@@ -1,6 +1,8 @@
 #include "fuzz_inputs.h"
 
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "framework/float16.h"
@@ -35,10 +37,45 @@ double SmallNumber(Random& random) {
   return static_cast<double>(pick % 7) - 2.0;
 }
 
+// Values at the edges of T: its limits, -1, 0, large powers of two, and for floating types NaN
+// and the infinities (feeds are untrusted too: indices, counts and axes given as data).
+template <typename T>
+T ExtremeValue(Random& random) {
+  using Limits = std::numeric_limits<T>;
+  switch (random.Between(0, 7)) {
+    case 0:
+      return Limits::max();
+    case 1:
+      return Limits::lowest();
+    case 2:
+      return static_cast<T>(-1);
+    case 3:
+      return static_cast<T>(0);
+    case 4:
+      if constexpr (std::is_floating_point_v<T>) return Limits::quiet_NaN();
+      return static_cast<T>(Limits::max() / 2 + 1);
+    case 5:
+      if constexpr (std::is_floating_point_v<T>) return Limits::infinity();
+      return static_cast<T>(sizeof(T) > 2 ? 65536 : 255);
+    case 6:
+      if constexpr (std::is_floating_point_v<T>) return -Limits::infinity();
+      return static_cast<T>(1);
+    default:
+      if constexpr (std::is_floating_point_v<T>) return static_cast<T>(1e30);
+      return static_cast<T>(Limits::max() - 1);
+  }
+}
+
 template <typename T>
 void FillNumbers(Tensor& tensor, Random& random) {
   T* data = tensor.MutableData<T>();
+  // One feed in eight mixes edge values in; the others are small numbers.
+  const bool edges = random.Between(0, 7) == 0;
   for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+    if (edges && random.Between(0, 1) == 0) {
+      data[i] = ExtremeValue<T>(random);
+      continue;
+    }
     const double number = SmallNumber(random);
     if constexpr (std::is_unsigned_v<T>)
       data[i] = static_cast<T>(number < 0 ? -number : number);
@@ -90,7 +127,8 @@ void Fill(Tensor& tensor, Random& random) {
     case ElementType::kComplex64: {
       auto* data = tensor.MutableData<std::complex<float>>();
       for (int64_t i = 0; i < count; ++i)
-        data[i] = {static_cast<float>(SmallNumber(random)), static_cast<float>(SmallNumber(random))};
+        data[i] = {static_cast<float>(SmallNumber(random)),
+                   static_cast<float>(SmallNumber(random))};
       return;
     }
     case ElementType::kComplex128: {
@@ -99,14 +137,16 @@ void Fill(Tensor& tensor, Random& random) {
       return;
     }
     case ElementType::kString: {
-      static const char* const kWords[] = {"", "a", "hello", "Hello World", "0", "\xc3\xa9t\xc3\xa9"};
+      static const char* const kWords[] = {
+          "", "a", "hello", "Hello World", "0", "\xc3\xa9t\xc3\xa9"};
       auto* data = tensor.MutableData<std::string>();
       for (int64_t i = 0; i < count; ++i) data[i] = kWords[random.Between(0, 5)];
       return;
     }
     default: {  // float8, float6, float4 and packed integers: any bits are a valid value
       auto* bytes = static_cast<uint8_t*>(tensor.MutableRawData());
-      for (size_t i = 0; i < tensor.SizeInBytes(); ++i) bytes[i] = static_cast<uint8_t>(random.Next());
+      for (size_t i = 0; i < tensor.SizeInBytes(); ++i)
+        bytes[i] = static_cast<uint8_t>(random.Next());
       return;
     }
   }

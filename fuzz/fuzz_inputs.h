@@ -30,7 +30,8 @@ uint64_t HashBytes(const uint8_t* data, size_t size);
 
 // A feed for one graph input as the session declares it. Known dims are kept, a symbolic dim
 // takes one value (1 or 2) per name across the inputs, an unknown dim 1 or 2, an unknown rank
-// [2]; values are small numbers (indices, axes and shapes are then mostly valid). Sequences
+// [2]; values are small numbers (indices, axes and shapes are then mostly valid), and in one
+// numeric feed of eight half of them are edge values (limits, -1, NaN, infinities). Sequences
 // hold one tensor, optionals hold a tensor or nothing. nullopt when the input cannot be fed
 // (maps, sparse tensors) or would exceed *element_budget, which is reduced by what is made.
 std::optional<Value> MakeFeed(const ValueInfo& input, Random& random,

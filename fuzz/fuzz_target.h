@@ -16,10 +16,10 @@ bool RegisterTarget(const char* name, TargetFunction function);
 }  // namespace prism::fuzz
 
 #ifdef PRISM_FUZZ_REPLAY
-#define PRISM_FUZZ_TARGET(name)                                          \
-  static int PrismFuzzTarget_##name(const uint8_t* data, size_t size);   \
-  [[maybe_unused]] static const bool prism_fuzz_registered_##name =      \
-      ::prism::fuzz::RegisterTarget(#name, &PrismFuzzTarget_##name);     \
+#define PRISM_FUZZ_TARGET(name)                                        \
+  static int PrismFuzzTarget_##name(const uint8_t* data, size_t size); \
+  [[maybe_unused]] static const bool prism_fuzz_registered_##name =    \
+      ::prism::fuzz::RegisterTarget(#name, &PrismFuzzTarget_##name);   \
   static int PrismFuzzTarget_##name(const uint8_t* data, size_t size)
 #else
 #define PRISM_FUZZ_TARGET(name) \

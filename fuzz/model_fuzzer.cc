@@ -4,8 +4,9 @@
 // The session runs on one thread with the arena and the memory pattern off (every tensor is an
 // allocation of its own, so AddressSanitizer sees an overrun by one element), under the limits
 // a service taking untrusted models would set (session.max_tensor_bytes,
-// session.max_memory_bytes, session.run_timeout_ms). Feeds are made for each input from its declared type and shape
-// (fuzz_inputs.h); a model whose feeds would be large is loaded but not run.
+// session.max_memory_bytes, session.run_timeout_ms). Feeds are made for each input from its
+// declared type and shape (fuzz_inputs.h); a model whose feeds would be large is loaded but not
+// run.
 //
 // Any prism::Exception is a clean refusal. Anything else escaping (another exception, a crash,
 // a sanitizer report, a leak, a timeout) is a finding: libFuzzer stops and saves the input.

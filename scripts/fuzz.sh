@@ -116,7 +116,7 @@ run_target() {  # run_target TARGET -> log in $build/logs/TARGET.log, status in 
   if [ "$smoke" = 1 ]; then
     # Executions after the seeds: about 30-60 s each on the 2 shared cores.
     local runs
-    case "$target" in model) runs=3000 ;; tensor_proto) runs=150000 ;; *) runs=30000 ;; esac
+    case "$target" in model) runs=30000 ;; tensor_proto) runs=600000 ;; *) runs=150000 ;; esac
     options+=(-seed=1 -runs="$runs")
   fi
   if [ -f "$root/fuzz/$target.dict" ]; then options+=(-dict="$root/fuzz/$target.dict"); fi
@@ -135,7 +135,8 @@ run_target() {  # run_target TARGET -> log in $build/logs/TARGET.log, status in 
 
 # ---- the statistics of one run, appended to fuzz/STATS.md
 record_stats() {  # record_stats TARGET
-  local target=$1 log="$build/logs/$target.log"
+  local target=$1
+  local log="$build/logs/$target.log"
   local rc execs rate peak added status took
   rc=$(cat "$build/logs/$target.rc")
   took=$(cat "$build/logs/$target.seconds")
@@ -151,7 +152,8 @@ record_stats() {  # record_stats TARGET
   corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<< "$status")
   local result="clean"
   if [ "$rc" != 0 ]; then
-    result="finding (exit $rc): $(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|terminate called' "$log" | head -c 120)"
+    # Source paths are written relative to the repository (no one machine's absolute path).
+    result="finding (exit $rc): $(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|terminate called' "$log" | sed "s|$root/||g" | head -c 120)"
   fi
   local stats="$root/fuzz/STATS.md"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | `%s` |\n' \

@@ -83,6 +83,37 @@ write("model", "add-one-value-and-none.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("Y", TensorProto.INT64, None)]))
 
+# Gradient nodes are expanded before the graph is checked; the rule for Add read input 1 of an
+# Add with one input (AddressSanitizer: heap-buffer-overflow in the proto's repeated field).
+gradient_graph = helper.make_graph(
+    [helper.make_node("Add", ["X"], ["Z"], name="short_add"),
+     helper.make_node("Gradient", ["X"], ["dX"], name="grad", domain="ai.onnx.preview.training",
+                      xs=["X"], y="Z")],
+    "regression",
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("dX", TensorProto.FLOAT, [2])])
+write("model", "gradient-of-add-with-one-input.onnx", helper.make_model(
+    gradient_graph, ir_version=8, producer_name="prism-fuzz-regression",
+    opset_imports=[helper.make_opsetid("", 17),
+                   helper.make_opsetid("ai.onnx.preview.training", 1)]).SerializeToString())
+
+# Shrink on int16 with a bias of 1e31: the result, computed in double, was converted to int16
+# out of range (UBSan: float-cast-overflow). It saturates now.
+write("model", "shrink-int16-huge-bias.onnx", model_bytes(
+    [helper.make_node("Shrink", ["X"], ["Y"], name="shrink", bias=-1e31, lambd=0.5)],
+    [helper.make_tensor_value_info("X", TensorProto.INT16, [3])],
+    [helper.make_tensor_value_info("Y", TensorProto.INT16, [3])]))
+
+# HannWindow of size INT32_MAX: the kernel filled a vector of that many doubles (16 GiB) before
+# asking for its output, which the session's limit would have refused (libFuzzer:
+# out-of-memory (malloc(17179869168))).
+write("model", "hann-window-size-int32-max.onnx", model_bytes(
+    [helper.make_node("Constant", [], ["N"],
+                      value=helper.make_tensor("N", TensorProto.INT32, [], [2147483647])),
+     helper.make_node("HannWindow", ["N"], ["W"], name="window")],
+    [],
+    [helper.make_tensor_value_info("W", TensorProto.FLOAT, None)]))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

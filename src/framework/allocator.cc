@@ -51,8 +51,8 @@ AllocationLimits AllocationLimitsFromConfig(const std::map<std::string, std::str
 }
 
 void CheckTensorBytesLimit(const AllocationLimits& limits, size_t bytes, const MemoryInfo& memory) {
-  PRISM_ENFORCE(limits.max_tensor_bytes == 0 || bytes <= limits.max_tensor_bytes,
-                kRuntimeException, "an allocation of ", bytes, " bytes in ", memory.ToString(),
+  PRISM_ENFORCE(limits.max_tensor_bytes == 0 || bytes <= limits.max_tensor_bytes, kRuntimeException,
+                "an allocation of ", bytes, " bytes in ", memory.ToString(),
                 " memory exceeds the session's limit of ", limits.max_tensor_bytes,
                 " bytes per tensor (session.max_tensor_bytes)");
 }

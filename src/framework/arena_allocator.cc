@@ -47,8 +47,8 @@ ArenaAllocator::Chunk* ArenaAllocator::Extend(size_t bytes) {
   if (options_.max_bytes != 0) {
     const size_t total = static_cast<size_t>(stats_.total_reserved_bytes);
     // (total never exceeds max_bytes; the subtraction cannot wrap where a sum could.)
-    PRISM_ENFORCE(bytes <= options_.max_bytes - total, kRuntimeException, "the ",
-                  Info().ToString(), " arena is limited to ", options_.max_bytes,
+    PRISM_ENFORCE(bytes <= options_.max_bytes - total, kRuntimeException, "the ", Info().ToString(),
+                  " arena is limited to ", options_.max_bytes,
                   " bytes (session.arena_max_mem, session.max_memory_bytes); it holds ", total,
                   " and needs ", bytes, " more");
     region_bytes = std::min(region_bytes, options_.max_bytes - total);

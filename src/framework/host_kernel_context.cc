@@ -1,5 +1,7 @@
 #include "framework/host_kernel_context.h"
 
+#include "framework/counting_allocator.h"
+
 #include "graph/graph.h"
 
 namespace prism {
@@ -18,8 +20,16 @@ const Value* HostKernelContext::InputValue(size_t i) const {
 Tensor& HostKernelContext::Output(size_t i, const TensorShape& shape, ElementType type) {
   PRISM_ENFORCE(i < outputs_.size(), kRuntimeException, GetNode().Describe(), ": output index ", i,
                 " is out of range");
+  PRISM_ENFORCE(max_bytes_ == 0 || StorageBytes(type, shape.Size()) <= max_bytes_,
+                kRuntimeException, GetNode().Describe(), ": output ", i, " of shape ",
+                shape.ToString(), " is larger than the ", max_bytes_, " bytes allowed here");
   outputs_[i] = Value(Tensor(type, shape, cpu_));
   return outputs_[i].MutableTensor();
+}
+
+void HostKernelContext::LimitBytes(size_t bytes) {
+  max_bytes_ = bytes;
+  cpu_ = std::make_shared<CountingAllocator>(GetCpuAllocator(), AllocationLimits{bytes, 0});
 }
 
 void HostKernelContext::SetOutput(size_t i, Value value) {

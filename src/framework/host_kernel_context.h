@@ -29,12 +29,16 @@ class HostKernelContext final : public OpKernelContext {
 
   // What the kernel wrote, per node output (empty where it wrote nothing).
   std::vector<Value>& Outputs() { return outputs_; }
+  // Refuses (kRuntimeException) any output or scratch buffer over bytes, before allocating it:
+  // constant folding computes nodes of untrusted models at session creation.
+  void LimitBytes(size_t bytes);
 
  private:
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
   OpKernelContext* enclosing_;
   AllocatorPtr cpu_ = GetCpuAllocator();
+  size_t max_bytes_ = 0;  // 0: no limit
 };
 
 }  // namespace prism

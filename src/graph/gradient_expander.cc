@@ -133,9 +133,15 @@ class Expander {
     if (g.empty()) return;  // y does not depend on this node's output
     const std::string& op = node.op_type();
     const std::string out = node.output(0);
-    const auto in = [&](int i) { return node.input(i); };
     PRISM_ENFORCE(node.domain().empty() || node.domain() == "ai.onnx", kInvalidGraph, where_,
                   ": cannot differentiate ", node.domain(), ":", op, " node '", node.name(), "'");
+    // The graph has not been checked yet (this runs before the graph is built): every input the
+    // rule reads must be there.
+    const auto in = [&](int i) -> const std::string& {
+      PRISM_ENFORCE(i < node.input_size(), kInvalidGraph, where_, ": ", op, " node '", node.name(),
+                    "' has ", node.input_size(), " inputs; its gradient reads input ", i);
+      return node.input(i);
+    };
     if (op == "Add") {
       Contribute(in(0), g, live, true);
       Contribute(in(1), g, live, true);

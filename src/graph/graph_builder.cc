@@ -40,8 +40,8 @@ std::optional<SymbolicShape> ShapeFromProto(const onnx::TypeProto& proto, const 
     }
     shape.dims.push_back(dim);
   }
-  PRISM_ENFORCE(count == 0 || !overflows, kInvalidGraph, what, " declares shape ",
-                shape.ToString(), ", whose element count overflows int64");
+  PRISM_ENFORCE(count == 0 || !overflows, kInvalidGraph, what, " declares shape ", shape.ToString(),
+                ", whose element count overflows int64");
   return shape;
 }
 
@@ -203,8 +203,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
     if (arg->type.kind == TypeKind::kUnknown)
       arg->type = ValueTypeFromProto(info.type(), MakeString("value_info '", info.name(), "'"));
     if (!arg->shape)
-      arg->shape = ShapeFromProto(info.type(),
-                                  MakeString("value_info '", info.name(), "' of graph ", path));
+      arg->shape =
+          ShapeFromProto(info.type(), MakeString("value_info '", info.name(), "' of graph ", path));
   }
 
   for (const auto& output : proto.output()) {
@@ -219,8 +219,8 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
         output.type(), MakeString("output '", output.name(), "' of graph ", path));
     if (arg->type.kind == TypeKind::kUnknown) arg->type = declared;
     if (!outer && !arg->shape)
-      arg->shape = ShapeFromProto(output.type(),
-                                  MakeString("output '", output.name(), "' of graph ", path));
+      arg->shape =
+          ShapeFromProto(output.type(), MakeString("output '", output.name(), "' of graph ", path));
     graph->outputs_.push_back(arg);
   }
 

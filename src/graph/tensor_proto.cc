@@ -52,8 +52,8 @@ void CopyField(const Field& field, void* destination) {
 void CheckBoolBytes(const void* data, int64_t count, const std::string& what, const char* where) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   for (int64_t i = 0; i < count; ++i)
-    PRISM_ENFORCE(bytes[i] <= 1, kInvalidGraph, what, " holds byte ", int{bytes[i]},
-                  " at element ", i, " of its bool ", where, "; bool elements must be 0 or 1");
+    PRISM_ENFORCE(bytes[i] <= 1, kInvalidGraph, what, " holds byte ", int{bytes[i]}, " at element ",
+                  i, " of its bool ", where, "; bool elements must be 0 or 1");
 }
 
 // Returns the confined, canonical path of an external data file.
@@ -149,10 +149,10 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
 
 void CheckDeclaredTensorBytes(const ExternalDataPolicy& policy, size_t bytes, ElementType type,
                               const TensorShape& shape, const std::string& what) {
-  PRISM_ENFORCE(policy.max_tensor_bytes == 0 || bytes <= policy.max_tensor_bytes,
-                kRuntimeException, what, ": shape ", shape.ToString(), " of ",
-                ElementTypeName(type), " needs ", bytes, " bytes, more than the limit of ",
-                policy.max_tensor_bytes, " bytes per tensor (session.max_tensor_bytes)");
+  PRISM_ENFORCE(policy.max_tensor_bytes == 0 || bytes <= policy.max_tensor_bytes, kRuntimeException,
+                what, ": shape ", shape.ToString(), " of ", ElementTypeName(type), " needs ", bytes,
+                " bytes, more than the limit of ", policy.max_tensor_bytes,
+                " bytes per tensor (session.max_tensor_bytes)");
 }
 
 Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy& policy,
@@ -199,7 +199,8 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     PRISM_ENFORCE(proto.raw_data().size() == bytes, kInvalidGraph, what, " has ",
                   proto.raw_data().size(), " bytes of raw_data, but shape ", shape.ToString(),
                   " of ", ElementTypeName(type), " needs ", bytes);
-    if (type == ElementType::kBool) CheckBoolBytes(proto.raw_data().data(), count, what, "raw_data");
+    if (type == ElementType::kBool)
+      CheckBoolBytes(proto.raw_data().data(), count, what, "raw_data");
     if (take_raw_data != nullptr && bytes > 0) {
       // The string's heap buffer (malloc: 16-byte aligned, enough for every element type)
       // becomes the tensor's storage.

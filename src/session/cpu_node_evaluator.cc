@@ -8,7 +8,7 @@
 namespace prism {
 
 std::vector<Tensor> EvaluateOnCpu(const IExecutionProvider& cpu, const Node& node,
-                                  const std::vector<const Tensor*>& inputs) {
+                                  const std::vector<const Tensor*>& inputs, size_t max_bytes) {
   std::string why;
   const KernelCreateInfo* info = cpu.GetKernelRegistry()->Find(node, &why);
   PRISM_ENFORCE(info != nullptr, kNotImplemented, "no CPU kernel for ", node.Describe(), ": ", why);
@@ -26,6 +26,7 @@ std::vector<Tensor> EvaluateOnCpu(const IExecutionProvider& cpu, const Node& nod
     input_values.push_back(tensor ? &values.back() : nullptr);
   }
   HostKernelContext context(node, input_values);
+  if (max_bytes != 0) context.LimitBytes(max_bytes);
   kernel->Compute(context);
   std::vector<Tensor> results;
   for (size_t o = 0; o < node.OutputCount(); ++o) {

@@ -139,10 +139,15 @@ std::shared_ptr<const SessionState> SessionState::Build(
       MakeDefaultTransformers(level, options.disabled_optimizers);
   const IExecutionProvider& cpu_provider = *state->providers_.back();
   TransformContext transform_context;
-  transform_context.evaluate_on_cpu = [&cpu_provider](const Node& node,
-                                                      const std::vector<const Tensor*>& inputs) {
-    return EvaluateOnCpu(cpu_provider, node, inputs);
-  };
+  // Folded results are at most constant folding's 16 MiB, and at most session.max_tensor_bytes:
+  // a larger one is never allocated (the node stays and runs under the session's limits).
+  size_t fold_limit = size_t{16} << 20;
+  const size_t tensor_limit = AllocationLimitsFromConfig(options.config_entries).max_tensor_bytes;
+  if (tensor_limit != 0 && tensor_limit < fold_limit) fold_limit = tensor_limit;
+  transform_context.evaluate_on_cpu =
+      [&cpu_provider, fold_limit](const Node& node, const std::vector<const Tensor*>& inputs) {
+        return EvaluateOnCpu(cpu_provider, node, inputs, fold_limit);
+      };
   const int basic_changes = transformers->Run(graph, TransformerLevel::kBasic, transform_context);
   // Rewrites (folded shapes, removed nodes) may make more shapes static.
   if (basic_changes > 0) InferShapes(graph);

@@ -3,8 +3,10 @@
 // broadcast to X). Output has X's shape and type; float16/bfloat16 compute in float, double in
 // double. Shrink also takes integers: computed in double, truncated back toward zero.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -139,6 +141,15 @@ struct ShrinkFn {
       y = v + static_cast<double>(bias);
     else if (v > static_cast<double>(lambd))
       y = v - static_cast<double>(bias);
+    if constexpr (std::is_integral_v<C>) {
+      // A bias beyond the integer type's range would make the conversion undefined behaviour
+      // (found by the model fuzzer: bias 1e31 on int16): the result saturates instead.
+      if (std::isnan(y)) return C{0};
+      if (y <= static_cast<double>(std::numeric_limits<C>::lowest()))
+        return std::numeric_limits<C>::lowest();
+      if (y >= static_cast<double>(std::numeric_limits<C>::max()))
+        return std::numeric_limits<C>::max();
+    }
     return static_cast<C>(y);
   }
   float bias, lambd;

@@ -80,6 +80,10 @@ class Window final : public OpKernel {
                   ": a symmetric window of size 1 is 0/0 (NaN) by the spec's formula, which "
                   "output_datatype ",
                   ElementTypeName(output_type_), " cannot represent");
+    // The output first: its size is checked against the session's limits before the scratch
+    // of the same length (found by the model fuzzer: a size of INT32_MAX allocated 16 GiB of
+    // doubles here first).
+    Tensor& output = context.Output(0, TensorShape({size}), output_type_);
     std::vector<double> values(static_cast<size_t>(size));
     for (int64_t n = 0; n < size; ++n) {
       if (period == 0) {
@@ -92,7 +96,6 @@ class Window final : public OpKernel {
       // order would round to 0.9999999999999999 instead of 1.
       values[n] = (-coefficients_.a1 * cos1 + coefficients_.a2 * cos2) + coefficients_.a0;
     }
-    Tensor& output = context.Output(0, TensorShape({size}), output_type_);
     DispatchByType<WriteDoubles, WindowOutputTypes>(output_type_, node.OpType(), values, output);
   }
 

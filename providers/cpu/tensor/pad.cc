@@ -6,6 +6,7 @@
 // names the axes the pads apply to. Opset 1 names the pads 'paddings'.
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -101,10 +102,16 @@ class Pad final : public OpKernel {
     }
     std::vector<int64_t> out_dims(rank);
     for (size_t d = 0; d < rank; ++d) {
-      out_dims[d] = shape[d] + begin[d] + end[d];
-      PRISM_ENFORCE(out_dims[d] >= 0, kInvalidArgument, node.Describe(), ": pads ", begin[d],
-                    " and ", end[d], " crop more than axis ", d, " of input shape ",
-                    shape.ToString(), " holds");
+      // Pads come from the model or a feed: the sum is formed in 128 bits (found by the model
+      // fuzzer: pads of INT64_MIN overflowed it).
+      const __int128 size = static_cast<__int128>(shape[d]) + begin[d] + end[d];
+      PRISM_ENFORCE(size >= 0, kInvalidArgument, node.Describe(), ": pads ", begin[d], " and ",
+                    end[d], " crop more than axis ", d, " of input shape ", shape.ToString(),
+                    " holds");
+      PRISM_ENFORCE(size <= INT64_MAX, kInvalidArgument, node.Describe(), ": pads ", begin[d],
+                    " and ", end[d], " make axis ", d, " of input shape ", shape.ToString(),
+                    " larger than int64");
+      out_dims[d] = static_cast<int64_t>(size);
       PRISM_ENFORCE(mode_ == PadMode::kConstant || shape[d] > 0 || out_dims[d] == 0,
                     kInvalidArgument, node.Describe(), ": cannot pad empty axis ", d,
                     " of input shape ", shape.ToString(), " in a mode that copies from the input");

@@ -21,9 +21,12 @@ void SameAsInput(InferenceContext& context) {
 // Values a model gives may be anything: a result that does not fit int64 is left unknown.
 std::optional<int64_t> Combine(const std::string& op, int64_t a, int64_t b) {
   int64_t result = 0;
-  if (op == "Add") return __builtin_add_overflow(a, b, &result) ? std::nullopt : std::optional(result);
-  if (op == "Sub") return __builtin_sub_overflow(a, b, &result) ? std::nullopt : std::optional(result);
-  if (op == "Mul") return __builtin_mul_overflow(a, b, &result) ? std::nullopt : std::optional(result);
+  if (op == "Add")
+    return __builtin_add_overflow(a, b, &result) ? std::nullopt : std::optional(result);
+  if (op == "Sub")
+    return __builtin_sub_overflow(a, b, &result) ? std::nullopt : std::optional(result);
+  if (op == "Mul")
+    return __builtin_mul_overflow(a, b, &result) ? std::nullopt : std::optional(result);
   // Integer division truncates, as the kernel does; INT64_MIN / -1 does not fit.
   if (op == "Div" && b != 0 && !(a == INT64_MIN && b == -1)) return a / b;
   return std::nullopt;
@@ -60,9 +63,8 @@ void BinaryBroadcast(InferenceContext& context) {
     PropagatedValues result;
     result.is_scalar = x->is_scalar && y->is_scalar;
     // Broadcasting one value against none gives none.
-    const size_t count = x->values.empty() || y->values.empty()
-                             ? 0
-                             : std::max(x->values.size(), y->values.size());
+    const size_t count =
+        x->values.empty() || y->values.empty() ? 0 : std::max(x->values.size(), y->values.size());
     for (size_t i = 0; i < count; ++i) {
       const SymbolicInt& p = x->values[x->values.size() == 1 ? 0 : i];
       const SymbolicInt& q = y->values[y->values.size() == 1 ? 0 : i];

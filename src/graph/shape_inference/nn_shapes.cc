@@ -207,8 +207,7 @@ void Attention(InferenceContext& context) {
   Dim total = kv_len;
   if (past) {
     const Dim& past_len = past->dims.size() == 4 ? past->dims[2] : Dim{};
-    total =
-        AddDims(past_len, kv_len);
+    total = AddDims(past_len, kv_len);
   }
   SymbolicShape y{{batch, q_heads, q_len, v_head}};
   if (three) {
@@ -263,8 +262,7 @@ void ConvTranspose(InferenceContext& context) {
     } else {
       const int64_t k = !kernel.empty() ? kernel[a] : w->dims[a + 2].value;
       const bool known = in.IsKnown() && (!kernel.empty() || w->dims[a + 2].IsKnown());
-      const WideInt pad =
-          pad_mode == "VALID" ? 0 : static_cast<WideInt>(pads[a]) + pads[a + rank];
+      const WideInt pad = pad_mode == "VALID" ? 0 : static_cast<WideInt>(pads[a]) + pads[a + rank];
       out.dims.push_back(known ? WideDim(static_cast<WideInt>(strides[a]) * (in.value - 1) +
                                          output_padding[a] +
                                          (static_cast<WideInt>(k) - 1) * dilations[a] + 1 - pad)
@@ -322,9 +320,8 @@ void LinearAttention(InferenceContext& context) {
     return dim.IsKnown() ? KnownDim(dim.value / heads) : Dim{};
   };
   const Dim dk = per(q->dims[2], q_heads), dv = per(v->dims[2], kv_heads);
-  context.SetOutput(
-      0, context.InputElem(0),
-      SymbolicShape{{q->dims[0], q->dims[1], MulDim(dv, q_heads)}});
+  context.SetOutput(0, context.InputElem(0),
+                    SymbolicShape{{q->dims[0], q->dims[1], MulDim(dv, q_heads)}});
   if (context.GetNode().OutputCount() > 1)
     context.SetOutput(1, state_type, SymbolicShape{{q->dims[0], KnownDim(kv_heads), dk, dv}});
 }
@@ -402,10 +399,10 @@ void MaxUnpool(InferenceContext& context) {
   SymbolicShape out{{x->dims[0], x->dims[1]}};
   for (size_t d = 0; d < rank; ++d) {
     const Dim& in = x->dims[d + 2];
-    out.dims.push_back(in.IsKnown() ? WideDim(static_cast<WideInt>(in.value - 1) * strides[d] -
-                                              pads[d] - static_cast<WideInt>(pads[d + rank]) +
-                                              (*kernel)[d])
-                                    : Dim());
+    out.dims.push_back(in.IsKnown()
+                           ? WideDim(static_cast<WideInt>(in.value - 1) * strides[d] - pads[d] -
+                                     static_cast<WideInt>(pads[d + rank]) + (*kernel)[d])
+                           : Dim());
   }
   context.SetOutput(0, context.InputElem(0), out);
 }

@@ -133,9 +133,8 @@ void QLinearConvShape(InferenceContext& context) {
     }
     const bool valid = auto_pad == "VALID";
     const WideInt window = (static_cast<WideInt>(kernel[d]) - 1) * dilations[d] + 1;
-    const WideInt span =
-        static_cast<WideInt>(in.value) +
-        (valid ? 0 : static_cast<WideInt>(pads[d]) + pads[d + spatial]) - window;
+    const WideInt span = static_cast<WideInt>(in.value) +
+                         (valid ? 0 : static_cast<WideInt>(pads[d]) + pads[d + spatial]) - window;
     if (span < 0)
       context.Fail(MakeString("the window (kernel ", kernel[d], ", dilation ", dilations[d],
                               ") is larger than the padded input on axis ", d));

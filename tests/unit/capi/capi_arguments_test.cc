@@ -28,12 +28,12 @@ std::pair<PrismErrorCode, std::string> Take(PrismStatus* status) {
   return result;
 }
 
-#define EXPECT_STATUS(call, code, text)                                              \
-  do {                                                                               \
-    const auto prism_result_ = Take(call);                                           \
-    EXPECT_EQ(prism_result_.first, code) << prism_result_.second;                    \
-    EXPECT_NE(prism_result_.second.find(text), std::string::npos)                    \
-        << "message '" << prism_result_.second << "' lacks '" << (text) << "'";      \
+#define EXPECT_STATUS(call, code, text)                                         \
+  do {                                                                          \
+    const auto prism_result_ = Take(call);                                      \
+    EXPECT_EQ(prism_result_.first, code) << prism_result_.second;               \
+    EXPECT_NE(prism_result_.second.find(text), std::string::npos)               \
+        << "message '" << prism_result_.second << "' lacks '" << (text) << "'"; \
   } while (0)
 
 TEST(CapiArgumentsTest, EnumArgumentsOutsideTheirEnumeratorsAreRefused) {
@@ -42,9 +42,9 @@ TEST(CapiArgumentsTest, EnumArgumentsOutsideTheirEnumeratorsAreRefused) {
   const PrismApi& api = Api();
   PrismEnv* env = nullptr;
   for (int level : {INT_MAX, INT_MIN, -1, 5}) {
-    EXPECT_STATUS(CallCreateEnv(&api, level, "test", &env), PRISM_INVALID_ARGUMENT,
-                  "logging_level must be between 0 (verbose) and 4 (fatal), got " +
-                      std::to_string(level));
+    EXPECT_STATUS(
+        CallCreateEnv(&api, level, "test", &env), PRISM_INVALID_ARGUMENT,
+        "logging_level must be between 0 (verbose) and 4 (fatal), got " + std::to_string(level));
   }
   ASSERT_EQ(Take(CallCreateEnv(&api, PRISM_LOGGING_WARNING, "test", &env)).first, PRISM_OK);
   EXPECT_STATUS(CallSetLogSeverityLevel(&api, env, 1000), PRISM_INVALID_ARGUMENT,
@@ -58,8 +58,7 @@ TEST(CapiArgumentsTest, EnumArgumentsOutsideTheirEnumeratorsAreRefused) {
   EXPECT_STATUS(CallSetExecutionMode(&api, options, -7), PRISM_INVALID_ARGUMENT,
                 "execution mode must be 0 (sequential) or 1 (parallel), got -7");
   PrismMemoryInfo* info = nullptr;
-  EXPECT_STATUS(CallCreateCpuMemoryInfo(&api, 99, PRISM_MEM_DEFAULT, &info),
-                PRISM_INVALID_ARGUMENT,
+  EXPECT_STATUS(CallCreateCpuMemoryInfo(&api, 99, PRISM_MEM_DEFAULT, &info), PRISM_INVALID_ARGUMENT,
                 "allocator type must be PRISM_DEVICE_ALLOCATOR (0) or PRISM_ARENA_ALLOCATOR (1), "
                 "got 99");
   EXPECT_STATUS(CallCreateMemoryInfo(&api, "Cpu", PRISM_DEVICE_ALLOCATOR, 0, INT_MIN, &info),
@@ -69,9 +68,9 @@ TEST(CapiArgumentsTest, EnumArgumentsOutsideTheirEnumeratorsAreRefused) {
   float data[2] = {1.f, 2.f};
   const int64_t shape[1] = {2};
   PrismValue* value = nullptr;
-  EXPECT_STATUS(CallCreateTensorWithDataAsValue(&api, info, data, sizeof data, shape, 1, 4096,
-                                                &value),
-                PRISM_INVALID_ARGUMENT, "element type 4096 is not a tensor element type");
+  EXPECT_STATUS(
+      CallCreateTensorWithDataAsValue(&api, info, data, sizeof data, shape, 1, 4096, &value),
+      PRISM_INVALID_ARGUMENT, "element type 4096 is not a tensor element type");
   PrismAllocator* allocator = nullptr;
   ASSERT_EQ(Take(api.GetAllocatorWithDefaultOptions(&allocator)).first, PRISM_OK);
   EXPECT_STATUS(CallCreateTensorAsValue(&api, allocator, shape, 1, -3, &value),
@@ -147,9 +146,9 @@ TEST(CapiArgumentsTest, AllocationsLargerThanAnyObjectFail) {
   ASSERT_EQ(Take(api.GetAllocatorWithDefaultOptions(&allocator)).first, PRISM_OK);
   void* pointer = nullptr;
   for (size_t size : {SIZE_MAX, SIZE_MAX - 63, static_cast<size_t>(PTRDIFF_MAX)}) {
-    EXPECT_STATUS(api.AllocatorAlloc(allocator, size, &pointer), PRISM_RUNTIME_EXCEPTION,
-                  "an allocation of " + std::to_string(size) +
-                      " bytes exceeds the largest object size");
+    EXPECT_STATUS(
+        api.AllocatorAlloc(allocator, size, &pointer), PRISM_RUNTIME_EXCEPTION,
+        "an allocation of " + std::to_string(size) + " bytes exceeds the largest object size");
     EXPECT_EQ(pointer, nullptr);
   }
   ASSERT_EQ(Take(api.AllocatorAlloc(allocator, 64, &pointer)).first, PRISM_OK);

@@ -1005,8 +1005,8 @@ TEST(ModelLoaderTest, BoolRawDataOtherThanZeroOrOneIsRefused) {
   typed.add_int32_data(7);
   typed.add_int32_data(0);
   auto loaded = LoadModel(InitializerModel(typed));
-  const auto* bytes = static_cast<const uint8_t*>(
-      loaded->MainGraph().FindInitializer("T")->RawData());
+  const auto* bytes =
+      static_cast<const uint8_t*>(loaded->MainGraph().FindInitializer("T")->RawData());
   EXPECT_EQ(bytes[0], 1);
   EXPECT_EQ(bytes[1], 0);
 }
@@ -1046,8 +1046,13 @@ TEST(ModelLoaderTest, DeclaredShapesOfAbsurdRankOrSizeAreRefused) {
                      "input 'X' of graph main declares shape [4294967296,batch,4294967296], whose "
                      "element count overflows int64");
   // A zero dim makes any size empty.
-  huge.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(1)->set_dim_value(0);
+  huge.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(0);
   EXPECT_NO_THROW(LoadModel(huge));
 
   onnx::ModelProto output = MakeModel();
@@ -1203,6 +1208,31 @@ onnx::ModelProto NestedModel(int levels) {
   AddNode(graph, "Relu", {"X"}, {"deepest"}, "deep_relu");
   AddOutput(graph, "deepest", TensorProto::FLOAT);
   return model;
+}
+
+TEST(ModelLoaderTest, GradientOfANodeMissingAnInputIsRefused) {
+  // Found by the model fuzzer: Gradient nodes are expanded before the graph is checked, and the
+  // rule for Add read input 1 of an Add that had one input (a heap overflow in the proto).
+  onnx::ModelProto model = MakeModel(17);
+  auto* training = model.add_opset_import();
+  training->set_domain("ai.onnx.preview.training");
+  training->set_version(1);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {2});
+  AddNode(graph, "Add", {"X"}, {"Z"}, "short_add");
+  auto* gradient = AddNode(graph, "Gradient", {"X"}, {"dX"}, "grad", "ai.onnx.preview.training");
+  auto* xs = gradient->add_attribute();
+  xs->set_name("xs");
+  xs->set_type(onnx::AttributeProto::STRINGS);
+  xs->add_strings("X");
+  auto* y = gradient->add_attribute();
+  y->set_name("y");
+  y->set_type(onnx::AttributeProto::STRING);
+  y->set_s("Z");
+  AddOutput(graph, "dX", TensorProto::FLOAT);
+  PRISM_EXPECT_ERROR(LoadError(model), kInvalidGraph,
+                     "Gradient node 'grad': Add node 'short_add' has 1 inputs; its gradient reads "
+                     "input 1");
 }
 
 TEST(ModelLoaderTest, SubgraphNestingLimit) {

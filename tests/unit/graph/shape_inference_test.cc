@@ -255,8 +255,7 @@ TEST(ShapeInference, HostileDimsNeverOverflow) {
   onnx::ModelProto proto = MakeModel();
   auto* graph = proto.mutable_graph();
   AddInput(graph, "X", TensorProto::FLOAT, {1, 2});
-  AddInt64Initializer(graph, "target", {4},
-                      {1, 1, (int64_t{1} << 58) + 1, (int64_t{1} << 42) + 2});
+  AddInt64Initializer(graph, "target", {4}, {1, 1, (int64_t{1} << 58) + 1, (int64_t{1} << 42) + 2});
   AddNode(graph, "Reshape", {"X", "target"}, {"R"}, "reshape");
   AddOutput(graph, "R", TensorProto::FLOAT);
   const std::string bytes = Serialize(proto);

@@ -122,6 +122,14 @@ TEST(ActivationsTest, ShrinkOnEveryNumericType) {
   TypeSet<uint8_t, uint16_t, uint32_t, uint64_t>::ForEach([&](auto* type) {
     CheckOp<std::remove_pointer_t<decltype(type)>>("Shrink", 9, shrink, {0, 1, 4, 9}, attrs);
   });
+  // Found by the model fuzzer: a bias beyond an integer type's range made the conversion of the
+  // result undefined behaviour (UBSan: 1.01412e+31 is outside the range of 'short'). It
+  // saturates.
+  OpTester huge("Shrink", 9);
+  huge.Attr("lambd", 0.5f).Attr("bias", -1e31f);
+  huge.Input<int16_t>("input", {3}, {-3, 0, 4});
+  huge.Output<int16_t>("output", {3}, {INT16_MIN, 0, INT16_MAX});
+  huge.Run();
 }
 
 template <typename T>

@@ -307,5 +307,28 @@ TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
                      kNotImplemented, "no CPU kernel for NoSuchOp node 'odd'");
 }
 
+TEST(CpuNodeEvaluator, RefusesOutputsOverItsLimitBeforeAllocating) {
+  // Constant folding computes nodes of untrusted models at session creation: a foldable
+  // ConstantOfShape of 2^30 floats must be refused before its 4 GiB are taken (the node then
+  // stays and runs under the session's limits).
+  onnx::ModelProto proto = MakeModel();
+  auto* graph = proto.mutable_graph();
+  AddInput(graph, "S", TensorProto::INT64, {1});
+  AddNode(graph, "ConstantOfShape", {"S"}, {"Y"}, "fill");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  const std::string bytes = Serialize(proto);
+  auto model = Model::LoadFromBytes(bytes.data(), bytes.size());
+  auto cpu = CpuProvider();
+  const Tensor shape = MakeTensor<int64_t>({1}, {int64_t{1} << 30});
+  PRISM_EXPECT_ERROR(
+      CaptureError([&] { EvaluateOnCpu(*cpu, model->MainGraph().GetNode(0), {&shape}, 1024); }),
+      kRuntimeException,
+      "ConstantOfShape node 'fill': output 0 of shape [1073741824] is larger than the 1024 bytes "
+      "allowed here");
+  const Tensor small = MakeTensor<int64_t>({1}, {256});
+  EXPECT_EQ(EvaluateOnCpu(*cpu, model->MainGraph().GetNode(0), {&small}, 1024)[0].NumElements(),
+            256);
+}
+
 }  // namespace
 }  // namespace prism::testing

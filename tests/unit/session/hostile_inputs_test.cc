@@ -5,6 +5,7 @@
 // a run may take (session.run_timeout_ms; RunOptions.terminate inside a Loop).
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -61,9 +62,9 @@ onnx::ModelProto TwoOutputsModel() {
 }
 
 std::vector<Value> RunExpand(const InferenceSession& session, int64_t size) {
-  return session.Run(RunOptions{}, {"X", "S"},
-                     {Value(MakeTensor<float>({1}, {2.f})), Value(MakeTensor<int64_t>({1}, {size}))},
-                     {});
+  return session.Run(
+      RunOptions{}, {"X", "S"},
+      {Value(MakeTensor<float>({1}, {2.f})), Value(MakeTensor<int64_t>({1}, {size}))}, {});
 }
 
 TEST(ResourceLimitsTest, ComputedTensorOverTheLimitFailsNamingNodeAndOutput) {
@@ -80,6 +81,48 @@ TEST(ResourceLimitsTest, ComputedTensorOverTheLimitFailsNamingNodeAndOutput) {
     PRISM_EXPECT_ERROR(CaptureError([&] { RunExpand(*session, int64_t{1} << 40); }),
                        kRuntimeException, "of shape [1099511627776] (float) needs 4398046511104");
   }
+}
+
+TEST(ResourceLimitsTest, KernelScratchIsNotAllocatedBeforeTheCheckedOutput) {
+  // Found by the model fuzzer: HannWindow filled a std::vector<double> of `size` elements before
+  // asking for its output, so size INT32_MAX took 16 GiB past every limit.
+  onnx::ModelProto model = MakeModel(17);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "N", TensorProto::INT32, std::vector<DimSpec>{});
+  AddNode(graph, "HannWindow", {"N"}, {"W"}, "window");
+  AddOutput(graph, "W", TensorProto::FLOAT);
+  auto session = MakeSession(model, {}, Limited("16777216", ""));
+  PRISM_EXPECT_ERROR(
+      CaptureError([&] {
+        session->Run(RunOptions{}, {"N"}, {Value(MakeTensor<int32_t>({}, {INT32_MAX}))}, {});
+      }),
+      kRuntimeException,
+      "HannWindow node 'window' (CPUExecutionProvider) failed: output 0 'W' of shape "
+      "[2147483647] (float) needs 8589934588 bytes, more than the session's limit of 16777216 "
+      "bytes per tensor (session.max_tensor_bytes)");
+}
+
+TEST(ResourceLimitsTest, ConstantFoldingStaysWithinTheTensorLimit) {
+  // ConstantOfShape(a constant [2^28]) is foldable at session creation: with the limit it is left
+  // unfolded, and its run fails naming the node, instead of 1 GiB being filled while loading.
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {1});
+  auto* shape = graph->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(TensorProto::INT64);
+  shape->add_dims(1);
+  shape->add_int64_data(int64_t{1} << 28);
+  AddNode(graph, "ConstantOfShape", {"shape"}, {"C"}, "fill");
+  AddNode(graph, "Add", {"C", "X"}, {"Y"}, "add");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  auto session = MakeSession(model, {}, Limited("16777216", ""));
+  PRISM_EXPECT_ERROR(
+      CaptureError(
+          [&] { session->Run(RunOptions{}, {"X"}, {Value(MakeTensor<float>({1}, {1.f}))}, {}); }),
+      kRuntimeException,
+      "ConstantOfShape node 'fill' (CPUExecutionProvider) failed: output 0 'C' of shape "
+      "[268435456] (float) needs 1073741824 bytes, more than the session's limit");
 }
 
 TEST(ResourceLimitsTest, SessionAllocationsOverTheMemoryLimitFail) {
@@ -178,9 +221,9 @@ TEST(ResourceLimitsTest, MalformedLimitEntriesAreRefusedAtCreation) {
     for (const char* value : {"lots", "-1", "", "1e9", " 12"}) {
       SessionOptions options;
       options.config_entries[key] = value;
-      PRISM_EXPECT_ERROR(LoadError(ExpandModel(), options), kInvalidArgument,
-                         MakeString("session config entry ", key, " must be a byte count, got '",
-                                    value, "'"));
+      PRISM_EXPECT_ERROR(
+          LoadError(ExpandModel(), options), kInvalidArgument,
+          MakeString("session config entry ", key, " must be a byte count, got '", value, "'"));
     }
   }
 }
@@ -283,9 +326,9 @@ TEST(HostileFeedTest, BoolFeedBytesOtherThanZeroOrOneAreRefused) {
   auto session = MakeSession(model, {});
   uint8_t bytes[3] = {1, 0, 2};
   Tensor wrapped(ElementType::kBool, TensorShape({3}), bytes, CpuMemoryInfo());
-  PRISM_EXPECT_ERROR(
-      CaptureError([&] { session->Run(RunOptions{}, {"B"}, {Value(wrapped)}, {}); }),
-      kInvalidArgument, "input 'B' holds byte 2 at element 2; bool elements must be 0 or 1");
+  PRISM_EXPECT_ERROR(CaptureError([&] { session->Run(RunOptions{}, {"B"}, {Value(wrapped)}, {}); }),
+                     kInvalidArgument,
+                     "input 'B' holds byte 2 at element 2; bool elements must be 0 or 1");
   bytes[2] = 1;
   const auto out = session->Run(RunOptions{}, {"B"}, {Value(wrapped)}, {});
   EXPECT_EQ(out[0].GetTensor().Data<bool>()[1], true);
