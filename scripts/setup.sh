@@ -13,7 +13,7 @@ build_type="${PRISM_BUILD_TYPE:-Release}"
 apt_packages=(cmake g++ make ccache libprotobuf-dev protobuf-compiler libonnx-dev libeigen3-dev
               libgtest-dev libgmock-dev libbenchmark-dev python3-dev python3-venv graphviz
               clang-format qemu-user libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev
-              libopenjp2-7-dev pkg-config libre2-dev)
+              libopenjp2-7-dev pkg-config libre2-dev libdnnl-dev ocl-icd-opencl-dev)
 missing=()
 for package in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then

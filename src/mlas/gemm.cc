@@ -1,4 +1,5 @@
-// Floating-point GEMM through the ISA-dispatched kernels; integer GEMM as plain exact loops.
+// Float GEMM through Prism's SGEMM (sgemm.h) on the active ISA level; double through the level's
+// Eigen product; integer GEMM as plain exact loops.
 #include "mlas/gemm.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
+#include "mlas/sgemm.h"
 
 namespace prism::mlas {
 namespace {
@@ -27,17 +29,13 @@ void ScaleC(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
   }
 }
 
-// Floating-point blocks go to the active ISA level's kernels (Eigen's blocked product compiled
-// for that level).
-template <typename T>
-void FloatGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-               int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+// Double blocks go to the active ISA level's kernels (Eigen's blocked product compiled for that
+// level).
+void DoubleGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+                int64_t ldc) {
   ScaleC(m, n, beta, c, ldc);
-  const IsaKernels& kernels = ActiveKernels();
-  if constexpr (std::is_same_v<T, float>)
-    kernels.gemm_accumulate_f32(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
-  else
-    kernels.gemm_accumulate_f64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  ActiveKernels().gemm_accumulate_f64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
 }
 
 template <typename T>
@@ -72,8 +70,8 @@ void IntegerGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T 
 template <typename T>
 void GemmBlock(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if constexpr (std::is_floating_point_v<T>) {
-    FloatGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if constexpr (std::is_same_v<T, double>) {
+    DoubleGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
     IntegerGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
@@ -125,8 +123,13 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   });
 }
 
-template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                          const float*, int64_t, float, float*, int64_t, ThreadPool*);
+template <>
+void Gemm<float>(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                 int64_t ldc, ThreadPool* pool) {
+  Sgemm(ActiveKernels(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pool);
+}
+
 template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
                            const double*, int64_t, double, double*, int64_t, ThreadPool*);
 template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,

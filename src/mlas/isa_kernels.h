@@ -15,21 +15,45 @@ struct DepthwiseGeometry {
   int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
 };
 
+// The SGEMM's register tile: panels of A are 6 rows tall, panels of B 16 columns wide (the
+// prepacked weights of packed_gemm.h have this panel width on every level).
+constexpr int64_t kSgemmPanelRows = 6;
+constexpr int64_t kSgemmPanelCols = 16;
+
 struct IsaKernels {
-  // C += alpha * op(A) * op(B), row-major, op(A) m x k, op(B) k x n (see gemm.h for layouts).
-  void (*gemm_accumulate_f32)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                              float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                              float* c, int64_t ldc);
+  // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
+  // Packs op(A)'s m x k block (A stored m x k with leading dimension lda, k x m with trans_a)
+  // into panels of kSgemmPanelRows rows: panel t holds rows 6t.. and, for each p, those rows'
+  // values contiguously; the last panel holds only its rows (rows * k floats). Writes m * k floats.
+  void (*sgemm_pack_a)(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda,
+                       float* packed);
+  // Packs op(B)'s k x n block (B stored k x n with ldb, n x k with trans_b) into panels of
+  // kSgemmPanelCols columns: panel j starts at packed + j * panel_stride (panel_stride >= 16 k)
+  // and holds, for each p, 16 values, zeros past column n.
+  void (*sgemm_pack_b)(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb,
+                       float* packed, int64_t panel_stride);
+  // C = alpha * A * B + beta * C for an m x n block of C from an m x k block of A and a packed
+  // k x n block of B (panels b_panel_stride floats apart, each panel's rows 16 floats apart). A is
+  // packed (sgemm_pack_a) when lda is 0, else read in place: row i at a + i * lda. C is not read
+  // when beta is 0; nothing outside the m x n block is touched.
+  void (*sgemm_block)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                      const float* packed_b, int64_t b_panel_stride, float alpha, float beta,
+                      float* c, int64_t ldc);
+  // y[i] = alpha * sum_p A[i * lda + p] * x[p] + beta * y[i] for i < rows (y not read when beta
+  // is 0): a matrix times a vector with the matrix's rows along the sum.
+  void (*gemv_rows_f32)(int64_t rows, int64_t k, float alpha, const float* a, int64_t lda,
+                        const float* x, float beta, float* y);
+  // y[j] = alpha * sum_p x[p] * A[p * lda + j] + beta * y[j] for j < n (y not read when beta
+  // is 0): a vector times a matrix, the matrix's rows along the output.
+  void (*gemv_cols_f32)(int64_t k, int64_t n, float alpha, const float* a, int64_t lda,
+                        const float* x, float beta, float* y);
+  // Runs independent multiply-add chains in registers for `iterations` rounds and returns the
+  // number of floating-point operations done (a multiply-add counts two): the peak probe.
+  int64_t (*fma_probe_f32)(int64_t iterations);
+  // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,
                               int64_t ldb, double* c, int64_t ldc);
-  // C[r, j] = alpha * sum_p A(r, p) * panel[p * 16 + j] + beta * C[r, j] for r < m, j < cols
-  // (cols <= 16): one packed panel of B (packed_gemm.h) times m rows of A, taken in tiles of 6
-  // rows: row 6t + i of A is at a + t * a_tile_stride + i * a_row_stride, and its element p
-  // a_k_stride further (A as stored, or packed tile by tile). C is not read when beta is 0.
-  void (*packed_panel_f32)(int64_t m, int64_t cols, int64_t k, const float* a,
-                           int64_t a_tile_stride, int64_t a_row_stride, int64_t a_k_stride,
-                           const float* panel, float alpha, float beta, float* c, int64_t ldc);
   // dst[i] += weight * src[i * src_stride] for i < count.
   void (*scaled_add_f32)(float* dst, const float* src, int64_t count, int64_t src_stride,
                          float weight);

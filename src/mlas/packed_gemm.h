@@ -1,8 +1,9 @@
 // A float GEMM whose B operand was packed once, ahead of the runs: the prepacked form of a
 // constant weight (MatMul's and Gemm's B). B is stored as column panels of kPanelWidth floats,
 // each panel k rows long and contiguous, the last one zero-padded, which is the order the
-// micro-kernel reads it in. A product then streams each panel once per block of rows instead of
-// re-packing B on every call, as a general GEMM must.
+// SGEMM's micro-kernel reads it in (sgemm.h: the packing it does per block of B for a stored B,
+// over the whole depth here). A product then reads the panels in place instead of re-packing B on
+// every call, as a general GEMM must.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +42,8 @@ class PackedMatrixB {
 };
 
 // C = alpha * op(A) * B + beta * C with B packed: op(A) is m x k, stored m x k (lda) or, with
-// trans_a, k x m. C is m x n (ldc) and is not read when beta is 0. pool: panels and blocks of
-// rows split over it (nullptr: the calling thread alone).
+// trans_a, k x m. C is m x n (ldc) and is not read when beta is 0. pool: blocks of C split over
+// it (nullptr: the calling thread alone). The active ISA level's SGEMM (SgemmPackedB, sgemm.h).
 void GemmPackedB(bool trans_a, int64_t m, const float* a, int64_t lda, float alpha,
                  const PackedMatrixB& b, float beta, float* c, int64_t ldc,
                  ThreadPool* pool = nullptr);

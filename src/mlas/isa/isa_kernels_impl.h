@@ -87,103 +87,530 @@ inline Float8 MultiplyAdd(Float8 a, Float8 b, Float8 c) {
 #endif
 }
 
-// kRows rows of C times one 16-wide panel over k: the accumulators stay in registers for the
-// whole loop (12 of the 16 AVX registers at 6 rows, with 2 for the panel row and 1 for A). With
-// few rows the k loop keeps kChains independent sums per accumulator, so that the adds do not
-// wait on each other's latency; they are added together at the end.
-template <int kRows, int kChains>
-[[gnu::always_inline]] inline void PanelTile(int64_t cols, int64_t k, const float* a,
-                                             int64_t row_stride, int64_t k_stride,
-                                             const float* panel, float alpha, float beta, float* c,
-                                             int64_t ldc) {
-  Float8 acc[kChains][kRows][2] = {};
-  // One pointer per row, advanced by k_stride: the loop then needs no index arithmetic.
-  const float* rows[kRows];
-  for (int r = 0; r < kRows; ++r) rows[r] = a + r * row_stride;
+// ---- SGEMM: packing, micro-kernels and the macro-kernel (driven by mlas/sgemm.cc) ----
+// A tile of C is at most 6 rows x 16 columns. Its sums are formed in registers over the packed
+// panels (A: 6 rows' values per k step, B: 16 columns' values per k step) and then written to a
+// 6 x 16 array `sums` (row r at sums + 16 r), from which StoreTile applies alpha and beta.
+
+constexpr int kTileRows = static_cast<int>(kSgemmPanelRows);
+constexpr int kTileCols = static_cast<int>(kSgemmPanelCols);
+
+#if defined(__AVX2__) && defined(__FMA__)
+// 16 float columns are two registers per row.
+constexpr int kVectorsPerRow = 2;
+#else
+// Baseline: 16 columns per row would take 24 of SSE's 16 registers for 6 rows, so a tile is
+// done in two halves of 8 columns (12 registers of sums, 2 of B, 1 of A).
+constexpr int kVectorsPerRow = 1;
+#endif
+
+// R rows of A (row r at a + r * row_stride, consecutive k steps k_stride apart: a packed panel
+// or A in place) times 8 * kVectors columns of a packed B panel (rows 16 floats apart), over k,
+// into sums (row stride 16). Few rows leave the adds of one sum waiting on each other's latency,
+// so those keep kChains independent sums per register, added at the end.
+template <int R, int kChains, int kVectors>
+[[gnu::always_inline]] inline void TileSums(int64_t k, const float* a, int64_t row_stride,
+                                            int64_t k_stride, const float* b, float* sums) {
+  Float8 acc[kChains][R][kVectors] = {};
   int64_t p = 0;
   for (; p + kChains <= k; p += kChains) {
 #pragma GCC unroll 4
     for (int chain = 0; chain < kChains; ++chain) {
-      const Float8 b0 = LoadFloat8(panel);
-      const Float8 b1 = LoadFloat8(panel + 8);
-      panel += 16;
-#pragma GCC unroll 8
-      for (int r = 0; r < kRows; ++r) {
-        const Float8 broadcast = BroadcastFloat8(rows[r]);
-        rows[r] += k_stride;
-        acc[chain][r][0] = MultiplyAdd(broadcast, b0, acc[chain][r][0]);
-        acc[chain][r][1] = MultiplyAdd(broadcast, b1, acc[chain][r][1]);
+      Float8 column[kVectors];
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) column[v] = LoadFloat8(b + 8 * v);
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        const Float8 x = BroadcastFloat8(a + r * row_stride);
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v)
+          acc[chain][r][v] = MultiplyAdd(x, column[v], acc[chain][r][v]);
       }
+      a += k_stride;
+      b += kTileCols;
     }
   }
   for (; p < k; ++p) {
-    const Float8 b0 = LoadFloat8(panel);
-    const Float8 b1 = LoadFloat8(panel + 8);
-    panel += 16;
-#pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) {
-      const Float8 broadcast = BroadcastFloat8(rows[r]);
-      rows[r] += k_stride;
-      acc[0][r][0] = MultiplyAdd(broadcast, b0, acc[0][r][0]);
-      acc[0][r][1] = MultiplyAdd(broadcast, b1, acc[0][r][1]);
+    Float8 column[kVectors];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) column[v] = LoadFloat8(b + 8 * v);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const Float8 x = BroadcastFloat8(a + r * row_stride);
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) acc[0][r][v] = MultiplyAdd(x, column[v], acc[0][r][v]);
+    }
+    a += k_stride;
+    b += kTileCols;
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+      Float8 total = acc[0][r][v];
+#pragma GCC unroll 4
+      for (int chain = 1; chain < kChains; ++chain) total += acc[chain][r][v];
+      StoreFloat8(sums + r * kTileCols + 8 * v, total);
     }
   }
-  for (int r = 0; r < kRows; ++r) {
-    for (int chain = 1; chain < kChains; ++chain) {
-      acc[0][r][0] += acc[chain][r][0];
-      acc[0][r][1] += acc[chain][r][1];
-    }
+}
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
+// The full 6 x 16 tile on AVX2+FMA, in assembly so that the loop is exactly this whatever the
+// compiler and its flags: 12 accumulators (ymm0-11), the two B vectors of a k step (ymm12-13) and
+// one broadcast A value (ymm14); k unrolled by 4. Rows 0-2 of A are addressed from one base and
+// rows 3-5 from another, each plus 0, 1 or 2 row strides (the scaled-index forms), so that A is
+// read in place as well as packed. (GCC's own allocation of the same loop from intrinsics
+// rotates registers and spills one accumulator, 3-4% slower.)
+// clang-format off
+#define PRISM_SGEMM_ROW(address, sum0, sum1)          \
+  "vbroadcastss " address ", %%ymm14\n\t"              \
+  "vfmadd231ps %%ymm12, %%ymm14, %%ymm" #sum0 "\n\t"   \
+  "vfmadd231ps %%ymm13, %%ymm14, %%ymm" #sum1 "\n\t"
+#define PRISM_SGEMM_STEP(u)                             \
+  "vmovups " #u "*64(%[b]), %%ymm12\n\t"                \
+  "vmovups " #u "*64+32(%[b]), %%ymm13\n\t"             \
+  PRISM_SGEMM_ROW("(%[a])", 0, 1)                       \
+  PRISM_SGEMM_ROW("(%[a],%[rs],1)", 2, 3)               \
+  PRISM_SGEMM_ROW("(%[a],%[rs],2)", 4, 5)               \
+  PRISM_SGEMM_ROW("(%[a3])", 6, 7)                      \
+  PRISM_SGEMM_ROW("(%[a3],%[rs],1)", 8, 9)              \
+  PRISM_SGEMM_ROW("(%[a3],%[rs],2)", 10, 11)            \
+  "add %[ks], %[a]\n\t"                                 \
+  "add %[ks], %[a3]\n\t"
+// clang-format on
+
+void TileSums6x16(int64_t k, const float* a, int64_t row_stride, int64_t k_stride, const float* b,
+                  float* sums) {
+  int64_t quads = k / 4, rest = k % 4;
+  const float* a3 = a + 3 * row_stride;
+  const int64_t rs = row_stride * static_cast<int64_t>(sizeof(float));
+  const int64_t ks = k_stride * static_cast<int64_t>(sizeof(float));
+  __asm__ volatile(
+      "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"
+      "vxorps %%ymm1, %%ymm1, %%ymm1\n\t"
+      "vxorps %%ymm2, %%ymm2, %%ymm2\n\t"
+      "vxorps %%ymm3, %%ymm3, %%ymm3\n\t"
+      "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
+      "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
+      "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
+      "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
+      "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
+      "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
+      "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
+      "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
+      "test %[quads], %[quads]\n\t"
+      "jz 2f\n\t"
+      ".p2align 5\n\t"
+      "1:\n\t" PRISM_SGEMM_STEP(0) PRISM_SGEMM_STEP(1) PRISM_SGEMM_STEP(2) PRISM_SGEMM_STEP(3)
+      "add $256, %[b]\n\t"
+      "dec %[quads]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      "test %[rest], %[rest]\n\t"
+      "jz 4f\n\t"
+      "3:\n\t" PRISM_SGEMM_STEP(0)
+      "add $64, %[b]\n\t"
+      "dec %[rest]\n\t"
+      "jnz 3b\n\t"
+      "4:\n\t"
+      "vmovups %%ymm0, 0(%[sums])\n\t"
+      "vmovups %%ymm1, 32(%[sums])\n\t"
+      "vmovups %%ymm2, 64(%[sums])\n\t"
+      "vmovups %%ymm3, 96(%[sums])\n\t"
+      "vmovups %%ymm4, 128(%[sums])\n\t"
+      "vmovups %%ymm5, 160(%[sums])\n\t"
+      "vmovups %%ymm6, 192(%[sums])\n\t"
+      "vmovups %%ymm7, 224(%[sums])\n\t"
+      "vmovups %%ymm8, 256(%[sums])\n\t"
+      "vmovups %%ymm9, 288(%[sums])\n\t"
+      "vmovups %%ymm10, 320(%[sums])\n\t"
+      "vmovups %%ymm11, 352(%[sums])\n\t"
+      : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest)
+      : [sums] "r"(sums), [rs] "r"(rs), [ks] "r"(ks)
+      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14");
+}
+#undef PRISM_SGEMM_STEP
+#undef PRISM_SGEMM_ROW
+#define PRISM_SGEMM_ASM_TILE 1
+#endif
+
+// The sums of an R-row tile: one pass of 16 columns, or two of 8 on the baseline (the second
+// skipped when the tile has 8 columns or fewer).
+template <int R, int kChains>
+[[gnu::always_inline]] inline void RowSums(int64_t cols, int64_t k, const float* a,
+                                           int64_t row_stride, int64_t k_stride, const float* b,
+                                           float* sums) {
+  if constexpr (kVectorsPerRow == 2) {
+    TileSums<R, kChains, 2>(k, a, row_stride, k_stride, b, sums);
+  } else {
+    TileSums<R, kChains, 1>(k, a, row_stride, k_stride, b, sums);
+    if (cols > 8) TileSums<R, kChains, 1>(k, a, row_stride, k_stride, b + 8, sums + 8);
+  }
+}
+
+// C's rows x cols tile = alpha * sums + beta * C (C not read when beta is 0).
+inline void StoreTile(int rows, int64_t cols, const float* sums, float alpha, float beta, float* c,
+                      int64_t ldc) {
+  for (int r = 0; r < rows; ++r) {
     float* row = c + r * ldc;
-    if (cols == 16) {  // a whole panel: straight vector stores
-      Float8 low = acc[0][r][0] * alpha, high = acc[0][r][1] * alpha;
+    const float* sum = sums + r * kTileCols;
+    if (cols == kTileCols) {
+      Float8 low = LoadFloat8(sum) * alpha, high = LoadFloat8(sum + 8) * alpha;
       if (beta != 0.0f) {
         low += LoadFloat8(row) * beta;
         high += LoadFloat8(row + 8) * beta;
       }
       StoreFloat8(row, low);
       StoreFloat8(row + 8, high);
-      continue;
-    }
-    float result[16];
-    StoreFloat8(result, acc[0][r][0] * alpha);
-    StoreFloat8(result + 8, acc[0][r][1] * alpha);
-    if (beta == 0.0f) {
-      std::memcpy(row, result, static_cast<size_t>(cols) * sizeof(float));
+    } else if (beta == 0.0f) {
+      for (int64_t j = 0; j < cols; ++j) row[j] = alpha * sum[j];
     } else {
-      for (int64_t j = 0; j < cols; ++j) row[j] = result[j] + beta * row[j];
+      for (int64_t j = 0; j < cols; ++j) row[j] = alpha * sum[j] + beta * row[j];
     }
   }
 }
 
-// The rows in tiles of 6 (fewer for the last). The caller blocks k (see GemmPackedB).
-void PackedPanelF32(int64_t m, int64_t cols, int64_t k, const float* a, int64_t tile_stride,
-                    int64_t row_stride, int64_t k_stride, const float* panel, float alpha,
-                    float beta, float* c, int64_t ldc) {
-  int64_t r = 0;
-  for (; r + 6 <= m; r += 6)
-    PanelTile<6, 1>(cols, k, a + (r / 6) * tile_stride, row_stride, k_stride, panel, alpha, beta,
-                    c + r * ldc, ldc);
-  const float* a_rest = a + (r / 6) * tile_stride;
-  float* c_rest = c + r * ldc;
-  switch (m - r) {
-    case 5:
-      return PanelTile<5, 1>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
-                             ldc);
-    case 4:
-      return PanelTile<4, 1>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
-                             ldc);
-    case 3:
-      return PanelTile<3, 2>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
-                             ldc);
-    case 2:
-      return PanelTile<2, 3>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
-                             ldc);
-    case 1:
-      return PanelTile<1, 4>(cols, k, a_rest, row_stride, k_stride, panel, alpha, beta, c_rest,
-                             ldc);
-    default:
-      return;
+// One tile: rows <= 6 rows of A (row r at a + r * row_stride, k steps k_stride apart) times a
+// packed B panel.
+inline void SgemmTile(int rows, int64_t cols, int64_t k, const float* a, int64_t row_stride,
+                      int64_t k_stride, const float* b, float alpha, float beta, float* c,
+                      int64_t ldc) {
+  // C's lines are needed only after the k loop; asking for them now hides a miss.
+  for (int r = 0; r < rows; ++r) {
+    __builtin_prefetch(c + r * ldc);
+    __builtin_prefetch(c + r * ldc + cols - 1);
   }
+  alignas(32) float sums[kTileRows * kTileCols];
+  switch (rows) {
+    case 6:
+#if defined(PRISM_SGEMM_ASM_TILE)
+      TileSums6x16(k, a, row_stride, k_stride, b, sums);
+#else
+      RowSums<6, 1>(cols, k, a, row_stride, k_stride, b, sums);
+#endif
+      break;
+    case 5:
+      RowSums<5, 1>(cols, k, a, row_stride, k_stride, b, sums);
+      break;
+    case 4:
+      RowSums<4, 1>(cols, k, a, row_stride, k_stride, b, sums);
+      break;
+    case 3:
+      RowSums<3, 2>(cols, k, a, row_stride, k_stride, b, sums);
+      break;
+    case 2:
+      RowSums<2, 3>(cols, k, a, row_stride, k_stride, b, sums);
+      break;
+    default:
+      RowSums<1, 4>(cols, k, a, row_stride, k_stride, b, sums);
+      break;
+  }
+  StoreTile(rows, cols, sums, alpha, beta, c, ldc);
+}
+
+// The macro-kernel: every tile of an m x n block of C. Column panels outside, rows inside, so
+// that one panel of B (k x 16 floats, 16 KiB at k = 256) stays in the L1 cache while the rows of
+// A stream past it from the L2 cache.
+void SgemmBlock(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                int64_t b_panel_stride, float alpha, float beta, float* c, int64_t ldc) {
+  for (int64_t j = 0; j < n; j += kTileCols) {
+    const int64_t cols = std::min<int64_t>(kTileCols, n - j);
+    const float* panel = packed_b + (j / kTileCols) * b_panel_stride;
+    for (int64_t i = 0; i < m; i += kTileRows) {
+      const int rows = static_cast<int>(std::min<int64_t>(kTileRows, m - i));
+      if (lda == 0) {
+        // Packed panels: every panel before this one is full, so this one starts i * k floats
+        // in; its rows are adjacent and its k steps `rows` apart.
+        SgemmTile(rows, cols, k, a + i * k, 1, rows, panel, alpha, beta, c + i * ldc + j, ldc);
+      } else {
+        SgemmTile(rows, cols, k, a + i * lda, lda, 1, panel, alpha, beta, c + i * ldc + j, ldc);
+      }
+    }
+  }
+}
+
+#if defined(__AVX2__)
+// 8 x 8 transposition in registers: row[q] element e becomes out[e] element q, with the halves
+// of the result spread as below (see the users).
+inline void Interleave8x8(const __m256 row[8], __m256 s[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]), t1 = _mm256_unpackhi_ps(row[0], row[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(row[2], row[3]), t3 = _mm256_unpackhi_ps(row[2], row[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(row[4], row[5]), t5 = _mm256_unpackhi_ps(row[4], row[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(row[6], row[7]), t7 = _mm256_unpackhi_ps(row[6], row[7]);
+  // s[q] (q < 4), low lane: element q of rows 0-3; s[q + 4], low lane: element q of rows 4-7;
+  // the high lanes the same for elements q + 4.
+  s[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+  s[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+  s[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+  s[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+  s[4] = _mm256_shuffle_ps(t4, t6, 0x44);
+  s[5] = _mm256_shuffle_ps(t4, t6, 0xEE);
+  s[6] = _mm256_shuffle_ps(t5, t7, 0x44);
+  s[7] = _mm256_shuffle_ps(t5, t7, 0xEE);
+}
+
+// out[e] = column e of the 8 x 8 block rows: out[e] element q = row[q] element e.
+inline void Transpose8x8(const __m256 row[8], __m256 out[8]) {
+  __m256 s[8];
+  Interleave8x8(row, s);
+  for (int q = 0; q < 4; ++q) {
+    out[q] = _mm256_permute2f128_ps(s[q], s[q + 4], 0x20);
+    out[q + 4] = _mm256_permute2f128_ps(s[q], s[q + 4], 0x31);
+  }
+}
+#endif
+
+void SgemmPackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed) {
+  for (int64_t i = 0; i < m; i += kTileRows) {
+    const int64_t rows = std::min<int64_t>(kTileRows, m - i);
+    if (trans_a) {
+      // A stored k x m: a k step's rows are contiguous.
+      const float* src = a + i;
+      for (int64_t p = 0; p < k; ++p, packed += rows)
+        std::memcpy(packed, src + p * lda, static_cast<size_t>(rows) * sizeof(float));
+      continue;
+    }
+    const float* src = a + i * lda;
+    int64_t p = 0;
+#if defined(__AVX2__)
+    if (rows == kTileRows) {
+      // 8 k steps of the 6 rows at a time, transposed in registers (rows 6 and 7 are dummies).
+      for (; p + 8 <= k; p += 8, packed += 8 * kTileRows) {
+        __m256 row[8], s[8];
+        for (int r = 0; r < kTileRows; ++r) row[r] = _mm256_loadu_ps(src + r * lda + p);
+        row[6] = row[7] = _mm256_setzero_ps();
+        Interleave8x8(row, s);
+        for (int q = 0; q < 4; ++q) {
+          // Step q: rows 0-3 in s[q]'s low lane, rows 4-5 in the first two of s[q + 4]'s.
+          _mm_storeu_ps(packed + q * 6, _mm256_castps256_ps128(s[q]));
+          _mm_storel_pi(reinterpret_cast<__m64*>(packed + q * 6 + 4),
+                        _mm256_castps256_ps128(s[q + 4]));
+          // Step q + 4: the same in the high lanes.
+          _mm_storeu_ps(packed + (q + 4) * 6, _mm256_extractf128_ps(s[q], 1));
+          _mm_storel_pi(reinterpret_cast<__m64*>(packed + (q + 4) * 6 + 4),
+                        _mm256_extractf128_ps(s[q + 4], 1));
+        }
+      }
+    }
+#endif
+    for (; p < k; ++p, packed += rows)
+      for (int64_t r = 0; r < rows; ++r) packed[r] = src[r * lda + p];
+  }
+}
+
+void SgemmPackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb, float* packed,
+                int64_t panel_stride) {
+  for (int64_t j = 0; j < n; j += kTileCols, packed += panel_stride) {
+    const int64_t cols = std::min<int64_t>(kTileCols, n - j);
+    float* out = packed;
+    if (!trans_b) {
+      const float* src = b + j;
+      if (cols == kTileCols) {
+        for (int64_t p = 0; p < k; ++p, out += kTileCols) {
+          StoreFloat8(out, LoadFloat8(src + p * ldb));
+          StoreFloat8(out + 8, LoadFloat8(src + p * ldb + 8));
+        }
+      } else {
+        for (int64_t p = 0; p < k; ++p, out += kTileCols) {
+          std::memcpy(out, src + p * ldb, static_cast<size_t>(cols) * sizeof(float));
+          std::fill(out + cols, out + kTileCols, 0.0f);
+        }
+      }
+      continue;
+    }
+    // B stored n x k: column j + c of op(B) is row j + c of B.
+    const float* src = b + j * ldb;
+    int64_t p = 0;
+#if defined(__AVX2__)
+    for (; p + 8 <= k; p += 8, out += 8 * kTileCols) {
+      for (int half = 0; half < 2; ++half) {
+        __m256 row[8], column[8];
+        for (int c = 0; c < 8; ++c) {
+          const int64_t col = half * 8 + c;
+          row[c] = col < cols ? _mm256_loadu_ps(src + col * ldb + p) : _mm256_setzero_ps();
+        }
+        Transpose8x8(row, column);
+        for (int e = 0; e < 8; ++e) _mm256_storeu_ps(out + e * kTileCols + half * 8, column[e]);
+      }
+    }
+#endif
+    for (; p < k; ++p, out += kTileCols) {
+      for (int64_t c = 0; c < cols; ++c) out[c] = src[c * ldb + p];
+      std::fill(out + cols, out + kTileCols, 0.0f);
+    }
+  }
+}
+
+// ---- GEMV ----
+inline float SumLanes(Float8 v) {
+  float lanes[8];
+  StoreFloat8(lanes, v);
+  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
+         ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+}
+
+void GemvRowsF32(int64_t rows, int64_t k, float alpha, const float* a, int64_t lda, const float* x,
+                 float beta, float* y) {
+  auto finish = [&](int64_t i, float sum) {
+    y[i] = beta == 0.0f ? alpha * sum : alpha * sum + beta * y[i];
+  };
+  int64_t i = 0;
+  // Four rows at a time, two sums each, so that x is loaded once per four rows.
+  for (; i + 4 <= rows; i += 4) {
+    const float* row = a + i * lda;
+    Float8 acc[4][2] = {};
+    int64_t p = 0;
+    for (; p + 16 <= k; p += 16) {
+      const Float8 x0 = LoadFloat8(x + p), x1 = LoadFloat8(x + p + 8);
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) {
+        acc[q][0] = MultiplyAdd(LoadFloat8(row + q * lda + p), x0, acc[q][0]);
+        acc[q][1] = MultiplyAdd(LoadFloat8(row + q * lda + p + 8), x1, acc[q][1]);
+      }
+    }
+    for (int q = 0; q < 4; ++q) {
+      float sum = SumLanes(acc[q][0] + acc[q][1]);
+      for (int64_t t = p; t < k; ++t) sum += row[q * lda + t] * x[t];
+      finish(i + q, sum);
+    }
+  }
+  for (; i < rows; ++i) {
+    const float* row = a + i * lda;
+    Float8 acc[4] = {};
+    int64_t p = 0;
+    for (; p + 32 <= k; p += 32)
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q)
+        acc[q] = MultiplyAdd(LoadFloat8(row + p + 8 * q), LoadFloat8(x + p + 8 * q), acc[q]);
+    for (; p + 8 <= k; p += 8) acc[0] = MultiplyAdd(LoadFloat8(row + p), LoadFloat8(x + p), acc[0]);
+    float sum = SumLanes((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    for (; p < k; ++p) sum += row[p] * x[p];
+    finish(i, sum);
+  }
+}
+
+void GemvColsF32(int64_t k, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+                 float beta, float* y) {
+  // y = beta * y first (written, not read, when beta is 0), then four rows of A at a time added
+  // along y: A streams row by row (contiguous, once), and y (n floats) stays in the L1 cache.
+  // (Column blocks over all of k instead, with sums in registers, read A with a stride of lda:
+  // 4x slower at n = 3072.)
+  if (beta == 0.0f)
+    std::fill(y, y + n, 0.0f);
+  else if (beta != 1.0f)
+    for (int64_t j = 0; j < n; ++j) y[j] *= beta;
+  int64_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    const float* r0 = a + p * lda;
+    const float* r1 = r0 + lda;
+    const float* r2 = r1 + lda;
+    const float* r3 = r2 + lda;
+    const float w0 = alpha * x[p], w1 = alpha * x[p + 1], w2 = alpha * x[p + 2],
+                w3 = alpha * x[p + 3];
+    const Float8 v0 = BroadcastFloat8(&w0), v1 = BroadcastFloat8(&w1), v2 = BroadcastFloat8(&w2),
+                 v3 = BroadcastFloat8(&w3);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      Float8 sum = LoadFloat8(y + j);
+      sum = MultiplyAdd(v0, LoadFloat8(r0 + j), sum);
+      sum = MultiplyAdd(v1, LoadFloat8(r1 + j), sum);
+      sum = MultiplyAdd(v2, LoadFloat8(r2 + j), sum);
+      sum = MultiplyAdd(v3, LoadFloat8(r3 + j), sum);
+      StoreFloat8(y + j, sum);
+    }
+    for (; j < n; ++j) y[j] += w0 * r0[j] + w1 * r1[j] + w2 * r2[j] + w3 * r3[j];
+  }
+  for (; p < k; ++p) {
+    const float* row = a + p * lda;
+    const float w = alpha * x[p];
+    const Float8 v = BroadcastFloat8(&w);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8)
+      StoreFloat8(y + j, MultiplyAdd(v, LoadFloat8(row + j), LoadFloat8(y + j)));
+    for (; j < n; ++j) y[j] += w * row[j];
+  }
+}
+
+// ---- The peak probe ----
+int64_t FmaProbeF32(int64_t iterations) {
+  if (iterations <= 0) return 0;
+#if defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
+    // 12 independent chains of 8-lane multiply-adds, 24 per round: enough in flight for two FMA
+    // pipes of 4 cycles' latency (8 needed) with margin. Zeros keep every value exact and normal.
+    // clang-format off
+#define PRISM_PROBE_FMA(r) "vfmadd231ps %%ymm12, %%ymm13, %%ymm" #r "\n\t"
+#define PRISM_PROBE_ROUND                                                                   \
+  PRISM_PROBE_FMA(0) PRISM_PROBE_FMA(1) PRISM_PROBE_FMA(2) PRISM_PROBE_FMA(3) PRISM_PROBE_FMA(4) \
+  PRISM_PROBE_FMA(5) PRISM_PROBE_FMA(6) PRISM_PROBE_FMA(7) PRISM_PROBE_FMA(8) PRISM_PROBE_FMA(9) \
+  PRISM_PROBE_FMA(10) PRISM_PROBE_FMA(11)
+  // clang-format on
+  int64_t count = iterations;
+  __asm__ volatile(
+      "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"
+      "vxorps %%ymm1, %%ymm1, %%ymm1\n\t"
+      "vxorps %%ymm2, %%ymm2, %%ymm2\n\t"
+      "vxorps %%ymm3, %%ymm3, %%ymm3\n\t"
+      "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
+      "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
+      "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
+      "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
+      "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
+      "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
+      "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
+      "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
+      "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
+      "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
+      ".p2align 5\n\t"
+      "1:\n\t" PRISM_PROBE_ROUND PRISM_PROBE_ROUND
+      "dec %[count]\n\t"
+      "jnz 1b\n\t"
+      : [count] "+r"(count)
+      :
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13");
+#undef PRISM_PROBE_ROUND
+#undef PRISM_PROBE_FMA
+  return iterations * 24 * 16;
+#elif defined(__x86_64__)
+    // SSE2 has no multiply-add: 6 chains of 4-lane multiplies and 6 of adds, which run on separate
+    // pipes, 4 flops each per instruction.
+    // clang-format off
+#define PRISM_PROBE_OPS                                                                    \
+  "mulps %%xmm12, %%xmm0\n\t addps %%xmm13, %%xmm6\n\t mulps %%xmm12, %%xmm1\n\t"           \
+  "addps %%xmm13, %%xmm7\n\t mulps %%xmm12, %%xmm2\n\t addps %%xmm13, %%xmm8\n\t"           \
+  "mulps %%xmm12, %%xmm3\n\t addps %%xmm13, %%xmm9\n\t mulps %%xmm12, %%xmm4\n\t"           \
+  "addps %%xmm13, %%xmm10\n\t mulps %%xmm12, %%xmm5\n\t addps %%xmm13, %%xmm11\n\t"
+  // clang-format on
+  int64_t count = iterations;
+  __asm__ volatile(
+      "xorps %%xmm0, %%xmm0\n\t xorps %%xmm1, %%xmm1\n\t xorps %%xmm2, %%xmm2\n\t"
+      "xorps %%xmm3, %%xmm3\n\t xorps %%xmm4, %%xmm4\n\t xorps %%xmm5, %%xmm5\n\t"
+      "xorps %%xmm6, %%xmm6\n\t xorps %%xmm7, %%xmm7\n\t xorps %%xmm8, %%xmm8\n\t"
+      "xorps %%xmm9, %%xmm9\n\t xorps %%xmm10, %%xmm10\n\t xorps %%xmm11, %%xmm11\n\t"
+      "xorps %%xmm12, %%xmm12\n\t xorps %%xmm13, %%xmm13\n\t"
+      ".p2align 5\n\t"
+      "1:\n\t" PRISM_PROBE_OPS PRISM_PROBE_OPS
+      "dec %[count]\n\t"
+      "jnz 1b\n\t"
+      : [count] "+r"(count)
+      :
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13");
+#undef PRISM_PROBE_OPS
+  return iterations * 24 * 4;
+#else
+  // Elsewhere: independent chains the compiler keeps in registers (a lower bound on the peak).
+  Float8 acc[8] = {};
+  const float zero = 0.0f;
+  const Float8 scale = BroadcastFloat8(&zero), offset = scale;
+  for (int64_t i = 0; i < iterations; ++i) {
+    for (int c = 0; c < 8; ++c) acc[c] = MultiplyAdd(acc[c], scale, offset);
+    __asm__ volatile("" : : "g"(&acc) : "memory");
+  }
+  return iterations * 8 * 16;
+#endif
 }
 
 // Always inlined into the depthwise loop: its rows are short, and a call per row costs more than
@@ -368,17 +795,21 @@ void GeluErfF32(const float* src, float* dst, int64_t count) {
 }  // namespace
 
 extern const IsaKernels kKernels;
-const IsaKernels kKernels = {&GemmAccumulate<float>,
-                             &GemmAccumulate<double>,
-                             &PackedPanelF32,
-                             &ScaledAdd<float>,
-                             &ScaledAdd<double>,
-                             &Depthwise2D<float>,
-                             &Depthwise2D<double>,
-                             &NormalizeF32,
-                             &ClampF32,
-                             &ErfF32,
-                             &GeluErfF32};
+const IsaKernels kKernels = {.sgemm_pack_a = &SgemmPackA,
+                             .sgemm_pack_b = &SgemmPackB,
+                             .sgemm_block = &SgemmBlock,
+                             .gemv_rows_f32 = &GemvRowsF32,
+                             .gemv_cols_f32 = &GemvColsF32,
+                             .fma_probe_f32 = &FmaProbeF32,
+                             .gemm_accumulate_f64 = &GemmAccumulate<double>,
+                             .scaled_add_f32 = &ScaledAdd<float>,
+                             .scaled_add_f64 = &ScaledAdd<double>,
+                             .depthwise2d_f32 = &Depthwise2D<float>,
+                             .depthwise2d_f64 = &Depthwise2D<double>,
+                             .normalize_f32 = &NormalizeF32,
+                             .clamp_f32 = &ClampF32,
+                             .erf_f32 = &ErfF32,
+                             .gelu_erf_f32 = &GeluErfF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlas/isa_kernels.h"
+#include "mlas/sgemm.h"
 
 namespace prism::mlas {
 namespace {
@@ -57,8 +58,8 @@ void CheckLevel(const IsaKernels& kernels) {
     std::vector<T> c(static_cast<size_t>(m * n), T(1));
     auto gemm = [&] {
       if constexpr (std::is_same_v<T, float>)
-        kernels.gemm_accumulate_f32(trans_a, trans_b, m, n, k, 0.5f, a.data(), lda, b.data(), ldb,
-                                    c.data(), n);
+        Sgemm(kernels, trans_a, trans_b, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 1.0f,
+              c.data(), n, nullptr);
       else
         kernels.gemm_accumulate_f64(trans_a, trans_b, m, n, k, 0.5, a.data(), lda, b.data(), ldb,
                                     c.data(), n);

@@ -12,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "mlas/cpu_isa.h"
 #include "mlas/isa_kernels.h"
+#include "mlas/sgemm.h"
 
 namespace prism::mlas {
 namespace {
@@ -98,22 +99,21 @@ TEST(PackedGemmTest, SplitsOverAThreadPool) {
     });
 }
 
-// Each level's panel kernel directly (the dispatched one is tested above; the forced-ISA passes
-// of run_extended.sh run that with each level too).
+// Each level's SGEMM on the packed panels directly (the dispatched one is tested above; the
+// forced-ISA passes of run_extended.sh run that with each level too).
 TEST(PackedGemmTest, EveryInstructionSetLevelComputesThePanels) {
   std::vector<CpuIsa> levels = {CpuIsa::kBaseline};
   if (BuiltWithAvx2() && DetectCpuFeatures().avx2_fma) levels.push_back(CpuIsa::kAvx2Fma);
+  ThreadPool pool(2);
   for (CpuIsa level : levels) {
     SCOPED_TRACE(IsaName(level));
     const IsaKernels& kernels = KernelsFor(level);
     for (const Problem& pb : Problems()) {
-      if (pb.k == 0) continue;
       Check(pb, [&](const float* a, int64_t lda, const PackedMatrixB& b, float* c, int64_t ldc) {
-        const int64_t row_stride = pb.trans_a ? 1 : lda, k_stride = pb.trans_a ? lda : 1;
-        for (int64_t p = 0; p < b.Panels(); ++p)
-          kernels.packed_panel_f32(pb.m, std::min<int64_t>(16, pb.n - p * 16), pb.k, a,
-                                   6 * row_stride, row_stride, k_stride, b.Panel(p), pb.alpha,
-                                   pb.beta, c + p * 16, ldc);
+        SgemmPackedB(kernels, pb.trans_a, pb.m, a, lda, pb.alpha, b, pb.beta, c, ldc, nullptr);
+      });
+      Check(pb, [&](const float* a, int64_t lda, const PackedMatrixB& b, float* c, int64_t ldc) {
+        SgemmPackedB(kernels, pb.trans_a, pb.m, a, lda, pb.alpha, b, pb.beta, c, ldc, &pool);
       });
     }
   }

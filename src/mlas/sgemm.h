@@ -1,0 +1,51 @@
+// Prism's single-precision GEMM: C = alpha * op(A) * op(B) + beta * C, row-major (the layouts of
+// gemm.h), on the kernels of one instruction-set level (isa_kernels.h), split over a thread pool.
+//
+// The blocked product (as in BLIS and MLAS): op(B) is cut into blocks of kSgemmDepthBlock rows and
+// kSgemmColumnBlock columns, packed into panels of 16 columns (each panel's k rows contiguous,
+// zero-padded past n); op(A) into blocks of kSgemmRowBlock rows, read in place (a transposed A is
+// packed into panels of 6 rows first); a register-blocked micro-kernel multiplies 6 rows of A by
+// one 16-column panel into a 6 x 16 tile of C. A constant B can be packed once (packed_gemm.h: the
+// same panels over the whole depth), which the product then reads in place. Products with one row
+// or one column of C go to matrix-vector kernels instead (packing would cost more than it saves
+// there).
+//
+// Threads: C is cut into one block per thread (rows in multiples of 6, columns in multiples of 16),
+// along whichever side costs less repacking; each thread runs the blocked product on its block.
+#pragma once
+
+#include <cstdint>
+
+namespace prism {
+class ThreadPool;
+}
+
+namespace prism::mlas {
+
+struct IsaKernels;
+class PackedMatrixB;
+
+// The cache blocks (AMD EPYC of this project: 48 KiB L1d, 1 MiB L2 per core, a 32 MiB L3 shared
+// with every other tenant): a 256 x 16 panel of B is 16 KiB (L1), a 256 x 512 block of packed B
+// 512 KiB and a 144 x 256 block of A 144 KiB, together in the L2 cache, so that the other
+// tenants' traffic in L3 does not evict what the product re-reads.
+constexpr int64_t kSgemmDepthBlock = 256;
+constexpr int64_t kSgemmRowBlock = 144;
+constexpr int64_t kSgemmColumnBlock = 512;
+
+// C = alpha * op(A) * op(B) + beta * C with the given level's kernels (C is not read when beta is
+// 0). pool: C's blocks split over it (nullptr: the calling thread alone).
+void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+           float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+           float* c, int64_t ldc, ThreadPool* pool);
+
+// The same with B packed ahead (packed_gemm.h).
+void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const float* a, int64_t lda,
+                  float alpha, const PackedMatrixB& b, float beta, float* c, int64_t ldc,
+                  ThreadPool* pool);
+
+// The machine's single-thread FP32 peak in GFLOP/s on a level's kernels: the best of a few runs
+// of its multiply-add probe (independent chains in registers), each about seconds / 5 long.
+double ProbeFmaPeakGflops(const IsaKernels& kernels, double seconds = 0.25);
+
+}  // namespace prism::mlas

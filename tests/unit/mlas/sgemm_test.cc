@@ -1,0 +1,261 @@
+// Prism's SGEMM (mlas/sgemm.h) on every instruction-set level this machine runs, each chosen
+// explicitly through its IsaKernels table, against a double-precision reference: random shapes
+// with ragged edges (sizes that are not multiples of the 6 x 16 tile or of the cache blocks: 1,
+// primes, one past a block), every transpose, alpha and beta, leading dimensions wider than the
+// matrices (whose padding must stay untouched), the matrix-vector paths, prepacked B, and splits
+// over thread pools against the single-threaded result.
+#include "mlas/sgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "mlas/cpu_isa.h"
+#include "mlas/isa_kernels.h"
+#include "mlas/packed_gemm.h"
+
+namespace prism::mlas {
+namespace {
+
+std::vector<CpuIsa> Levels() {
+  std::vector<CpuIsa> levels = {CpuIsa::kBaseline};
+  if (BuiltWithAvx2() && DetectCpuFeatures().avx2_fma) levels.push_back(CpuIsa::kAvx2Fma);
+  return levels;
+}
+
+struct Shape {
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+  float alpha, beta;
+};
+
+std::ostream& operator<<(std::ostream& out, const Shape& s) {
+  return out << "m=" << s.m << " n=" << s.n << " k=" << s.k << " transA=" << s.trans_a
+             << " transB=" << s.trans_b << " alpha=" << s.alpha << " beta=" << s.beta;
+}
+
+// Operands with padded leading dimensions and C's padding filled with a sentinel.
+struct Operands {
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c;
+};
+
+Operands MakeOperands(const Shape& s, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  Operands o;
+  o.lda = (s.trans_a ? s.m : s.k) + 3;
+  o.ldb = (s.trans_b ? s.k : s.n) + 2;
+  o.ldc = s.n + 5;
+  o.a.resize(static_cast<size_t>((s.trans_a ? s.k : s.m) * o.lda));
+  o.b.resize(static_cast<size_t>((s.trans_b ? s.n : s.k) * o.ldb));
+  o.c.resize(static_cast<size_t>(s.m * o.ldc));
+  for (float& x : o.a) x = value(generator);
+  for (float& x : o.b) x = value(generator);
+  for (float& x : o.c) x = value(generator);
+  return o;
+}
+
+// Checks c (the result) against alpha * op(A) op(B) + beta * c_before in double; the tolerance
+// scales with the sum of |terms| (float rounding of a k-term sum).
+void ExpectProduct(const Shape& s, const Operands& o, const std::vector<float>& c_before,
+                   const std::vector<float>& c) {
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < o.ldc; ++j) {
+      const size_t at = static_cast<size_t>(i * o.ldc + j);
+      if (j >= s.n) {
+        ASSERT_EQ(c[at], c_before[at])
+            << s << ": padding column " << j << " of row " << i << " was written";
+        continue;
+      }
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < s.k; ++p) {
+        const double av = s.trans_a ? o.a[p * o.lda + i] : o.a[i * o.lda + p];
+        const double bv = s.trans_b ? o.b[j * o.ldb + p] : o.b[p * o.ldb + j];
+        sum += av * bv;
+        magnitude += std::fabs(av * bv);
+      }
+      const double expected = s.alpha * sum + (s.beta != 0 ? s.beta * double(c_before[at]) : 0);
+      const double tolerance =
+          2e-7 * (s.k + 4) * (std::fabs(s.alpha) * magnitude + std::fabs(s.beta) + 1);
+      ASSERT_NEAR(c[at], expected, tolerance) << s << " at (" << i << ", " << j << ")";
+    }
+  }
+}
+
+void CheckSgemm(const IsaKernels& kernels, const Shape& s, ThreadPool* pool, uint32_t seed) {
+  Operands o = MakeOperands(s, seed);
+  const std::vector<float> c_before = o.c;
+  Sgemm(kernels, s.trans_a, s.trans_b, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda, o.b.data(), o.ldb,
+        s.beta, o.c.data(), o.ldc, pool);
+  ExpectProduct(s, o, c_before, o.c);
+}
+
+void CheckPacked(const IsaKernels& kernels, const Shape& s, ThreadPool* pool, uint32_t seed) {
+  Operands o = MakeOperands(s, seed);
+  const std::vector<float> c_before = o.c;
+  const PackedMatrixB packed = PackedMatrixB::Pack(s.trans_b, s.k, s.n, o.b.data(), o.ldb);
+  SgemmPackedB(kernels, s.trans_a, s.m, o.a.data(), o.lda, s.alpha, packed, s.beta, o.c.data(),
+               o.ldc, pool);
+  ExpectProduct(s, o, c_before, o.c);
+}
+
+// Ragged sizes around the tile (6 x 16) and the cache blocks (144 rows, 256 deep).
+std::vector<Shape> RaggedShapes() {
+  std::vector<Shape> shapes;
+  const int64_t sizes[] = {1, 2, 5, 6, 7, 13, 16, 17, 31, 67};
+  int index = 0;
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (int64_t k : {1, 3, 8, 13, 67}) {
+        const int t = index++;
+        shapes.push_back({(t & 1) != 0, (t & 2) != 0, m, n, k, t % 5 == 0 ? -0.5f : 1.0f,
+                          t % 3 == 0 ? 0.0f : (t % 3 == 1 ? 1.0f : 0.75f)});
+      }
+  // Several blocks of depth (256), of rows (144) and a tail of each; primes.
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    shapes.push_back({ta, tb, 257, 67, 13, 1.0f, 0.0f});
+    shapes.push_back({ta, tb, 13, 257, 257, 2.0f, 0.5f});
+    shapes.push_back({ta, tb, 150, 35, 520, 1.0f, 1.0f});
+    shapes.push_back({ta, tb, 289, 97, 300, -1.0f, 0.0f});
+  }
+  return shapes;
+}
+
+TEST(SgemmTest, EveryLevelMatchesTheReferenceOnRaggedShapes) {
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    uint32_t seed = 1;
+    for (const Shape& s : RaggedShapes()) CheckSgemm(KernelsFor(level), s, nullptr, seed++);
+  }
+}
+
+TEST(SgemmTest, EveryLevelMatchesTheReferenceWithPackedB) {
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    uint32_t seed = 100;
+    for (const Shape& s : RaggedShapes()) CheckPacked(KernelsFor(level), s, nullptr, seed++);
+  }
+}
+
+TEST(SgemmTest, MatrixVectorPaths) {
+  // One row or one column of C, in every layout, with strided vectors (padded leading dimensions).
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    uint32_t seed = 200;
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+      for (int64_t size : {1, 7, 31, 32, 33, 70, 300})
+        for (int64_t k : {1, 5, 16, 17, 300}) {
+          CheckSgemm(KernelsFor(level), {ta, tb, 1, size, k, 1.5f, 0.0f}, nullptr, seed++);
+          CheckSgemm(KernelsFor(level), {ta, tb, size, 1, k, 1.0f, 0.5f}, nullptr, seed++);
+        }
+    }
+  }
+}
+
+TEST(SgemmTest, ColumnBlocksBeyondTheFirst) {
+  // More columns than one column block (kSgemmColumnBlock) of B.
+  const Shape s{false, false, 7, kSgemmColumnBlock + 37, 5, 1.0f, 0.5f};
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    CheckSgemm(KernelsFor(level), s, nullptr, 7);
+    CheckPacked(KernelsFor(level), s, nullptr, 8);
+  }
+}
+
+TEST(SgemmTest, ThreadPoolSplitsMatchTheReference) {
+  ThreadPool two(2), three(3);
+  const Shape shapes[] = {
+      {false, false, 300, 200, 100, 1.0f, 0.0f}, {true, false, 97, 413, 70, 0.5f, 1.0f},
+      {false, true, 601, 45, 33, 1.0f, 0.25f},   {true, true, 128, 768, 64, -1.0f, 0.0f},
+      {false, false, 1, 4000, 300, 1.0f, 0.0f},  {false, true, 3000, 1, 400, 1.0f, 2.0f}};
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    uint32_t seed = 300;
+    for (const Shape& s : shapes)
+      for (ThreadPool* pool : {&two, &three}) {
+        CheckSgemm(KernelsFor(level), s, pool, seed);
+        CheckPacked(KernelsFor(level), s, pool, seed++);
+      }
+  }
+}
+
+TEST(SgemmTest, ThreadedResultEqualsTheSingleThreadedOne) {
+  // Each element's sum runs in the same order whatever the split: the results are identical.
+  ThreadPool pool(2);
+  const Shape s{false, false, 200, 300, 700, 1.0f, 0.0f};
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    Operands single = MakeOperands(s, 11);
+    Operands threaded = single;
+    Sgemm(KernelsFor(level), false, false, s.m, s.n, s.k, 1.0f, single.a.data(), single.lda,
+          single.b.data(), single.ldb, 0.0f, single.c.data(), single.ldc, nullptr);
+    Sgemm(KernelsFor(level), false, false, s.m, s.n, s.k, 1.0f, threaded.a.data(), threaded.lda,
+          threaded.b.data(), threaded.ldb, 0.0f, threaded.c.data(), threaded.ldc, &pool);
+    EXPECT_EQ(single.c, threaded.c);
+  }
+}
+
+TEST(SgemmTest, ZeroBetaNeverReadsC) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    for (int64_t m : {1, 7})
+      for (int64_t n : {1, 20}) {
+        std::vector<float> a(static_cast<size_t>(m * 9), 1.0f), b(static_cast<size_t>(9 * n), 2.0f);
+        std::vector<float> c(static_cast<size_t>(m * n), nan);
+        Sgemm(KernelsFor(level), false, false, m, n, 9, 1.0f, a.data(), 9, b.data(), n, 0.0f,
+              c.data(), n, nullptr);
+        for (float x : c) ASSERT_EQ(x, 18.0f) << m << "x" << n;
+      }
+  }
+}
+
+TEST(SgemmTest, PackingFormats) {
+  // The panel formats of isa_kernels.h, element by element, on every level.
+  const int64_t m = 14, n = 21, k = 11;
+  std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(1000 + i);
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    const IsaKernels& kernels = KernelsFor(level);
+    for (bool trans : {false, true}) {
+      // A: panels of 6 rows (the last of 2), each k step's rows together.
+      std::vector<float> packed(static_cast<size_t>(m * k), -1.0f);
+      kernels.sgemm_pack_a(trans, m, k, a.data(), trans ? m : k, packed.data());
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p) {
+          const int64_t panel = i / 6, rows = std::min<int64_t>(6, m - panel * 6);
+          const float expected = trans ? a[p * m + i] : a[i * k + p];
+          ASSERT_EQ(packed[panel * 6 * k + p * rows + i % 6], expected) << i << "," << p;
+        }
+      // B: panels of 16 columns, zero-padded, panel_stride apart.
+      const int64_t stride = 16 * k + 8;
+      std::vector<float> panels(static_cast<size_t>(2 * stride), -1.0f);
+      kernels.sgemm_pack_b(trans, k, n, b.data(), trans ? k : n, panels.data(), stride);
+      for (int64_t j = 0; j < 32; ++j)
+        for (int64_t p = 0; p < k; ++p) {
+          const float expected = j >= n ? 0.0f : (trans ? b[j * k + p] : b[p * n + j]);
+          ASSERT_EQ(panels[(j / 16) * stride + p * 16 + j % 16], expected) << j << "," << p;
+        }
+    }
+  }
+}
+
+TEST(SgemmTest, PeakProbeReportsARate) {
+  for (CpuIsa level : Levels()) {
+    const double gflops = ProbeFmaPeakGflops(KernelsFor(level), 0.02);
+    EXPECT_GT(gflops, 0.1) << IsaName(level);
+    std::cout << IsaName(level) << " FP32 peak probe: " << gflops << " GFLOP/s\n";
+  }
+}
+
+}  // namespace
+}  // namespace prism::mlas
