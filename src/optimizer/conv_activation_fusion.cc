@@ -55,10 +55,6 @@ std::optional<Activation> AsActivation(const Graph& graph, const Node& node) {
   return std::nullopt;
 }
 
-bool IsFloatTensor(const NodeArg* arg) {
-  return arg != nullptr && arg->type.IsTensor() && arg->type.elem == ElementType::kFloat;
-}
-
 bool SameStaticShape(const NodeArg* a, const NodeArg* b) {
   if (!a->shape || !b->shape || a->shape->dims.size() != b->shape->dims.size()) return false;
   for (size_t i = 0; i < a->shape->dims.size(); ++i)

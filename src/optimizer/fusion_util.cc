@@ -1,5 +1,7 @@
 #include "optimizer/fusion_util.h"
 
+#include <cmath>
+
 namespace prism {
 
 const Node* SoleConsumer(const Graph& graph, const NodeArg* value) {
@@ -51,6 +53,129 @@ void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& name
     if (arg != nullptr && graph.IsOutput(arg)) continue;
     if (graph.Consumers(name).empty()) graph.RemoveInitializer(name);
   }
+}
+
+bool IsOnnxOp(const Node* node, const char* op, int inputs) {
+  return node != nullptr && node->OpType() == op && node->Domain().empty() &&
+         (inputs < 0 || node->InputCount() == static_cast<size_t>(inputs)) && node->HasOutput(0);
+}
+
+std::optional<float> ScalarFloatConstant(const Graph& graph, const Node& node, size_t input) {
+  const Tensor* tensor = ConstantInput(graph, node, input);
+  if (tensor == nullptr || tensor->Type() != ElementType::kFloat || tensor->NumElements() != 1)
+    return std::nullopt;
+  return tensor->Data<float>()[0];
+}
+
+bool Near(std::optional<float> value, double target, double tolerance) {
+  return value && std::fabs(static_cast<double>(*value) - target) < tolerance;
+}
+
+std::optional<size_t> OtherInput(const Node& node, const NodeArg* value) {
+  if (node.InputCount() != 2 || value == nullptr) return std::nullopt;
+  if (node.Inputs()[0] == value && node.Inputs()[1] != value) return 1;
+  if (node.Inputs()[1] == value && node.Inputs()[0] != value) return 0;
+  return std::nullopt;
+}
+
+bool IsFloatTensor(const NodeArg* arg) {
+  return arg != nullptr && arg->type.IsTensor() && arg->type.elem == ElementType::kFloat;
+}
+
+std::optional<size_t> RankOf(const NodeArg* arg) {
+  if (arg == nullptr || !arg->shape) return std::nullopt;
+  return arg->shape->dims.size();
+}
+
+std::optional<std::vector<int64_t>> StaticDims(const NodeArg* arg) {
+  if (arg == nullptr || !arg->shape) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const Dim& dim : arg->shape->dims) {
+    if (!dim.IsKnown()) return std::nullopt;
+    dims.push_back(dim.value);
+  }
+  return dims;
+}
+
+bool DimIs(const NodeArg* arg, int64_t i, int64_t expected) {
+  if (arg == nullptr || !arg->shape) return false;
+  const int64_t rank = static_cast<int64_t>(arg->shape->dims.size());
+  if (i < 0) i += rank;
+  if (i < 0 || i >= rank) return false;
+  const Dim& dim = arg->shape->dims[static_cast<size_t>(i)];
+  return dim.IsKnown() && dim.value == expected;
+}
+
+bool SameShape(const NodeArg* a, const NodeArg* b) {
+  if (a == nullptr || b == nullptr || !a->shape || !b->shape) return false;
+  if (a->shape->dims.size() != b->shape->dims.size()) return false;
+  for (size_t i = 0; i < a->shape->dims.size(); ++i) {
+    const Dim& x = a->shape->dims[i];
+    const Dim& y = b->shape->dims[i];
+    if (x.IsKnown() != y.IsKnown()) return false;
+    if (x.IsKnown() ? x.value != y.value : (x.param.empty() || x.param != y.param)) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<int64_t>> ConstantInts(const Graph& graph, const Node& node,
+                                                 size_t input) {
+  const Tensor* tensor = ConstantInput(graph, node, input);
+  if (tensor == nullptr || tensor->Shape().Rank() > 1) return std::nullopt;
+  std::vector<int64_t> values(static_cast<size_t>(tensor->NumElements()));
+  if (tensor->Type() == ElementType::kInt64) {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = tensor->Data<int64_t>()[i];
+  } else if (tensor->Type() == ElementType::kInt32) {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = tensor->Data<int32_t>()[i];
+  } else {
+    return std::nullopt;
+  }
+  return values;
+}
+
+bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
+                 const std::vector<NodeIndex>& chain, const TransformContext& context) {
+  for (NodeIndex index : chain)
+    if (!pass.MayTouch(graph, index, context)) return false;
+  return true;
+}
+
+Node& FuseChain(Graph& graph, const TransformContext& context, const std::vector<NodeIndex>& chain,
+                std::string node_name, const std::string& op_type, const std::string& domain,
+                int opset_version, std::vector<NodeArg*> inputs,
+                std::map<std::string, Attribute> attributes) {
+  std::vector<std::string> replaced;
+  for (NodeIndex index : chain) replaced.push_back(graph.GetNode(index).Name());
+  const IExecutionProvider* provider =
+      context.provider_of ? context.provider_of(graph, chain.front()) : nullptr;
+  Node& fused = ReplaceChain(graph, chain, std::move(node_name), op_type, domain, opset_version,
+                             std::move(inputs), std::move(attributes));
+  if (context.on_fused) context.on_fused(graph, replaced, fused.Index(), provider);
+  return fused;
+}
+
+Attribute FloatAttribute(const std::string& name, float value) {
+  Attribute attribute;
+  attribute.name = name;
+  attribute.type = AttributeType::kFloat;
+  attribute.f = value;
+  return attribute;
+}
+
+Attribute IntAttribute(const std::string& name, int64_t value) {
+  Attribute attribute;
+  attribute.name = name;
+  attribute.type = AttributeType::kInt;
+  attribute.i = value;
+  return attribute;
+}
+
+Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values) {
+  Attribute attribute;
+  attribute.name = name;
+  attribute.type = AttributeType::kInts;
+  attribute.ints = std::move(values);
+  return attribute;
 }
 
 }  // namespace prism

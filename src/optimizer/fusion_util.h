@@ -3,10 +3,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "graph/graph.h"
+#include "optimizer/graph_transformer.h"
 
 namespace prism {
 
@@ -29,5 +31,55 @@ Node& ReplaceChain(Graph& graph, const std::vector<NodeIndex>& chain, std::strin
 
 // Drops initializers nothing reads any more (after a fusion replaced their readers).
 void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& names);
+
+// ---- Pattern queries shared by the fusions ----
+
+// Whether node is the ONNX-domain op `op` with `inputs` inputs (any count when negative) and an
+// output 0.
+bool IsOnnxOp(const Node* node, const char* op, int inputs = -1);
+
+// The value of a one-element float constant input, or nothing.
+std::optional<float> ScalarFloatConstant(const Graph& graph, const Node& node, size_t input);
+
+// Whether value is within 1e-4 of target.
+bool Near(std::optional<float> value, double target, double tolerance = 1e-4);
+
+// For a two-input node that reads value exactly once: the index of its other input.
+std::optional<size_t> OtherInput(const Node& node, const NodeArg* value);
+
+bool IsFloatTensor(const NodeArg* arg);
+
+// The value's rank, when known.
+std::optional<size_t> RankOf(const NodeArg* arg);
+
+// The value's dims, when its rank and every dim are known.
+std::optional<std::vector<int64_t>> StaticDims(const NodeArg* arg);
+
+// Whether dim i of value is known to be `expected` (a negative i counts from the end).
+bool DimIs(const NodeArg* arg, int64_t i, int64_t expected);
+
+// Whether two values have the same shape as far as shape inference can tell: the same rank and,
+// dim by dim, the same known value or the same (non-empty) symbolic name.
+bool SameShape(const NodeArg* a, const NodeArg* b);
+
+// The values of a constant int64 (or int32) 1-D or scalar input, or nothing.
+std::optional<std::vector<int64_t>> ConstantInts(const Graph& graph, const Node& node,
+                                                 size_t input);
+
+// Whether `pass` may rewrite every node of chain (MayTouch of each).
+bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
+                 const std::vector<NodeIndex>& chain, const TransformContext& context);
+
+// ReplaceChain, then tells the session (TransformContext::on_fused) that the new node runs the
+// chain on the EP of the chain's first node. Returns the new node.
+Node& FuseChain(Graph& graph, const TransformContext& context, const std::vector<NodeIndex>& chain,
+                std::string node_name, const std::string& op_type, const std::string& domain,
+                int opset_version, std::vector<NodeArg*> inputs,
+                std::map<std::string, Attribute> attributes);
+
+// Attributes of the fused nodes.
+Attribute FloatAttribute(const std::string& name, float value);
+Attribute IntAttribute(const std::string& name, int64_t value);
+Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values);
 
 }  // namespace prism

@@ -17,28 +17,8 @@ namespace {
 
 constexpr const char* kCpu = "CPUExecutionProvider";
 
-// The value of a scalar float constant input, or nothing.
-std::optional<float> ScalarConstant(const Graph& graph, const Node& node, size_t input) {
-  const Tensor* tensor = ConstantInput(graph, node, input);
-  if (tensor == nullptr || tensor->Type() != ElementType::kFloat || tensor->NumElements() != 1)
-    return std::nullopt;
-  return tensor->Data<float>()[0];
-}
-
-bool Near(std::optional<float> value, double target) {
-  return value && std::fabs(*value - target) < 1e-4;
-}
-
 bool IsOp(const Node* node, const char* op) {
-  return node != nullptr && node->OpType() == op && node->Domain().empty() &&
-         node->InputCount() == 2 && node->HasOutput(0);
-}
-
-// For a binary node with one input being `value`: the index of the other input.
-std::optional<size_t> OtherInput(const Node& node, const NodeArg* value) {
-  if (node.Inputs()[0] == value && node.Inputs()[1] != value) return 1;
-  if (node.Inputs()[1] == value && node.Inputs()[0] != value) return 0;
-  return std::nullopt;
+  return IsOnnxOp(node, op, 2);
 }
 
 class GeluFusion final : public GraphTransformer {
@@ -65,11 +45,11 @@ class GeluFusion final : public GraphTransformer {
     if (!IsOp(scale, "Div") && !IsOp(scale, "Mul")) return false;
     NodeArg* x = nullptr;
     if (scale->OpType() == "Div") {
-      if (!Near(ScalarConstant(graph, *scale, 1), std::sqrt(2.0))) return false;
+      if (!Near(ScalarFloatConstant(graph, *scale, 1), std::sqrt(2.0))) return false;
       x = scale->Inputs()[0];
     } else {
       for (size_t c = 0; c < 2 && x == nullptr; ++c)
-        if (Near(ScalarConstant(graph, *scale, c), 1.0 / std::sqrt(2.0)))
+        if (Near(ScalarFloatConstant(graph, *scale, c), 1.0 / std::sqrt(2.0)))
           x = scale->Inputs()[1 - c];
     }
     if (x == nullptr || SoleConsumer(graph, erf_in) != &erf) return false;
@@ -77,7 +57,7 @@ class GeluFusion final : public GraphTransformer {
     const Node* add = SoleConsumer(graph, erf.Outputs()[0]);
     if (!IsOp(add, "Add")) return false;
     const std::optional<size_t> one = OtherInput(*add, erf.Outputs()[0]);
-    if (!one || !Near(ScalarConstant(graph, *add, *one), 1.0)) return false;
+    if (!one || !Near(ScalarFloatConstant(graph, *add, *one), 1.0)) return false;
 
     const Node* mul = SoleConsumer(graph, add->Outputs()[0]);
     if (!IsOp(mul, "Mul")) return false;
@@ -89,14 +69,14 @@ class GeluFusion final : public GraphTransformer {
       const Node* half = SoleConsumer(graph, mul->Outputs()[0]);
       if (!IsOp(half, "Mul")) return false;
       const std::optional<size_t> c = OtherInput(*half, mul->Outputs()[0]);
-      if (!c || !Near(ScalarConstant(graph, *half, *c), 0.5)) return false;
+      if (!c || !Near(ScalarFloatConstant(graph, *half, *c), 0.5)) return false;
       chain.push_back(mul->Index());
       chain.push_back(half->Index());
     } else {  // (x * 0.5) * a
       const Node* half = graph.Producer(factor->name);
       if (!IsOp(half, "Mul") || SoleConsumer(graph, factor) != mul) return false;
       const std::optional<size_t> c = OtherInput(*half, x);
-      if (!c || !Near(ScalarConstant(graph, *half, *c), 0.5)) return false;
+      if (!c || !Near(ScalarFloatConstant(graph, *half, *c), 0.5)) return false;
       chain.insert(chain.begin(), half->Index());
       chain.push_back(mul->Index());
     }

@@ -29,7 +29,9 @@ struct TransformContext {
   // The EP a node runs on after partitioning (EP-specific passes); empty before it.
   std::function<const IExecutionProvider*(const Graph& graph, NodeIndex node)> provider_of;
   // EP-specific passes call it after replacing nodes by a new one: `fused` runs on provider,
-  // and the partition report says that the replaced nodes (by name) now run inside it.
+  // and the partition report says that the replaced nodes (by name) now run inside it. Also for
+  // a new helper node that replaces nothing (replaced empty): it only gets its EP. A node may
+  // be reported more than once (later calls add nodes it replaced).
   std::function<void(const Graph& graph, const std::vector<std::string>& replaced, NodeIndex fused,
                      const IExecutionProvider* provider)>
       on_fused;

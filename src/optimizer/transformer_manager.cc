@@ -84,8 +84,17 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeConvBatchNormFusion());
   }
   if (optimization_level >= 2) {
+    // In this order within a round: LayerNormalization before SkipLayerNormalization is formed
+    // from it; GeluFusion before BiasGeluFusion takes the bias into its Gelu; MatMulAddFusion
+    // last, so that Attention, SkipLayerNormalization and BiasGelu take their projections'
+    // biases first.
+    manager->Register(MakeLayerNormFusion());
+    manager->Register(MakeSkipLayerNormFusion());
+    manager->Register(MakeAttentionFusion());
     manager->Register(MakeConvActivationFusion());
     manager->Register(MakeGeluFusion());
+    manager->Register(MakeBiasGeluFusion());
+    manager->Register(MakeMatMulAddFusion());
   }
   std::set<std::string> known;
   for (TransformerLevel level :

@@ -45,5 +45,10 @@ std::unique_ptr<GraphTransformer> MakeConstantFolding();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
 std::unique_ptr<GraphTransformer> MakeGeluFusion();
+std::unique_ptr<GraphTransformer> MakeLayerNormFusion();
+std::unique_ptr<GraphTransformer> MakeSkipLayerNormFusion();
+std::unique_ptr<GraphTransformer> MakeAttentionFusion();
+std::unique_ptr<GraphTransformer> MakeBiasGeluFusion();
+std::unique_ptr<GraphTransformer> MakeMatMulAddFusion();
 
 }  // namespace prism

@@ -47,6 +47,8 @@ void Usage(std::ostream& out) {
          "  --min-run N              fail unless at least N tests ran (not skipped): a suite\n"
          "                           or selection that silently shrinks fails the run\n"
          "  --timeout S              per-test time limit in seconds (default 300; 0: none)\n"
+         "  --optimization-level N   graph optimization level of the sessions: 0 (none), 1\n"
+         "                           (basic), 2 (extended) or 99 (all, the default)\n"
          "  --round-trip             run each model as written back by the optimized session\n"
          "                           (optimized_model_filepath), loaded again: the writer and\n"
          "                           the optimizer must keep every result\n"
@@ -99,6 +101,7 @@ struct Options {
   bool isolate = true;
   bool round_trip = false;
   bool check_shapes = false;
+  int optimization_level = 99;
   bool compare_with_cpu = false;
   bool list = false;
   bool verbose = false;
@@ -160,6 +163,12 @@ Options ParseArgs(int argc, char** argv) {
       options.check_shapes = true;
     } else if (arg == "--compare-with-cpu") {
       options.compare_with_cpu = true;
+    } else if (arg == "--optimization-level") {
+      const double level = ParseNumber(arg, value());
+      if (level != 0 && level != 1 && level != 2 && level != 99)
+        throw std::invalid_argument("--optimization-level expects 0, 1, 2 or 99, got " +
+                                    std::to_string(level));
+      options.optimization_level = static_cast<int>(level);
     } else if (arg == "--round-trip") {
       options.round_trip = true;
     } else if (arg == "--no-isolate") {
@@ -253,6 +262,8 @@ int Main(int argc, char** argv) {
     tests = CollectTests(options);
     config.providers = ParseProviders(options.providers);
     config.round_trip = options.round_trip;
+    config.optimization_level =
+        static_cast<prism::GraphOptimizationLevel>(options.optimization_level);
     config.check_shapes = options.check_shapes;
     config.compare_with_cpu = options.compare_with_cpu;
     if (options.rtol || options.atol)

@@ -482,12 +482,14 @@ Value Randomized(const Value& value, std::mt19937& generator) {
 std::string CompareWithCpu(const TestCase& test, InferenceSession& session,
                            const std::vector<const onnx::ValueInfoProto*>& inputs,
                            const std::vector<std::string>& output_names,
-                           const std::vector<fs::path>& sets) {
+                           const std::vector<fs::path>& sets, GraphOptimizationLevel level) {
   int on_other = 0;
   for (const auto& [provider, count] : session.Report().NodesPerProvider())
     if (provider != "CPUExecutionProvider") on_other += count;
   if (on_other == 0) return std::string(kSkipPrefix) + "no node is placed on the providers tested";
-  InferenceSession cpu(SessionOptions{}, {});
+  SessionOptions cpu_options;
+  cpu_options.graph_optimization_level = level;
+  InferenceSession cpu(cpu_options, {});
   cpu.Load((test.dir / "model.onnx").string());
   std::mt19937 generator(static_cast<uint32_t>(std::hash<std::string>{}(test.name)));
   for (const fs::path& set : sets) {
@@ -554,6 +556,7 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
     load_path = fs::temp_directory_path() /
                 ("prism_round_trip_" + std::to_string(::getpid()) + "_" + test.name + ".onnx");
     SessionOptions writer_options;
+    writer_options.graph_optimization_level = config.optimization_level;
     writer_options.optimized_model_filepath = load_path.string();
     try {
       InferenceSession writer(writer_options, config.providers);
@@ -571,7 +574,9 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
     }
   } cleanup{load_path, config.round_trip};
 
-  InferenceSession session(SessionOptions{}, config.providers);
+  SessionOptions options;
+  options.graph_optimization_level = config.optimization_level;
+  InferenceSession session(options, config.providers);
   try {
     session.Load(load_path.string());
   } catch (const std::exception& e) {
@@ -580,7 +585,8 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
            e.what();
   }
   providers = session.Providers();
-  if (config.compare_with_cpu) return CompareWithCpu(test, session, inputs, output_names, sets);
+  if (config.compare_with_cpu)
+    return CompareWithCpu(test, session, inputs, output_names, sets, config.optimization_level);
   static const ComputeTraceHooks kShapeHooks{CheckComputedShapes, nullptr};
   struct HooksOff {
     bool active;

@@ -89,6 +89,8 @@ struct RunConfig {
   std::optional<OpSet> allowed_ops;  // when set, tests using other ops are skipped
   // Run the model as the session writes it back (optimized_model_filepath), loaded afresh.
   bool round_trip = false;
+  // The sessions' graph optimization level (the round trip's writer and reader alike).
+  GraphOptimizationLevel optimization_level = GraphOptimizationLevel::kAll;
   // Check every computed value's shape against the session's inferred one (strict inference:
   // every op needs an inference function), and require fully static inferred shapes when the
   // model's inputs are static.

@@ -4,7 +4,9 @@ BatchNormalization -> Add -> Relu) and a transformer feed-forward block with the
 Prism's optimized session equals onnxruntime on the original model, and the optimized model
 Prism saves (ConvBNFusion folded the BatchNormalizations, ConvActivationFusion wrote
 com.microsoft FusedConv, GeluFusion com.microsoft Gelu) loads in onnxruntime and gives the same
-results."""
+results. The BERT fusions (AttentionFusion, SkipLayerNormFusion, BiasGeluFusion) on the bert_tiny
+bench model: the same outputs as onnxruntime with and without them, masked or not, and the
+saved optimized model loads in onnxruntime."""
 import collections
 
 import numpy as np
@@ -87,7 +89,8 @@ def test_fused_blocks_match_onnxruntime_and_the_saved_model_loads_there(kind, ex
 
 def test_exported_gelu_becomes_com_microsoft_gelu_and_loads_in_onnxruntime(tmp_path):
     """A transformer feed-forward block as torch exports it (MatMul, Add, then the exact GELU as
-    Div, Erf, Add, Mul, Mul): GeluFusion writes com.microsoft Gelu."""
+    Div, Erf, Add, Mul, Mul): GeluFusion writes com.microsoft Gelu, BiasGeluFusion takes the
+    projection's bias into com.microsoft BiasGelu."""
     rng = np.random.default_rng(3)
     inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (
         ("w1", rng.normal(size=(16, 32)) * 0.3), ("b1", rng.normal(size=32) * 0.1),
@@ -113,7 +116,35 @@ def test_exported_gelu_becomes_com_microsoft_gelu_and_loads_in_onnxruntime(tmp_p
     np.testing.assert_allclose(prismrt.InferenceSession(data, options).run(None, {"x": x})[0],
                                expected, rtol=1e-4, atol=1e-5)
     ops = [n.op_type for n in onnx.load(saved).graph.node]
-    assert "Gelu" in ops and "Erf" not in ops, ops
+    assert "BiasGelu" in ops and "Erf" not in ops and "Add" not in ops, ops
     reloaded = onnxruntime.InferenceSession(saved, providers=["CPUExecutionProvider"]).run(
         None, {"x": x})[0]
     np.testing.assert_allclose(reloaded, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_bert_tiny_fusions_match_onnxruntime_and_the_saved_model_loads_there(bench_models, masked,
+                                                                            tmp_path):
+    from conftest import bench_inputs
+
+    path = bench_models["bert_tiny"]
+    feeds = bench_inputs(path, masked=masked)
+    expected = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
+        None, feeds)[0]
+    options = prismrt.SessionOptions()
+    saved = str(tmp_path / "bert_tiny_optimized.onnx")
+    options.optimized_model_filepath = saved
+    fused = prismrt.InferenceSession(path, options).run(None, feeds)[0]
+    np.testing.assert_allclose(fused, expected, rtol=1e-3, atol=1e-4)
+    unfused = prismrt.InferenceSession(path, disabled_optimizers=[
+        "AttentionFusion", "SkipLayerNormFusion", "BiasGeluFusion", "MatMulAddFusion"]).run(
+            None, feeds)[0]
+    np.testing.assert_allclose(unfused, expected, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(fused, unfused, rtol=1e-3, atol=1e-4)
+
+    ops = collections.Counter(n.op_type for n in onnx.load(saved).graph.node)
+    assert ops["Attention"] == 2 and ops["SkipLayerNormalization"] == 5 and ops["BiasGelu"] == 2, ops
+    assert ops["Softmax"] == 0 and ops["LayerNormalization"] == 0, ops
+    reloaded = onnxruntime.InferenceSession(saved, providers=["CPUExecutionProvider"]).run(
+        None, feeds)[0]
+    np.testing.assert_allclose(reloaded, expected, rtol=1e-3, atol=1e-4)

@@ -327,6 +327,7 @@ int Main(int argc, char** argv) {
   session_options.inter_op_num_threads = options.inter_op_threads;
   session_options.graph_optimization_level =
       static_cast<GraphOptimizationLevel>(options.optimization_level);
+  session_options.disabled_optimizers = options.disabled_optimizers;
   session_options.enable_profiling = profiling && !options.explain;
   // A benchmark of an EP that silently fell back to the CPU would mislead: fail instead.
   session_options.config_entries = options.config_entries;

@@ -64,6 +64,8 @@ std::string PerfUsage() {
   -y N            inter-op threads (accepted; no effect yet)
   -o LEVEL        graph optimization level 0 (none), 1 (basic), 2 (extended) or 99 (all, the
                   default)
+  -D NAMES        graph transformers to disable, comma-separated (disabled_optimizers, e.g.
+                  AttentionFusion,MatMulAddFusion)
   -w N            warm-up runs after the first run (default 3)
   -r N            timed runs (default 20)
   -t SECONDS      run for this long instead of -r runs
@@ -120,6 +122,11 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
                         options.optimization_level == 2 || options.optimization_level == 99,
                     kInvalidArgument, "option -o expects 0, 1, 2 or 99, got ",
                     options.optimization_level);
+    } else if (arg == "-D") {
+      std::stringstream stream(value());
+      std::string name;
+      while (std::getline(stream, name, ','))
+        if (!name.empty()) options.disabled_optimizers.push_back(name);
     } else if (arg == "-w") {
       options.warmup_runs = ParseInt(arg, value(), 0);
     } else if (arg == "-r") {

@@ -16,6 +16,7 @@ struct PerfOptions {
   int inter_op_threads = 0;
   int optimization_level = 99;
   bool optimization_level_given = false;
+  std::vector<std::string> disabled_optimizers;  // -D
   int warmup_runs = 3;
   int runs = 20;
   double seconds = 0.0;  // when > 0, run for this long instead of a fixed count

@@ -19,6 +19,7 @@
 #include "providers/cpu/contrib/attention_after_projection.h"
 #include "providers/cpu/contrib/attention_core.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/math/packed_b_weight.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu::contrib {
@@ -177,10 +178,23 @@ class Attention final : public OpKernel {
   explicit Attention(const OpKernelInfo& info)
       : OpKernel(info), attributes_(ReadContribAttentionAttributes(info)) {}
 
+  // A constant float weights input (the packed QKV weight AttentionFusion writes) is packed once
+  // for the packed-B GEMM, in the format MatMul uses (packed_b_weight.h).
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return input_index == 1 ? PackedBFormat(weight, false) : "";
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return PackB(weight, false);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    packed_weights_ = PackedBOf(packed);
+    packed_weights_shape_ = packed.shape;
+  }
+
   void Compute(OpKernelContext& context) const override {
     const Node& node = GetNode();
     const Tensor& input = context.RequiredInput(0);
-    const Tensor& weights = context.RequiredInput(1);
+    const Tensor* weights = packed_weights_ != nullptr ? nullptr : &context.RequiredInput(1);
     const Tensor* bias = context.Input(2);
     AttentionExtraInputs extra;
     extra.mask = context.InputCount() > 3 ? context.Input(3) : nullptr;
@@ -199,7 +213,7 @@ class Attention final : public OpKernel {
                   ": input 0 (input) must be 3-D [batch, sequence, hidden], got ",
                   x_shape.ToString());
     const int64_t batch = x_shape[0], seq = x_shape[1], in_hidden = x_shape[2];
-    const TensorShape& w_shape = weights.Shape();
+    const TensorShape& w_shape = weights != nullptr ? weights->Shape() : packed_weights_shape_;
     PRISM_ENFORCE(w_shape.Rank() == 2 && w_shape[0] == in_hidden, kInvalidArgument, node.Describe(),
                   ": input 1 (weights) must be 2-D [", in_hidden, ", q + k + v hidden], got ",
                   w_shape.ToString());
@@ -210,30 +224,44 @@ class Attention final : public OpKernel {
       PRISM_ENFORCE(bias->Shape().Rank() == 1 && bias->Shape()[0] == projected, kInvalidArgument,
                     node.Describe(), ": input 2 (bias) must be 1-D [", projected, "], got ",
                     bias->Shape().ToString());
-    for (const Tensor* t : {&weights, bias, extra.past, extra.attention_bias})
+    const ElementType weights_type = weights != nullptr ? weights->Type() : ElementType::kFloat;
+    PRISM_ENFORCE(weights_type == input.Type(), kInvalidArgument, node.Describe(),
+                  ": input 1 (weights) must have input's type ", input.Describe(), ", got ",
+                  ElementTypeName(weights_type));
+    for (const Tensor* t : {bias, extra.past, extra.attention_bias})
       PRISM_ENFORCE(t == nullptr || t->Type() == input.Type(), kInvalidArgument, node.Describe(),
                     ": every float input must have input's type ", input.Describe(), ", got ",
                     t->Describe());
 
-    // The projection: qkv [B * S, projected] = input x weights + bias.
-    const FloatView x(&input), w(&weights), b(bias);
+    // The projection: qkv [B * S, projected] = input x weights + bias, the bias written first and
+    // accumulated by the GEMM (beta 1) rather than added in a second pass.
+    const FloatView x(&input), b(bias);
     std::vector<float> qkv(static_cast<size_t>(batch * seq * projected));
     if (!qkv.empty()) {
-      if (in_hidden == 0)
-        std::fill(qkv.begin(), qkv.end(), 0.0f);
-      else
-        mlas::Gemm<float>(false, false, batch * seq, projected, in_hidden, 1.0f, x.data(),
-                          in_hidden, w.data(), projected, 0.0f, qkv.data(), projected,
-                          context.IntraOpThreadPool());
+      const int64_t rows = batch * seq;
       if (b.data() != nullptr)
-        for (int64_t r = 0; r < batch * seq; ++r)
-          for (int64_t c = 0; c < projected; ++c) qkv[r * projected + c] += b.data()[c];
+        for (int64_t r = 0; r < rows; ++r)
+          std::copy_n(b.data(), projected, qkv.data() + r * projected);
+      const float beta = b.data() != nullptr ? 1.0f : 0.0f;
+      if (in_hidden == 0) {
+        if (b.data() == nullptr) std::fill(qkv.begin(), qkv.end(), 0.0f);
+      } else if (packed_weights_ != nullptr) {
+        mlas::GemmPackedB(false, rows, x.data(), in_hidden, 1.0f, *packed_weights_, beta,
+                          qkv.data(), projected, context.IntraOpThreadPool());
+      } else {
+        const FloatView w(weights);
+        mlas::Gemm<float>(false, false, rows, projected, in_hidden, 1.0f, x.data(), in_hidden,
+                          w.data(), projected, beta, qkv.data(), projected,
+                          context.IntraOpThreadPool());
+      }
     }
     AttendAfterProjection(context, attributes_, qkv, batch, seq, sizes, extra, input.Type());
   }
 
  private:
   ContribAttentionAttributes attributes_;
+  std::shared_ptr<const mlas::PackedMatrixB> packed_weights_;
+  TensorShape packed_weights_shape_;
 };
 
 void RegisterContribAttentionKernels(KernelRegistry& registry) {

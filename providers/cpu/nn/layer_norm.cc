@@ -4,7 +4,9 @@
 // on the normalized axes. RMSNormalization (opset 23): divides X by the root mean square,
 // sqrt(mean(X^2) + epsilon), then applies Scale; Y has Scale's type (V).
 // Statistics are accumulated in double (at least the stash_type precision).
+#include <climits>
 #include <cmath>
+#include <utility>
 
 #include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
@@ -256,13 +258,16 @@ class RMSNormalization final : public OpKernel {
 
 void RegisterLayerNormalizationKernels(KernelRegistry& registry) {
   using E = ElementType;
-  registry.Register(
-      KernelDefBuilder("LayerNormalization")
-          .Versions(17)
-          .Constraint("T", {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16}, {0, 1, 2}, {0})
-          .Constraint("U", {E::kFloat, E::kBFloat16}, {}, {1, 2})
-          .Build(),
-      MakeKernelFactory<LayerNormalization>());
+  // Opsets 1-16 have no LayerNormalization; onnxruntime registers its own there (the op its
+  // LayerNormFusion writes into models of those opsets), and so does Prism, for the same reason.
+  for (const auto& [since, end] : {std::pair{1, 16}, std::pair{17, INT_MAX}})
+    registry.Register(
+        KernelDefBuilder("LayerNormalization")
+            .Versions(since, end)
+            .Constraint("T", {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16}, {0, 1, 2}, {0})
+            .Constraint("U", {E::kFloat, E::kBFloat16}, {}, {1, 2})
+            .Build(),
+        MakeKernelFactory<LayerNormalization>());
   const std::vector<E> floats = {E::kFloat16, E::kFloat, E::kDouble, E::kBFloat16};
   registry.Register(KernelDefBuilder("RMSNormalization")
                         .Versions(23)

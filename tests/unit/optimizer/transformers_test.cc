@@ -281,7 +281,9 @@ TEST(TransformerManager, LevelsSelectPasses) {
                                       "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
-            (std::vector<std::string>{"ConvActivationFusion", "GeluFusion"}));
+            (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
+                                      "ConvActivationFusion", "GeluFusion", "BiasGeluFusion",
+                                      "MatMulAddFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
