@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 5
+#define PRISM_API_VERSION 6
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -166,6 +166,77 @@ typedef void (*PrismLoggingFunction)(void* param, PrismLoggingLevel severity, co
    output_count 0 and status [out, owned] ReleaseStatus says why. */
 typedef void (*PrismRunAsyncCallback)(void* user_data, PrismValue** outputs, size_t output_count,
                                       PrismStatus* status);
+
+/* ---- custom operators (version 6; onnxruntime's OrtCustomOp) ----
+   An application (or a library RegisterCustomOpsLibrary loads) describes each op with a
+   PrismCustomOp, a table of callbacks in memory it keeps valid while any session options, domain
+   or session using the op lives (static storage, typically). Ops are grouped in a domain
+   (CreateCustomOpDomain, CustomOpDomainAdd) and the domain is added to session options
+   (AddCustomOpDomain). Models import the domain (opset_import) and name it in their nodes. */
+typedef struct PrismCustomOpDomain PrismCustomOpDomain;
+/* A node's attributes and types while CreateKernel runs (KernelInfo* functions); borrowed. */
+typedef struct PrismKernelInfo PrismKernelInfo;
+/* A node's inputs, outputs and thread pool while KernelCompute runs (KernelContext* functions);
+   borrowed. */
+typedef struct PrismKernelContext PrismKernelContext;
+
+/* How many node inputs (outputs) one declared input (output) stands for. */
+typedef enum PrismCustomOpInputOutputCharacteristic {
+  PRISM_INPUT_OUTPUT_REQUIRED = 0, /* exactly one, present */
+  PRISM_INPUT_OUTPUT_OPTIONAL = 1, /* one the node may omit ("" or left off at the end) */
+  PRISM_INPUT_OUTPUT_VARIADIC = 2  /* the last one only: min arity or more, all present */
+} PrismCustomOpInputOutputCharacteristic;
+
+/* Called by KernelContextParallelFor once for each index, on the session's intra-op threads. */
+typedef void (*PrismParallelForFunction)(void* user_data, size_t index);
+
+/* The PrismCustomOp members below; a later version appends members, and the library reads only
+   those of the version an op declares. */
+#define PRISM_CUSTOM_OP_VERSION 1
+
+struct PrismApi;
+
+typedef struct PrismCustomOp {
+  uint32_t version; /* PRISM_CUSTOM_OP_VERSION the op was written for (1..) */
+
+  /* Called once per node that the op's EP claimed, at session creation. *kernel receives the
+     op's state for the node (may stay NULL), handed to KernelCompute and KernelDestroy. api is
+     the library's table (PRISM_API_VERSION of the library: at least 6); info is valid during
+     the call. NULL member: every kernel state is NULL. */
+  PrismStatus* (*CreateKernel)(const struct PrismCustomOp* op, const struct PrismApi* api,
+                               const PrismKernelInfo* info, void** kernel);
+  /* The op type nodes use. Required. */
+  const char* (*GetName)(const struct PrismCustomOp* op);
+  /* The EP that runs the op (onnxruntime's spelling); NULL member or NULL result:
+     "CPUExecutionProvider". The op's kernels get their inputs in that EP's memory. */
+  const char* (*GetExecutionProviderType)(const struct PrismCustomOp* op);
+  /* Declared inputs and outputs: their count, element type (PRISM_TYPE_UNDEFINED: any) and
+     characteristic (NULL member: all required). Counts and types are required members. */
+  size_t (*GetInputTypeCount)(const struct PrismCustomOp* op);
+  PrismElementType (*GetInputType)(const struct PrismCustomOp* op, size_t index);
+  size_t (*GetOutputTypeCount)(const struct PrismCustomOp* op);
+  PrismElementType (*GetOutputType)(const struct PrismCustomOp* op, size_t index);
+  PrismCustomOpInputOutputCharacteristic (*GetInputCharacteristic)(const struct PrismCustomOp* op,
+                                                                   size_t index);
+  PrismCustomOpInputOutputCharacteristic (*GetOutputCharacteristic)(const struct PrismCustomOp* op,
+                                                                    size_t index);
+  /* For a variadic last input (output): the fewest node inputs it takes (NULL member: 1) and
+     whether they must share one element type (non-zero; NULL member: 1). */
+  int (*GetVariadicInputMinArity)(const struct PrismCustomOp* op);
+  int (*GetVariadicInputHomogeneity)(const struct PrismCustomOp* op);
+  int (*GetVariadicOutputMinArity)(const struct PrismCustomOp* op);
+  int (*GetVariadicOutputHomogeneity)(const struct PrismCustomOp* op);
+  /* The opsets of the op's domain it covers, inclusive (NULL members: 1 and no end). */
+  int (*GetSinceVersion)(const struct PrismCustomOp* op);
+  int (*GetEndVersion)(const struct PrismCustomOp* op);
+  /* Computes one node: reads inputs and allocates outputs through the context. NULL on
+     success; an error status (CreateStatus, or one an API call returned) fails the run with its
+     code and message, naming the node. May run on several threads at once (concurrent runs of a
+     session). Required. */
+  PrismStatus* (*KernelCompute)(void* kernel, PrismKernelContext* context);
+  /* Frees a non-NULL kernel state when its session is released. NULL member: nothing to free. */
+  void (*KernelDestroy)(void* kernel);
+} PrismCustomOp;
 
 /* The function table. Append only (see the rules at the top). */
 typedef struct PrismApi {
@@ -595,6 +666,97 @@ typedef struct PrismApi {
                            const char* const* input_names, const PrismValue* const* inputs,
                            size_t input_count, const char* const* output_names, size_t output_count,
                            PrismValue** outputs, PrismRunAsyncCallback callback, void* user_data);
+
+  /* ===== version 6 ===== */
+
+  /* --- statuses for callbacks (custom ops) --- */
+  /* A status to return from a callback: code and message [in, borrowed] (copied). PRISM_OK
+     gives NULL (success); a code outside PrismErrorCode gives PRISM_FAIL. [out, owned]
+     ReleaseStatus (the library releases what a callback returns). */
+  PrismStatus* (*CreateStatus)(PrismErrorCode code, const char* message);
+  /* A tensor's bytes, read-only (custom-op inputs: KernelContextGetInput gives const values).
+     out [out, borrowed] by value: NULL for empty tensors; not for string tensors. */
+  PrismStatus* (*GetTensorData)(const PrismValue* value, const void** out);
+
+  /* --- custom op domains (see PrismCustomOp above) --- */
+  /* domain [in, borrowed] (copied): a name of the application's ("" or "ai.onnx": the ONNX
+     domain, whose built-in kernels the custom ops then take precedence over). out [out, owned]
+     ReleaseCustomOpDomain. */
+  PrismStatus* (*CreateCustomOpDomain)(const char* domain, PrismCustomOpDomain** out);
+  void (*ReleaseCustomOpDomain)(PrismCustomOpDomain* domain);
+  /* Adds an op, reading its name, EP, types, characteristics and opsets now (checked: version,
+     required members, enum values, variadic only last). op [in, borrowed]: must stay valid
+     while sessions or options using it live. Ops of one name may differ in their input types;
+     a node takes the first that fits. */
+  PrismStatus* (*CustomOpDomainAdd)(PrismCustomOpDomain* domain, const PrismCustomOp* op);
+  /* Sessions made with these options run the domain's ops (those added so far: a snapshot).
+     The domain may be released afterwards. Fails for an op already registered in these options
+     for the same EP, inputs and overlapping opsets. */
+  PrismStatus* (*AddCustomOpDomain)(PrismSessionOptions* options, PrismCustomOpDomain* domain);
+  /* Loads the shared library at library_path [in, borrowed] and calls the function it exports as
+       PrismStatus* RegisterCustomOps(PrismSessionOptions* options, const PrismApiBase* api_base)
+     (PrismRegisterCustomOpsFunction), which adds its domains to options (onnxruntime's
+     RegisterCustomOpsLibrary). The library stays loaded while these options, their clones or a
+     session using its ops live, and is unloaded after the last of them is released. Fails with
+     PRISM_NO_SUCHFILE when the file does not exist, PRISM_INVALID_ARGUMENT when it cannot be
+     loaded or lacks RegisterCustomOps, and with the status RegisterCustomOps returned (whose
+     domains are then not added). library_handle (may be NULL) [out, borrowed]: the dlopen
+     handle, for dlsym; never dlclose it. */
+  PrismStatus* (*RegisterCustomOpsLibrary)(PrismSessionOptions* options, const char* library_path,
+                                           void** library_handle);
+
+  /* --- kernel info (in CreateKernel) --- */
+  /* A node attribute of the given type; PRISM_INVALID_ARGUMENT naming the node when it is
+     missing or of another type. Strings and arrays: [out, borrowed] by info, valid until
+     CreateKernel returns; length in bytes, count in elements. */
+  PrismStatus* (*KernelInfoGetAttributeFloat)(const PrismKernelInfo* info, const char* name,
+                                              float* out);
+  PrismStatus* (*KernelInfoGetAttributeInt64)(const PrismKernelInfo* info, const char* name,
+                                              int64_t* out);
+  PrismStatus* (*KernelInfoGetAttributeString)(const PrismKernelInfo* info, const char* name,
+                                               const char** out, size_t* length);
+  PrismStatus* (*KernelInfoGetAttributeFloats)(const PrismKernelInfo* info, const char* name,
+                                               const float** out, size_t* count);
+  PrismStatus* (*KernelInfoGetAttributeInt64s)(const PrismKernelInfo* info, const char* name,
+                                               const int64_t** out, size_t* count);
+  /* *out = 1 when the node has the attribute (of any type), else 0. */
+  PrismStatus* (*KernelInfoHasAttribute)(const PrismKernelInfo* info, const char* name, int* out);
+  /* The node's input and output counts (omitted optional ones included). */
+  PrismStatus* (*KernelInfoGetInputCount)(const PrismKernelInfo* info, size_t* out);
+  PrismStatus* (*KernelInfoGetOutputCount)(const PrismKernelInfo* info, size_t* out);
+  /* The static type of the node's input or output index as the graph knows it (element type
+     PRISM_TYPE_UNDEFINED, rank -1 where unknown); fails for an omitted one. out [out, owned]
+     ReleaseTypeInfo. */
+  PrismStatus* (*KernelInfoGetInputTypeInfo)(const PrismKernelInfo* info, size_t index,
+                                             PrismTypeInfo** out);
+  PrismStatus* (*KernelInfoGetOutputTypeInfo)(const PrismKernelInfo* info, size_t index,
+                                              PrismTypeInfo** out);
+  /* out [out, borrowed] by info. */
+  PrismStatus* (*KernelInfoGetNodeName)(const PrismKernelInfo* info, const char** out);
+
+  /* --- kernel context (in KernelCompute) --- */
+  PrismStatus* (*KernelContextGetInputCount)(const PrismKernelContext* context, size_t* out);
+  PrismStatus* (*KernelContextGetOutputCount)(const PrismKernelContext* context, size_t* out);
+  /* Input index: a tensor [out, borrowed] by context (read it with GetTensorData,
+     GetTensorTypeAndShape, GetStringTensorElement), or NULL when the node omits it (also an
+     optional input left off at the end: any index below the op's declared input count). */
+  PrismStatus* (*KernelContextGetInput)(const PrismKernelContext* context, size_t index,
+                                        const PrismValue** out);
+  /* Allocates output index with shape[rank] in the EP's memory. type: its element type, or
+     PRISM_TYPE_UNDEFINED for the op's declared output type (else the node's static type);
+     a declared type must match. Asking again with the same type and shape gives the same value.
+     out [out, borrowed] by context: write it with GetTensorMutableData or FillStringTensor. */
+  PrismStatus* (*KernelContextGetOutput)(PrismKernelContext* context, size_t index,
+                                         PrismElementType type, const int64_t* shape, size_t rank,
+                                         PrismValue** out);
+  /* The session's intra-op parallelism, the calling thread included (1: no pool). */
+  PrismStatus* (*KernelContextGetIntraOpThreadCount)(const PrismKernelContext* context, int* out);
+  /* Calls fn(user_data, i) once for every i in [0, total) on the session's intra-op pool (the
+     calling thread works too) and returns when all calls have returned. batch_count: how many
+     contiguous batches to split the range into (0: the pool decides). fn must not fail. */
+  PrismStatus* (*KernelContextParallelFor)(const PrismKernelContext* context,
+                                           PrismParallelForFunction fn, void* user_data,
+                                           size_t total, size_t batch_count);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */
@@ -607,6 +769,12 @@ typedef struct PrismApiBase {
 
 /* The only symbol libprism.so exports. */
 PRISM_EXPORT const PrismApiBase* PrismGetApiBase(void);
+
+/* What a custom op library exports as RegisterCustomOps (version 6, RegisterCustomOpsLibrary):
+   it fetches the table with api_base->GetApi(PRISM_API_VERSION) and adds its domains to
+   options; NULL on success. */
+typedef PrismStatus* (*PrismRegisterCustomOpsFunction)(PrismSessionOptions* options,
+                                                       const PrismApiBase* api_base);
 
 #ifdef __cplusplus
 }

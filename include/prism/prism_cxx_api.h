@@ -4,16 +4,19 @@
 // that provides PRISM_API_VERSION.
 //
 // Ownership: each owning class (Env, SessionOptions, Session, RunOptions, Value, MemoryInfo,
-// Allocator, IoBinding, TypeInfo, TensorTypeAndShapeInfo, ModelMetadata) is move-only and
-// releases its handle in its destructor. Const* classes (ConstMemoryInfo,
-// ConstTensorTypeAndShapeInfo) and AllocatorWithDefaultOptions borrow a handle owned elsewhere and
-// must not outlive its owner. Every failing call throws prism::Exception carrying the C status's
-// code and message.
+// Allocator, IoBinding, TypeInfo, TensorTypeAndShapeInfo, ModelMetadata, CustomOpDomain) is
+// move-only and releases its handle in its destructor. Const* classes (ConstMemoryInfo,
+// ConstTensorTypeAndShapeInfo), AllocatorWithDefaultOptions and the custom op kernel views
+// (KernelInfo, KernelContext, KernelValue) borrow a handle owned elsewhere and must not outlive
+// its owner. Every failing call throws prism::Exception carrying the C status's code and message.
+// Custom operators: CustomOpBase turns a C++ op into a PrismCustomOp (see below).
 #ifndef PRISM_CXX_API_H_
 #define PRISM_CXX_API_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,8 +31,14 @@
 namespace prism {
 // The inline namespace gives the wrapper's classes their own mangled names: libprism_core.so
 // (loaded by libprism.so) exports internal C++ classes such as prism::Value, and a program's
-// inline prism::Value members must never interpose on them.
+// inline prism::Value members must never interpose on them. Custom op libraries that define
+// PRISM_API_MANUAL_INIT (they get the table from RegisterCustomOps and need not link libprism.so)
+// use a namespace of their own, so their copies never mix with the program's.
+#ifdef PRISM_API_MANUAL_INIT
+inline namespace cxx_manual_init {
+#else
 inline namespace cxx {
+#endif
 
 // Thrown for every error status of the C API.
 class Exception : public std::runtime_error {
@@ -44,6 +53,20 @@ class Exception : public std::runtime_error {
 
 namespace detail {
 
+#ifdef PRISM_API_MANUAL_INIT
+inline const PrismApi*& ApiSlot() {
+  static const PrismApi* api = nullptr;
+  return api;
+}
+// The table InitApi was given. Throws when it was not called.
+inline const PrismApi& Api() {
+  if (ApiSlot() == nullptr)
+    throw Exception(PRISM_FAIL,
+                    "prism::InitApi was not called (PRISM_API_MANUAL_INIT): call it "
+                    "in RegisterCustomOps with api_base->GetApi(PRISM_API_VERSION)");
+  return *ApiSlot();
+}
+#else
 // The function table, fetched once. Throws when the loaded libprism.so is too old.
 inline const PrismApi& Api() {
   static const PrismApi* const api = [] {
@@ -58,6 +81,7 @@ inline const PrismApi& Api() {
   }();
   return *api;
 }
+#endif
 
 // Converts an error status into an exception (and frees the status).
 inline void ThrowOnError(PrismStatus* status) {
@@ -100,6 +124,9 @@ inline void Release(PrismTensorTypeAndShapeInfo* p) {
 }
 inline void Release(PrismModelMetadata* p) {
   Api().ReleaseModelMetadata(p);
+}
+inline void Release(PrismCustomOpDomain* p) {
+  Api().ReleaseCustomOpDomain(p);
 }
 
 // A move-only owner of one C handle.
@@ -283,10 +310,22 @@ struct ElementTypeOf<bool> {
   static constexpr PrismElementType value = PRISM_TYPE_BOOL;
 };
 
+#ifdef PRISM_API_MANUAL_INIT
+// Sets the table every call of this wrapper goes through (custom op libraries: in
+// RegisterCustomOps, with api_base->GetApi(PRISM_API_VERSION)). Throws for NULL (a libprism.so
+// older than this header).
+inline void InitApi(const PrismApi* api) {
+  if (api == nullptr)
+    throw Exception(PRISM_FAIL,
+                    "libprism does not provide C API version " + std::to_string(PRISM_API_VERSION));
+  detail::ApiSlot() = api;
+}
+#else
 // The library's version, e.g. "0.1.0".
 inline std::string GetVersionString() {
   return PrismGetApiBase()->GetVersionString();
 }
+#endif
 
 // Providers whose library loads and whose device exists, best first, CPU last.
 inline std::vector<std::string> GetAvailableProviders() {
@@ -331,6 +370,22 @@ class Env : public detail::Owner<PrismEnv> {
   // The process's default verbosity (verbose messages of higher levels are left out).
   void SetLogVerbosityLevel(int verbosity) {
     detail::ThrowOnError(detail::Api().SetLogVerbosityLevel(get(), verbosity));
+  }
+};
+
+// A custom op domain: ops (PrismCustomOp tables, e.g. CustomOpBase objects) that sessions made
+// with SessionOptions::Add(domain) run. Each op must outlive every session using it.
+class CustomOpDomain : public detail::Owner<PrismCustomOpDomain> {
+ public:
+  explicit CustomOpDomain(const std::string& domain) {
+    PrismCustomOpDomain* handle = nullptr;
+    detail::ThrowOnError(detail::Api().CreateCustomOpDomain(domain.c_str(), &handle));
+    *this = CustomOpDomain(handle);
+  }
+  explicit CustomOpDomain(PrismCustomOpDomain* owned) noexcept : Owner(owned) {}
+  CustomOpDomain& Add(const PrismCustomOp* op) {
+    detail::ThrowOnError(detail::Api().CustomOpDomainAdd(get(), op));
+    return *this;
   }
 };
 
@@ -427,6 +482,19 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
     detail::ThrowOnError(detail::Api().AppendExecutionProvider(get(), name.c_str(), keys.data(),
                                                                values.data(), keys.size()));
     return *this;
+  }
+  // Sessions made with these options run the domain's ops (those added so far).
+  SessionOptions& Add(const CustomOpDomain& domain) {
+    detail::ThrowOnError(detail::Api().AddCustomOpDomain(get(), domain.get()));
+    return *this;
+  }
+  // Loads a custom op library and calls its RegisterCustomOps; returns its dlopen handle
+  // (borrowed: never dlclose it). The library stays loaded while these options or a session
+  // using its ops live.
+  void* RegisterCustomOpsLibrary(const std::string& path) {
+    void* handle = nullptr;
+    detail::ThrowOnError(detail::Api().RegisterCustomOpsLibrary(get(), path.c_str(), &handle));
+    return handle;
   }
 };
 
@@ -828,6 +896,317 @@ class Value : public detail::Owner<PrismValue> {
                       "tensor element type is " + std::to_string(static_cast<int>(actual)) +
                           ", accessed as " + std::to_string(static_cast<int>(wanted)));
   }
+};
+
+// ---- custom operators: kernel-side views and CustomOpBase ----
+
+// A custom op's input or output tensor inside KernelCompute, borrowed from the kernel context.
+// Inputs are read-only (MutableData throws for them); get() is null for an omitted input.
+class KernelValue {
+ public:
+  KernelValue(const PrismValue* input, PrismValue* output) noexcept
+      : input_(input), output_(output) {}
+  const PrismValue* get() const noexcept { return output_ != nullptr ? output_ : input_; }
+  explicit operator bool() const noexcept { return get() != nullptr; }
+
+  TensorTypeAndShapeInfo GetTensorTypeAndShapeInfo() const {
+    PrismTensorTypeAndShapeInfo* info = nullptr;
+    detail::ThrowOnError(detail::Api().GetTensorTypeAndShape(get(), &info));
+    return TensorTypeAndShapeInfo(info);
+  }
+  std::vector<int64_t> Shape() const { return GetTensorTypeAndShapeInfo().Shape(); }
+  PrismElementType ElementType() const { return GetTensorTypeAndShapeInfo().ElementType(); }
+  size_t ElementCount() const {
+    return static_cast<size_t>(GetTensorTypeAndShapeInfo().ElementCount());
+  }
+  // Typed access; throws when T does not match the element type.
+  template <typename T>
+  const T* Data() const {
+    Check(ElementTypeOf<T>::value);
+    const void* data = nullptr;
+    detail::ThrowOnError(detail::Api().GetTensorData(get(), &data));
+    return static_cast<const T*>(data);
+  }
+  template <typename T>
+  T* MutableData() {
+    Check(ElementTypeOf<T>::value);
+    if (output_ == nullptr)
+      throw Exception(PRISM_INVALID_ARGUMENT, "a custom op's input is read-only");
+    void* data = nullptr;
+    detail::ThrowOnError(detail::Api().GetTensorMutableData(output_, &data));
+    return static_cast<T*>(data);
+  }
+  std::string GetStringElement(size_t index) const {
+    const char* data = nullptr;
+    size_t length = 0;
+    detail::ThrowOnError(detail::Api().GetStringTensorElement(get(), index, &data, &length));
+    return std::string(data, length);
+  }
+  void FillStrings(const std::vector<std::string>& strings) {
+    if (output_ == nullptr)
+      throw Exception(PRISM_INVALID_ARGUMENT, "a custom op's input is read-only");
+    std::vector<const char*> data;
+    std::vector<size_t> lengths;
+    for (const std::string& text : strings) {
+      data.push_back(text.data());
+      lengths.push_back(text.size());
+    }
+    detail::ThrowOnError(
+        detail::Api().FillStringTensor(output_, data.data(), lengths.data(), strings.size()));
+  }
+
+ private:
+  void Check(PrismElementType wanted) const {
+    const PrismElementType actual = ElementType();
+    if (actual != wanted)
+      throw Exception(PRISM_INVALID_ARGUMENT,
+                      "tensor element type is " + std::to_string(static_cast<int>(actual)) +
+                          ", accessed as " + std::to_string(static_cast<int>(wanted)));
+  }
+  const PrismValue* input_;
+  PrismValue* output_;
+};
+
+// A node's attributes and static types while its custom op kernel is created (borrowed).
+class KernelInfo {
+ public:
+  explicit KernelInfo(const PrismKernelInfo* info) noexcept : info_(info) {}
+  const PrismKernelInfo* get() const noexcept { return info_; }
+
+  bool HasAttribute(const std::string& name) const {
+    int has = 0;
+    detail::ThrowOnError(detail::Api().KernelInfoHasAttribute(info_, name.c_str(), &has));
+    return has != 0;
+  }
+  // Each throws naming the node when the attribute is missing or of another type.
+  float GetAttributeFloat(const std::string& name) const {
+    float value = 0;
+    detail::ThrowOnError(detail::Api().KernelInfoGetAttributeFloat(info_, name.c_str(), &value));
+    return value;
+  }
+  int64_t GetAttributeInt64(const std::string& name) const {
+    int64_t value = 0;
+    detail::ThrowOnError(detail::Api().KernelInfoGetAttributeInt64(info_, name.c_str(), &value));
+    return value;
+  }
+  std::string GetAttributeString(const std::string& name) const {
+    const char* text = nullptr;
+    size_t length = 0;
+    detail::ThrowOnError(
+        detail::Api().KernelInfoGetAttributeString(info_, name.c_str(), &text, &length));
+    return std::string(text, length);
+  }
+  std::vector<float> GetAttributeFloats(const std::string& name) const {
+    const float* values = nullptr;
+    size_t count = 0;
+    detail::ThrowOnError(
+        detail::Api().KernelInfoGetAttributeFloats(info_, name.c_str(), &values, &count));
+    return std::vector<float>(values, values + count);
+  }
+  std::vector<int64_t> GetAttributeInt64s(const std::string& name) const {
+    const int64_t* values = nullptr;
+    size_t count = 0;
+    detail::ThrowOnError(
+        detail::Api().KernelInfoGetAttributeInt64s(info_, name.c_str(), &values, &count));
+    return std::vector<int64_t>(values, values + count);
+  }
+  size_t GetInputCount() const {
+    size_t count = 0;
+    detail::ThrowOnError(detail::Api().KernelInfoGetInputCount(info_, &count));
+    return count;
+  }
+  size_t GetOutputCount() const {
+    size_t count = 0;
+    detail::ThrowOnError(detail::Api().KernelInfoGetOutputCount(info_, &count));
+    return count;
+  }
+  TypeInfo GetInputTypeInfo(size_t index) const {
+    PrismTypeInfo* info = nullptr;
+    detail::ThrowOnError(detail::Api().KernelInfoGetInputTypeInfo(info_, index, &info));
+    return TypeInfo(info);
+  }
+  TypeInfo GetOutputTypeInfo(size_t index) const {
+    PrismTypeInfo* info = nullptr;
+    detail::ThrowOnError(detail::Api().KernelInfoGetOutputTypeInfo(info_, index, &info));
+    return TypeInfo(info);
+  }
+  std::string GetNodeName() const {
+    const char* name = nullptr;
+    detail::ThrowOnError(detail::Api().KernelInfoGetNodeName(info_, &name));
+    return name;
+  }
+
+ private:
+  const PrismKernelInfo* info_;
+};
+
+// A node's inputs, outputs and intra-op threads while its custom op kernel computes (borrowed).
+class KernelContext {
+ public:
+  explicit KernelContext(PrismKernelContext* context) noexcept : context_(context) {}
+  PrismKernelContext* get() const noexcept { return context_; }
+
+  size_t GetInputCount() const {
+    size_t count = 0;
+    detail::ThrowOnError(detail::Api().KernelContextGetInputCount(context_, &count));
+    return count;
+  }
+  size_t GetOutputCount() const {
+    size_t count = 0;
+    detail::ThrowOnError(detail::Api().KernelContextGetOutputCount(context_, &count));
+    return count;
+  }
+  // Empty (false) when the node omits the input.
+  KernelValue GetInput(size_t index) const {
+    const PrismValue* value = nullptr;
+    detail::ThrowOnError(detail::Api().KernelContextGetInput(context_, index, &value));
+    return KernelValue(value, nullptr);
+  }
+  // Allocates output index; type PRISM_TYPE_UNDEFINED: the op's declared type (else the node's).
+  KernelValue GetOutput(size_t index, const std::vector<int64_t>& shape,
+                        PrismElementType type = PRISM_TYPE_UNDEFINED) {
+    PrismValue* value = nullptr;
+    detail::ThrowOnError(detail::Api().KernelContextGetOutput(context_, index, type, shape.data(),
+                                                              shape.size(), &value));
+    return KernelValue(nullptr, value);
+  }
+  int GetIntraOpThreadCount() const {
+    int threads = 1;
+    detail::ThrowOnError(detail::Api().KernelContextGetIntraOpThreadCount(context_, &threads));
+    return threads;
+  }
+  // Calls fn(i) for every i in [0, total) on the session's intra-op threads; the first exception
+  // fn throws is rethrown here once every call has returned.
+  template <typename Fn>
+  void ParallelFor(size_t total, Fn&& fn, size_t batch_count = 0) const {
+    struct Job {
+      std::remove_reference_t<Fn>* fn;
+      std::exception_ptr error;
+      std::atomic<bool> failed{false};
+    } job{&fn, nullptr};
+    auto call = [](void* data, size_t index) {
+      Job& running = *static_cast<Job*>(data);
+      if (running.failed.load()) return;
+      try {
+        (*running.fn)(index);
+      } catch (...) {
+        if (!running.failed.exchange(true)) running.error = std::current_exception();
+      }
+    };
+    detail::ThrowOnError(
+        detail::Api().KernelContextParallelFor(context_, call, &job, total, batch_count));
+    if (job.error) std::rethrow_exception(job.error);
+  }
+
+ private:
+  PrismKernelContext* context_;
+};
+
+namespace detail {
+// A callback's exceptions as the status it returns across the C ABI.
+template <typename Fn>
+PrismStatus* StatusFromCall(Fn&& fn) noexcept {
+  try {
+    fn();
+    return nullptr;
+  } catch (const Exception& e) {
+    return Api().CreateStatus(e.Code(), e.what());
+  } catch (const std::exception& e) {
+    return Api().CreateStatus(PRISM_FAIL, e.what());
+  } catch (...) {
+    return Api().CreateStatus(PRISM_FAIL, "unknown exception in a custom op");
+  }
+}
+}  // namespace detail
+
+// Turns a C++ op description into a PrismCustomOp (onnxruntime's Ort::CustomOpBase):
+//
+//   struct MyKernel {
+//     explicit MyKernel(const prism::KernelInfo& info);      // reads attributes
+//     void Compute(prism::KernelContext& context);           // may throw prism::Exception
+//   };
+//   struct MyOp : prism::CustomOpBase<MyOp, MyKernel> {
+//     const char* GetName() const { return "MyOp"; }
+//     size_t GetInputTypeCount() const { return 2; }
+//     PrismElementType GetInputType(size_t) const { return PRISM_TYPE_FLOAT; }
+//     size_t GetOutputTypeCount() const { return 1; }
+//     PrismElementType GetOutputType(size_t) const { return PRISM_TYPE_FLOAT; }
+//   };
+//
+// MyOp may also define any of the defaults below (EP, characteristics, variadic arity and
+// homogeneity, opsets). An op object must outlive every session using it (static storage).
+template <typename TOp, typename TKernel>
+struct CustomOpBase : PrismCustomOp {
+  CustomOpBase() : PrismCustomOp{} {
+    version = PRISM_CUSTOM_OP_VERSION;
+    PrismCustomOp::CreateKernel = [](const PrismCustomOp*, const PrismApi*,
+                                     const PrismKernelInfo* info, void** kernel) {
+      return detail::StatusFromCall([&] { *kernel = new TKernel(KernelInfo(info)); });
+    };
+    PrismCustomOp::GetName = [](const PrismCustomOp* op) { return Self(op).GetName(); };
+    PrismCustomOp::GetExecutionProviderType = [](const PrismCustomOp* op) {
+      return Self(op).GetExecutionProviderType();
+    };
+    PrismCustomOp::GetInputTypeCount = [](const PrismCustomOp* op) {
+      return Self(op).GetInputTypeCount();
+    };
+    PrismCustomOp::GetInputType = [](const PrismCustomOp* op, size_t index) {
+      return Self(op).GetInputType(index);
+    };
+    PrismCustomOp::GetOutputTypeCount = [](const PrismCustomOp* op) {
+      return Self(op).GetOutputTypeCount();
+    };
+    PrismCustomOp::GetOutputType = [](const PrismCustomOp* op, size_t index) {
+      return Self(op).GetOutputType(index);
+    };
+    PrismCustomOp::GetInputCharacteristic = [](const PrismCustomOp* op, size_t index) {
+      return Self(op).GetInputCharacteristic(index);
+    };
+    PrismCustomOp::GetOutputCharacteristic = [](const PrismCustomOp* op, size_t index) {
+      return Self(op).GetOutputCharacteristic(index);
+    };
+    PrismCustomOp::GetVariadicInputMinArity = [](const PrismCustomOp* op) {
+      return Self(op).GetVariadicInputMinArity();
+    };
+    PrismCustomOp::GetVariadicInputHomogeneity = [](const PrismCustomOp* op) {
+      return Self(op).GetVariadicInputHomogeneity() ? 1 : 0;
+    };
+    PrismCustomOp::GetVariadicOutputMinArity = [](const PrismCustomOp* op) {
+      return Self(op).GetVariadicOutputMinArity();
+    };
+    PrismCustomOp::GetVariadicOutputHomogeneity = [](const PrismCustomOp* op) {
+      return Self(op).GetVariadicOutputHomogeneity() ? 1 : 0;
+    };
+    PrismCustomOp::GetSinceVersion = [](const PrismCustomOp* op) {
+      return Self(op).GetSinceVersion();
+    };
+    PrismCustomOp::GetEndVersion = [](const PrismCustomOp* op) { return Self(op).GetEndVersion(); };
+    PrismCustomOp::KernelCompute = [](void* kernel, PrismKernelContext* context) {
+      return detail::StatusFromCall([&] {
+        KernelContext wrapped(context);
+        static_cast<TKernel*>(kernel)->Compute(wrapped);
+      });
+    };
+    PrismCustomOp::KernelDestroy = [](void* kernel) { delete static_cast<TKernel*>(kernel); };
+  }
+
+  // Defaults TOp may hide with its own.
+  const char* GetExecutionProviderType() const { return nullptr; }  // the CPU EP
+  PrismCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t) const {
+    return PRISM_INPUT_OUTPUT_REQUIRED;
+  }
+  PrismCustomOpInputOutputCharacteristic GetOutputCharacteristic(size_t) const {
+    return PRISM_INPUT_OUTPUT_REQUIRED;
+  }
+  int GetVariadicInputMinArity() const { return 1; }
+  bool GetVariadicInputHomogeneity() const { return true; }
+  int GetVariadicOutputMinArity() const { return 1; }
+  bool GetVariadicOutputHomogeneity() const { return true; }
+  int GetSinceVersion() const { return 1; }
+  int GetEndVersion() const { return 2147483647; }
+
+ private:
+  static const TOp& Self(const PrismCustomOp* op) { return *static_cast<const TOp*>(op); }
 };
 
 class Session;

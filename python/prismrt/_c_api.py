@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 5).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 6).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 5
+API_VERSION = 6
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -35,6 +35,8 @@ LOGGING_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.
                                     ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
 RUN_ASYNC_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.c_size_t, ctypes.c_void_p)
+# Version 6: PrismParallelForFunction(user_data, index).
+PARALLEL_FOR_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t)
 
 # (member, return type, argument types) in the header's order.
 _TABLE_V1 = [
@@ -223,7 +225,39 @@ _TABLE_V5 = [
     ("RunAsync", _STATUS, [_P, _P, _PSTR, _PP, _SIZE, _PSTR, _SIZE, _PP, RUN_ASYNC_CALLBACK, _P]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5
+# Appended by version 6.
+_TABLE_V6 = [
+    # statuses for callbacks
+    ("CreateStatus", _STATUS, [_ENUM, _STR]),
+    ("GetTensorData", _STATUS, [_P, _PP]),
+    # custom op domains
+    ("CreateCustomOpDomain", _STATUS, [_STR, _PP]),
+    ("ReleaseCustomOpDomain", _VOID, [_P]),
+    ("CustomOpDomainAdd", _STATUS, [_P, _P]),
+    ("AddCustomOpDomain", _STATUS, [_P, _P]),
+    ("RegisterCustomOpsLibrary", _STATUS, [_P, _STR, _PP]),
+    # kernel info
+    ("KernelInfoGetAttributeFloat", _STATUS, [_P, _STR, ctypes.POINTER(ctypes.c_float)]),
+    ("KernelInfoGetAttributeInt64", _STATUS, [_P, _STR, _PI64]),
+    ("KernelInfoGetAttributeString", _STATUS, [_P, _STR, _PSTR, _PSIZE]),
+    ("KernelInfoGetAttributeFloats", _STATUS, [_P, _STR, _PP, _PSIZE]),
+    ("KernelInfoGetAttributeInt64s", _STATUS, [_P, _STR, _PP, _PSIZE]),
+    ("KernelInfoHasAttribute", _STATUS, [_P, _STR, _PINT]),
+    ("KernelInfoGetInputCount", _STATUS, [_P, _PSIZE]),
+    ("KernelInfoGetOutputCount", _STATUS, [_P, _PSIZE]),
+    ("KernelInfoGetInputTypeInfo", _STATUS, [_P, _SIZE, _PP]),
+    ("KernelInfoGetOutputTypeInfo", _STATUS, [_P, _SIZE, _PP]),
+    ("KernelInfoGetNodeName", _STATUS, [_P, _PSTR]),
+    # kernel context
+    ("KernelContextGetInputCount", _STATUS, [_P, _PSIZE]),
+    ("KernelContextGetOutputCount", _STATUS, [_P, _PSIZE]),
+    ("KernelContextGetInput", _STATUS, [_P, _SIZE, _PP]),
+    ("KernelContextGetOutput", _STATUS, [_P, _SIZE, _ENUM, _PI64, _SIZE, _PP]),
+    ("KernelContextGetIntraOpThreadCount", _STATUS, [_P, _PINT]),
+    ("KernelContextParallelFor", _STATUS, [_P, PARALLEL_FOR_FUNCTION, _P, _SIZE, _SIZE]),
+]
+
+_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

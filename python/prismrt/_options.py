@@ -58,7 +58,7 @@ class SessionOptions:
                  "_log_verbosity_level", "_log_verbosity_set", "_logid", "_enable_profiling",
                  "_profile_file_prefix", "_optimized_model_filepath", "_enable_cpu_mem_arena",
                  "_enable_mem_pattern", "_use_per_session_threads", "_enable_mem_reuse",
-                 "_use_deterministic_compute", "_config_entries", "__weakref__")
+                 "_use_deterministic_compute", "_config_entries", "_custom_ops", "__weakref__")
 
     def __init__(self):
         self._intra_op_num_threads = 0
@@ -79,6 +79,9 @@ class SessionOptions:
         self._enable_mem_reuse = True
         self._use_deterministic_compute = False
         self._config_entries = {}
+        # A PrismSessionOptions holding the custom op libraries loaded so far (None: none);
+        # sessions start from a clone of it, so they share the loaded libraries.
+        self._custom_ops = None
 
     # -- threads and execution -------------------------------------------------------------
     @property
@@ -232,11 +235,32 @@ class SessionOptions:
             raise RuntimeError("SessionOptions does not have configuration with key: %s" % key)
         return self._config_entries[key]
 
+    # -- custom operators ------------------------------------------------------------------
+    def register_custom_ops_library(self, library_path):
+        """Loads a shared library of custom ops and calls its exported RegisterCustomOps
+        (include/prism/prism_c_api.h), as onnxruntime's does; sessions made with these options
+        run its ops. Raises NoSuchFile when the file does not exist, InvalidArgument when it
+        cannot be loaded or exports no RegisterCustomOps, or the error RegisterCustomOps
+        returns."""
+        path = _check_str("library_path", str(library_path))
+        c = api()
+        if self._custom_ops is None:
+            handle = _P()
+            c.check(c.CreateSessionOptions(ctypes.byref(handle)))
+            holder = Handle(handle, c.ReleaseSessionOptions)
+        else:
+            holder = self._custom_ops
+        c.check(c.RegisterCustomOpsLibrary(holder.pointer, path.encode("utf-8"), None))
+        self._custom_ops = holder
+
     def _make_c_options(self):
         """An owned PrismSessionOptions with every setting applied (no providers yet)."""
         c = api()
         handle = _P()
-        c.check(c.CreateSessionOptions(ctypes.byref(handle)))
+        if self._custom_ops is not None:  # its custom op domains and libraries come along
+            c.check(c.CloneSessionOptions(self._custom_ops.pointer, ctypes.byref(handle)))
+        else:
+            c.check(c.CreateSessionOptions(ctypes.byref(handle)))
         options = Handle(handle, c.ReleaseSessionOptions)
         pointer = options.pointer
         c.check(c.SetIntraOpNumThreads(pointer, self._intra_op_num_threads))

@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "common/status.h"
+#include "framework/custom_op.h"
 #include "framework/element_type.h"
 #include "framework/memory_info.h"
 #include "framework/value.h"
@@ -35,13 +36,14 @@ constexpr size_t Scaled(size_t recorded) {
 #include "capi/abi_offsets_v3.inc"
 #include "capi/abi_offsets_v4.inc"
 #include "capi/abi_offsets_v5.inc"
+#include "capi/abi_offsets_v6.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 
 // Bumping PRISM_API_VERSION means recording the new members in abi_offsets_v<N>.inc, including
 // it above, and checking the table size against that version here.
-static_assert(PRISM_API_VERSION == 5, "record the new version's members in abi_offsets_v<N>.inc");
-static_assert(sizeof(PrismApi) == kRecordedSizeV5,
+static_assert(PRISM_API_VERSION == 6, "record the new version's members in abi_offsets_v<N>.inc");
+static_assert(sizeof(PrismApi) == kRecordedSizeV6,
               "PrismApi has members that no abi_offsets_v<N>.inc records");
 
 static_assert(offsetof(PrismApiBase, GetApi) == 0, "PrismApiBase is frozen");
@@ -126,6 +128,10 @@ PRISM_SAME_ENUM(PRISM_DEVICE_GPU, DeviceType::kGpu);
 PRISM_SAME_ENUM(PRISM_DEVICE_FPGA, DeviceType::kFpga);
 PRISM_SAME_ENUM(PRISM_DEVICE_NPU, DeviceType::kNpu);
 PRISM_SAME_ENUM(PRISM_DEVICE_SIMULATED, DeviceType::kSimulated);
+
+PRISM_SAME_ENUM(PRISM_INPUT_OUTPUT_REQUIRED, CustomOpArgKind::kRequired);
+PRISM_SAME_ENUM(PRISM_INPUT_OUTPUT_OPTIONAL, CustomOpArgKind::kOptional);
+PRISM_SAME_ENUM(PRISM_INPUT_OUTPUT_VARIADIC, CustomOpArgKind::kVariadic);
 
 #undef PRISM_SAME_ENUM
 

@@ -224,5 +224,47 @@ PrismStatus* RunAsync(PrismSession* session, const PrismRunOptions* run_options,
                       size_t input_count, const char* const* output_names, size_t output_count,
                       PrismValue** outputs, PrismRunAsyncCallback callback,
                       void* user_data) noexcept;
+PrismStatus* CreateStatus(PrismErrorCode code, const char* message) noexcept;
+PrismStatus* GetTensorData(const PrismValue* value, const void** out) noexcept;
+PrismStatus* CreateCustomOpDomain(const char* domain, PrismCustomOpDomain** out) noexcept;
+void ReleaseCustomOpDomain(PrismCustomOpDomain* domain) noexcept;
+PrismStatus* CustomOpDomainAdd(PrismCustomOpDomain* domain, const PrismCustomOp* op) noexcept;
+PrismStatus* AddCustomOpDomain(PrismSessionOptions* options, PrismCustomOpDomain* domain) noexcept;
+PrismStatus* RegisterCustomOpsLibrary(PrismSessionOptions* options, const char* library_path,
+                                      void** library_handle) noexcept;
+PrismStatus* KernelInfoGetAttributeFloat(const PrismKernelInfo* info, const char* name,
+                                         float* out) noexcept;
+PrismStatus* KernelInfoGetAttributeInt64(const PrismKernelInfo* info, const char* name,
+                                         int64_t* out) noexcept;
+PrismStatus* KernelInfoGetAttributeString(const PrismKernelInfo* info, const char* name,
+                                          const char** out, size_t* length) noexcept;
+PrismStatus* KernelInfoGetAttributeFloats(const PrismKernelInfo* info, const char* name,
+                                          const float** out, size_t* count) noexcept;
+PrismStatus* KernelInfoGetAttributeInt64s(const PrismKernelInfo* info, const char* name,
+                                          const int64_t** out, size_t* count) noexcept;
+PrismStatus* KernelInfoHasAttribute(const PrismKernelInfo* info, const char* name,
+                                    int* out) noexcept;
+PrismStatus* KernelInfoGetInputCount(const PrismKernelInfo* info, size_t* out) noexcept;
+PrismStatus* KernelInfoGetOutputCount(const PrismKernelInfo* info, size_t* out) noexcept;
+PrismStatus* KernelInfoGetInputTypeInfo(const PrismKernelInfo* info, size_t index,
+                                        PrismTypeInfo** out) noexcept;
+PrismStatus* KernelInfoGetOutputTypeInfo(const PrismKernelInfo* info, size_t index,
+                                         PrismTypeInfo** out) noexcept;
+PrismStatus* KernelInfoGetNodeName(const PrismKernelInfo* info, const char** out) noexcept;
+PrismStatus* KernelContextGetInputCount(const PrismKernelContext* context, size_t* out) noexcept;
+PrismStatus* KernelContextGetOutputCount(const PrismKernelContext* context, size_t* out) noexcept;
+PrismStatus* KernelContextGetInput(const PrismKernelContext* context, size_t index,
+                                   const PrismValue** out) noexcept;
+PrismStatus* KernelContextGetOutput(PrismKernelContext* context, size_t index,
+                                    PrismElementType type, const int64_t* shape, size_t rank,
+                                    PrismValue** out) noexcept;
+PrismStatus* KernelContextGetIntraOpThreadCount(const PrismKernelContext* context,
+                                                int* out) noexcept;
+PrismStatus* KernelContextParallelFor(const PrismKernelContext* context,
+                                      PrismParallelForFunction fn, void* user_data, size_t total,
+                                      size_t batch_count) noexcept;
+
+// The newest function table (what custom ops' CreateKernel receives).
+const PrismApi* ApiTable() noexcept;
 
 }  // namespace prism::capi

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/custom_op.h"
 #include "prism/prism_c_api.h"
 #include "session/global_thread_pools.h"
 #include "session/inference_session.h"
@@ -39,6 +40,14 @@ struct PrismPrepackedWeightsContainer {
 struct PrismSessionOptions {
   prism::SessionOptions options;
   std::vector<prism::ProviderSpec> providers;  // in priority order
+  // Custom op libraries RegisterCustomOpsLibrary loaded (each unloaded when its last holder, an
+  // options object or an op of a session, goes).
+  std::vector<std::shared_ptr<void>> libraries;
+};
+
+struct PrismCustomOpDomain {
+  std::string domain;
+  std::vector<std::shared_ptr<const prism::CustomOp>> ops;
 };
 
 struct PrismSession {
@@ -111,4 +120,18 @@ struct PrismIoBinding {
   std::vector<prism::Value> inputs;
   std::vector<OutputBinding> outputs;
   std::vector<prism::Value> results;  // of the last RunWithBinding, in output binding order
+};
+
+struct PrismKernelInfo {
+  const prism::OpKernelInfo& info;
+  const std::string& op_label;  // "custom op 'Foo' of domain 'd'"
+};
+
+struct PrismKernelContext {
+  prism::OpKernelContext& context;
+  const prism::CustomOpSignature& signature;
+  const std::string& op_label;
+  std::vector<std::unique_ptr<PrismValue>> inputs;   // null where the node omits one
+  std::vector<std::unique_ptr<PrismValue>> outputs;  // made by KernelContextGetOutput
+  std::mutex outputs_mutex;
 };

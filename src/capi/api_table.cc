@@ -155,6 +155,30 @@ constexpr PrismApi kApiV1 = {
     .GetBuildInfoString = GetBuildInfoString,
     .SessionGetProfilingStartTimeNs = SessionGetProfilingStartTimeNs,
     .RunAsync = RunAsync,
+    .CreateStatus = CreateStatus,
+    .GetTensorData = GetTensorData,
+    .CreateCustomOpDomain = CreateCustomOpDomain,
+    .ReleaseCustomOpDomain = ReleaseCustomOpDomain,
+    .CustomOpDomainAdd = CustomOpDomainAdd,
+    .AddCustomOpDomain = AddCustomOpDomain,
+    .RegisterCustomOpsLibrary = RegisterCustomOpsLibrary,
+    .KernelInfoGetAttributeFloat = KernelInfoGetAttributeFloat,
+    .KernelInfoGetAttributeInt64 = KernelInfoGetAttributeInt64,
+    .KernelInfoGetAttributeString = KernelInfoGetAttributeString,
+    .KernelInfoGetAttributeFloats = KernelInfoGetAttributeFloats,
+    .KernelInfoGetAttributeInt64s = KernelInfoGetAttributeInt64s,
+    .KernelInfoHasAttribute = KernelInfoHasAttribute,
+    .KernelInfoGetInputCount = KernelInfoGetInputCount,
+    .KernelInfoGetOutputCount = KernelInfoGetOutputCount,
+    .KernelInfoGetInputTypeInfo = KernelInfoGetInputTypeInfo,
+    .KernelInfoGetOutputTypeInfo = KernelInfoGetOutputTypeInfo,
+    .KernelInfoGetNodeName = KernelInfoGetNodeName,
+    .KernelContextGetInputCount = KernelContextGetInputCount,
+    .KernelContextGetOutputCount = KernelContextGetOutputCount,
+    .KernelContextGetInput = KernelContextGetInput,
+    .KernelContextGetOutput = KernelContextGetOutput,
+    .KernelContextGetIntraOpThreadCount = KernelContextGetIntraOpThreadCount,
+    .KernelContextParallelFor = KernelContextParallelFor,
 };
 
 #define PRISM_ABI_OFFSET(member, offset) \
@@ -165,8 +189,17 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v3.inc"
 #include "capi/abi_offsets_v4.inc"
 #include "capi/abi_offsets_v5.inc"
+#include "capi/abi_offsets_v6.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
+
+}  // namespace
+
+const PrismApi* ApiTable() noexcept {
+  return &kApiV1;
+}
+
+namespace {
 
 const PrismApi* GetApi(uint32_t version) noexcept {
   // Every supported version is a prefix of the newest table, so one table serves them all.

@@ -174,6 +174,16 @@ PrismStatus* GetTensorMutableData(PrismValue* value, void** out) noexcept {
   });
 }
 
+PrismStatus* GetTensorData(const PrismValue* value, const void** out) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(out, "out");
+    const Tensor& tensor = TensorOf(*value);
+    RejectStrings(tensor, "GetStringTensorElement");
+    *out = tensor.SizeInBytes() == 0 ? nullptr : tensor.RawData();
+  });
+}
+
 PrismStatus* GetTensorSizeInBytes(const PrismValue* value, size_t* out) noexcept {
   return Guard(__func__, [&] {
     Require(value, "value");

@@ -1,15 +1,30 @@
 #include "framework/execution_provider.h"
 
+#include "framework/custom_op.h"
 #include "graph/graph.h"
 
 namespace prism {
 
 const KernelCreateInfo* KernelLookup::Find(const Node& node, std::string* reason) const {
-  if (registry_ == nullptr) {
-    if (reason) *reason = "the EP has no kernel registry";
-    return nullptr;
+  std::string custom_reason;
+  if (custom_ops_ != nullptr) {
+    if (const KernelCreateInfo* info = custom_ops_->Find(node, provider_, &custom_reason))
+      return info;
   }
-  return registry_->Find(node, reason);
+  const KernelCreateInfo* info = nullptr;
+  std::string own_reason;
+  if (registry_ == nullptr)
+    own_reason = "the EP has no kernel registry";
+  else
+    info = registry_->Find(node, &own_reason);
+  // A custom op of this type that does not fit the node says more than "no kernel".
+  if (info == nullptr && reason != nullptr)
+    *reason = custom_reason.empty() ? own_reason : custom_reason;
+  return info;
+}
+
+bool KernelLookup::FindsCustomOp(const Node& node) const {
+  return custom_ops_ != nullptr && custom_ops_->Find(node, provider_, nullptr) != nullptr;
 }
 
 std::vector<ComputeCapability> IExecutionProvider::GetCapability(

@@ -52,14 +52,23 @@ struct DeclinedNode {
   std::string reason;
 };
 
-// Kernel lookup handed to GetCapability: the EP's registry plus the reason for a miss.
+class CustomOpRegistry;
+
+// Kernel lookup handed to GetCapability: the session's custom ops for this EP (when it has any),
+// then the EP's registry, plus the reason for a miss.
 class KernelLookup {
  public:
-  explicit KernelLookup(const KernelRegistry* registry) : registry_(registry) {}
+  explicit KernelLookup(const KernelRegistry* registry,
+                        const CustomOpRegistry* custom_ops = nullptr, std::string provider = "")
+      : registry_(registry), custom_ops_(custom_ops), provider_(std::move(provider)) {}
   const KernelCreateInfo* Find(const Node& node, std::string* reason) const;
+  // Whether Find gives node a custom op's kernel.
+  bool FindsCustomOp(const Node& node) const;
 
  private:
   const KernelRegistry* registry_;
+  const CustomOpRegistry* custom_ops_;
+  std::string provider_;
 };
 
 class IExecutionProvider {

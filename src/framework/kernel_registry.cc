@@ -119,6 +119,13 @@ const KernelCreateInfo* KernelRegistry::Find(const Node& node, std::string* reas
   return nullptr;
 }
 
+bool KernelRegistry::HasDomain(const std::string& domain) const {
+  const std::string prefix = Key(domain, "");
+  for (const auto& [key, list] : kernels_)
+    if (key.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
 std::vector<const KernelCreateInfo*> KernelRegistry::All() const {
   std::vector<const KernelCreateInfo*> all;
   all.reserve(order_.size());

@@ -23,6 +23,8 @@ class KernelRegistry {
   const KernelCreateInfo* Find(const Node& node, std::string* reason) const;
   // Every registration, in registration order.
   std::vector<const KernelCreateInfo*> All() const;
+  // Whether any kernel is registered in domain ("" or "ai.onnx" for ONNX's).
+  bool HasDomain(const std::string& domain) const;
 
  private:
   static std::string Key(const std::string& domain, const std::string& op_type);

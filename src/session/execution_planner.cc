@@ -141,7 +141,8 @@ class ExecutionPlanner::Impl {
         def = FusedKernelDef(*plan, node);
       } else {
         std::string why;
-        info = provider->GetKernelRegistry()->Find(node, &why);
+        const auto registry = provider->GetKernelRegistry();
+        info = KernelLookup(registry.get(), in_.custom_ops, provider->Type()).Find(node, &why);
         PRISM_ENFORCE(info != nullptr, kEpFail, provider->Type(), " claimed ", node.Describe(),
                       " but has no kernel for it: ", why);
         def = &info->def;

@@ -34,6 +34,8 @@ struct PlannerInputs {
   // Called during planning for each main-graph constant that every reader took packed (the
   // plan holds no slot for it any more): the session may release it now.
   std::function<void(const std::string& name, const PrePackedWeight& packed)> on_packed_only;
+  // The session's custom ops: a node's EP finds its kernel there first (nullptr: none).
+  const CustomOpRegistry* custom_ops = nullptr;
 };
 
 // The constant initializer `name` as seen from graph (enclosing graphs included), or nullptr when

@@ -38,6 +38,22 @@ class Partitioner {
   Assignment TakeResult() { return std::move(assignment_); }
 
  private:
+  // For a node of a domain that no EP has kernels for and no custom op domain registers: how to
+  // register one. "" otherwise.
+  std::string UnknownDomainHint(const std::string& domain) const {
+    if (domain.empty()) return "";
+    if (settings_.custom_ops != nullptr && settings_.custom_ops->HasDomain(domain)) return "";
+    for (const auto& provider : providers_) {
+      auto registry = provider->GetKernelRegistry();
+      if (registry != nullptr && registry->HasDomain(domain)) return "";
+    }
+    return MakeString("; domain '", domain,
+                      "' is neither built in nor registered as a custom op domain with this "
+                      "session (C: AddCustomOpDomain or RegisterCustomOpsLibrary; C++: "
+                      "SessionOptions::Add or RegisterCustomOpsLibrary; Python: "
+                      "SessionOptions.register_custom_ops_library)");
+  }
+
   void Partition(const Graph& graph, const std::string& path) {
     GraphAssignment& result = assignment_[&graph];
     result.path = path;
@@ -48,7 +64,7 @@ class Partitioner {
       if (remaining.empty()) break;
       GraphViewer viewer(graph, remaining);
       auto registry = provider->GetKernelRegistry();
-      KernelLookup lookup(registry.get());
+      KernelLookup lookup(registry.get(), settings_.custom_ops, provider->Type());
       std::vector<DeclinedNode> refusals;
       std::vector<ComputeCapability> claims;
       try {
@@ -93,7 +109,7 @@ class Partitioner {
       PRISM_THROW(kNotImplemented, "no execution provider can run ", node.Describe(), " in graph ",
                   path, " (op ", node.Domain().empty() ? "" : node.Domain() + ".", node.OpType(),
                   ", opset ", node.OpsetVersion(), ", input types ", DescribeInputTypes(node), ")",
-                  reasons);
+                  reasons, UnknownDomainHint(node.Domain()));
     }
     for (NodeIndex index : graph.TopologicalOrder()) {
       const Node& node = graph.GetNode(index);
@@ -114,6 +130,8 @@ class Partitioner {
       placement.domain = node.Domain();
       placement.opset = node.OpsetVersion();
       placement.provider = provider->Type();
+      placement.custom_op =
+          KernelLookup(nullptr, settings_.custom_ops, provider->Type()).FindsCustomOp(node);
       placement.declined = declined[index];
       for (const NodeArg* arg : node.Inputs())
         if (arg) placement.inputs.push_back(arg->name);

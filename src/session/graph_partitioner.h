@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "framework/custom_op.h"
 #include "framework/execution_provider.h"
 #include "graph/graph.h"
 #include "session/partition_report.h"
@@ -34,6 +35,8 @@ using Assignment = std::unordered_map<const Graph*, GraphAssignment>;
 struct PartitionSettings {
   // Nodes no listed EP takes are an error instead of falling back to the CPU EP.
   bool disable_cpu_fallback = false;
+  // The session's custom ops, offered to their EP before its own kernels (nullptr: none).
+  const CustomOpRegistry* custom_ops = nullptr;
 };
 
 // Partitions main and, recursively, the subgraphs of its nodes. Throws naming the node, its op,

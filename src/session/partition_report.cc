@@ -43,7 +43,11 @@ std::string PartitionReport::ToText() const {
   out << "Nodes:\n";
   for (const NodePlacement& node : nodes) {
     out << "  [" << node.graph << "] " << node.node_name << " (" << node.op_type << ", opset "
-        << node.opset << ") -> " << node.provider
+        << node.opset
+        << (node.custom_op
+                ? ", custom op of domain '" + (node.domain.empty() ? "ai.onnx" : node.domain) + "'"
+                : std::string())
+        << ") -> " << node.provider
         << (node.fused_into.empty() ? "" : " (fused into " + node.fused_into + ")") << "\n";
     for (const auto& [provider, reason] : node.declined)
       out << "      declined by " << provider << ": " << reason << "\n";

@@ -20,6 +20,7 @@ struct NodePlacement {
   std::vector<std::string> inputs;  // value names, for drawing edges
   std::vector<std::string> outputs;
   std::string fused_into;  // the fused node that now runs it, when its EP compiled a group
+  bool custom_op = false;  // its kernel is a custom op the session's options registered
 };
 
 // A group of nodes that one node now runs: a group an EP claimed and compiled, or the nodes an

@@ -12,6 +12,7 @@
 namespace prism {
 
 class PrepackedWeightsContainer;
+struct CustomOpDomain;
 
 // kLayout (onnxruntime's ORT_ENABLE_LAYOUT) runs the basic, extended and layout transformers,
 // as kAll does: Prism has no level above layout.
@@ -76,6 +77,9 @@ struct SessionOptions {
   // the packing of identical weights (onnxruntime's PrepackedWeightsContainer). nullptr: each
   // session keeps its own.
   std::shared_ptr<PrepackedWeightsContainer> prepacked_weights;
+  // Custom op domains (framework/custom_op.h): their ops are offered to their EP (the CPU EP
+  // unless an op names another) before its own kernels. Shared, never changed once added.
+  std::vector<std::shared_ptr<const CustomOpDomain>> custom_op_domains;
 
   std::string ConfigOr(const std::string& key, const std::string& fallback) const {
     auto it = config_entries.find(key);

@@ -50,6 +50,9 @@ std::shared_ptr<const SessionState> SessionState::Build(
   const auto providers_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   auto state = std::make_shared<SessionState>();
   state->model_ = model;
+  if (!options.custom_op_domains.empty())
+    state->custom_ops_ = std::make_shared<CustomOpRegistry>(options.custom_op_domains);
+  const CustomOpRegistry* custom_ops = state->custom_ops_.get();
   if (auto it = options.config_entries.find("session.run_timeout_ms");
       it != options.config_entries.end()) {
     const std::string& text = it->second;
@@ -144,10 +147,14 @@ std::shared_ptr<const SessionState> SessionState::Build(
   size_t fold_limit = size_t{16} << 20;
   const size_t tensor_limit = AllocationLimitsFromConfig(options.config_entries).max_tensor_bytes;
   if (tensor_limit != 0 && tensor_limit < fold_limit) fold_limit = tensor_limit;
-  transform_context.evaluate_on_cpu =
-      [&cpu_provider, fold_limit](const Node& node, const std::vector<const Tensor*>& inputs) {
-        return EvaluateOnCpu(cpu_provider, node, inputs, fold_limit);
-      };
+  transform_context.evaluate_on_cpu = [&cpu_provider, fold_limit, custom_ops](
+                                          const Node& node,
+                                          const std::vector<const Tensor*>& inputs) {
+    // A custom op of an ONNX op's type runs instead of the built-in kernel, and only at run time.
+    PRISM_ENFORCE(custom_ops == nullptr || !custom_ops->Covers(node), kNotImplemented,
+                  node.Describe(), " is a custom op: not folded");
+    return EvaluateOnCpu(cpu_provider, node, inputs, fold_limit);
+  };
   const int basic_changes = transformers->Run(graph, TransformerLevel::kBasic, transform_context);
   // Rewrites (folded shapes, removed nodes) may make more shapes static.
   if (basic_changes > 0) InferShapes(graph);
@@ -158,6 +165,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
   PartitionSettings partition_settings;
   partition_settings.disable_cpu_fallback =
       has_other && options.ConfigOr("session.disable_cpu_ep_fallback", "0") == "1";
+  partition_settings.custom_ops = custom_ops;
   const auto partition_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   Assignment assignment =
       PartitionGraphs(graph, state->providers_, partition_settings, state->report_);
@@ -181,6 +189,8 @@ std::shared_ptr<const SessionState> SessionState::Build(
     GraphAssignment& graph_assignment = assignment.at(&owner);
     graph_assignment.provider_of.resize(owner.NodeCount(), nullptr);
     graph_assignment.provider_of[fused] = provider;
+    // A helper node that replaces none of the model's (a Reshape, a Cast) only gets its EP.
+    if (replaced.empty()) return;
     const Node& node = owner.GetNode(fused);
     for (NodePlacement& placement : report.nodes)
       if (placement.graph == graph_assignment.path &&
@@ -217,6 +227,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
                             : std::make_shared<PrepackedWeightsContainer>();
   PlannerInputs planner_inputs{state->providers_,   state->data_transfers_,  assignment, compiled,
                                *state->allocators_, state->prepacked_.get(), {}};
+  planner_inputs.custom_ops = custom_ops;
   // A weight every reader took packed leaves this state's graph at once. When it is still the
   // model's own bytes (not made or changed by a transformer), the session may release the
   // model's copy too (release_model_weight), so the original is freed before the next is packed.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "framework/custom_op.h"
 #include "framework/data_transfer.h"
 #include "framework/execution_provider.h"
 #include "graph/model.h"
@@ -71,6 +72,8 @@ class SessionState {
 
  private:
   std::shared_ptr<const Model> model_;
+  // The options' custom ops; the plan's steps point at their kernel defs, so it goes last.
+  std::shared_ptr<const CustomOpRegistry> custom_ops_;
   std::unique_ptr<Graph> graph_;
   std::vector<std::unique_ptr<IExecutionProvider>> providers_;
   DataTransferManager data_transfers_;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -574,6 +575,90 @@ TEST(CxxApiVersionTest, VersionAndProviders) {
   ASSERT_FALSE(providers.empty());
   EXPECT_EQ(providers.back(), "CPUExecutionProvider");
   EXPECT_EQ(PrismGetApiBase()->GetApi(999), nullptr);
+}
+
+// ---- custom operators ----
+
+// Z = -X; refuses (throws) when told to, from Compute or from inside ParallelFor.
+struct NegateKernel {
+  explicit NegateKernel(const prism::KernelInfo& info)
+      : node(info.GetNodeName()), inputs(info.GetInputCount()) {}
+  void Compute(prism::KernelContext& context) {
+    const prism::KernelValue x = context.GetInput(0);
+    const float* in = x.Data<float>();
+    if (in[0] == 1000) throw prism::Exception(PRISM_INVALID_ARGUMENT, "negation refused");
+    prism::KernelValue z = context.GetOutput(0, x.Shape());
+    float* out = z.MutableData<float>();
+    context.ParallelFor(x.ElementCount(), [&](size_t i) {
+      if (in[i] == 2000) throw std::runtime_error("refused inside ParallelFor");
+      out[i] = -in[i];
+    });
+  }
+  std::string node;
+  size_t inputs;
+};
+
+struct NegateOp : prism::CustomOpBase<NegateOp, NegateKernel> {
+  const char* GetName() const { return "Negate"; }
+  size_t GetInputTypeCount() const { return 1; }
+  PrismElementType GetInputType(size_t) const { return PRISM_TYPE_FLOAT; }
+  size_t GetOutputTypeCount() const { return 1; }
+  PrismElementType GetOutputType(size_t) const { return PRISM_TYPE_FLOAT; }
+};
+
+const NegateOp kNegate;
+
+// custom_op_example_cxx.onnx (examples/custom_op/make_model.py): the example library's AddScaled
+// and SumAll, then Negate: Z = -(2 A + 1.5 B).
+TEST(CxxApiCustomOpTest, LibraryOpsAndCustomOpBaseRunTogether) {
+  prism::Env env(PRISM_LOGGING_ERROR, "cxx-custom-op-test");
+  prism::SessionOptions options;
+  options.SetIntraOpNumThreads(2);
+  EXPECT_NE(options.RegisterCustomOpsLibrary(PRISM_CUSTOM_OP_LIBRARY), nullptr);
+  prism::CustomOpDomain domain("prism.example.cxx");
+  domain.Add(&kNegate);
+  options.Add(domain);
+  prism::Session session(env, DataPath("custom_op_example_cxx.onnx"), options);
+  EXPECT_NE(session.GetPartitionReport().find(
+                "negate (Negate, opset 1, custom op of domain 'prism.example.cxx') -> "
+                "CPUExecutionProvider"),
+            std::string::npos)
+      << session.GetPartitionReport();
+  const prism::MemoryInfo cpu = prism::MemoryInfo::CreateCpu();
+  auto run = [&](std::vector<float> a, std::vector<float> b) {
+    std::vector<prism::Value> inputs;
+    inputs.push_back(prism::Value::CreateTensor<float>(cpu, a.data(), a.size(), {2, 3}));
+    inputs.push_back(prism::Value::CreateTensor<float>(cpu, b.data(), b.size(), {2, 3}));
+    std::vector<prism::Value> outputs = session.Run({"A", "B"}, inputs, {"Z"});
+    const float* z = outputs[0].GetTensorData<float>();
+    return std::vector<float>(z, z + 6);
+  };
+  EXPECT_EQ(run({1, 2, 3, 4, 5, 6}, {10, 20, 30, 40, 50, 60}),
+            (std::vector<float>{-17, -34, -51, -68, -85, -102}));
+  // Exceptions become the run's error, with the node and the op.
+  const prism::Exception refused = CatchPrism([&] {
+    run({500, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0});
+  });
+  EXPECT_EQ(refused.Code(), PRISM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(refused.what())
+                .find("Negate node 'negate' (CPUExecutionProvider) failed: custom op 'Negate' of "
+                      "domain 'prism.example.cxx': negation refused"),
+            std::string::npos)
+      << refused.what();
+  const prism::Exception inside = CatchPrism([&] {
+    run({1000, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0});
+  });
+  EXPECT_EQ(inside.Code(), PRISM_FAIL);
+  EXPECT_NE(std::string(inside.what()).find("refused inside ParallelFor"), std::string::npos)
+      << inside.what();
+}
+
+TEST(CxxApiCustomOpTest, MissingLibraryThrows) {
+  prism::SessionOptions options;
+  const prism::Exception error =
+      CatchPrism([&] { options.RegisterCustomOpsLibrary("no/such/libcustom.so"); });
+  EXPECT_EQ(error.Code(), PRISM_NO_SUCHFILE);
+  EXPECT_NE(std::string(error.what()).find("does not exist"), std::string::npos) << error.what();
 }
 
 }  // namespace

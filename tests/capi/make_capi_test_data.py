@@ -11,6 +11,8 @@
                         values (float32), in the order onnxruntime's dicts hold them
   dict_vectorizer.onnx  DictVectorizer (ai.onnx.ml) of map(int64, float) with int64_vocabulary
                         30, 10, 20 (the C test works its rows out by hand)
+  custom_op_example.onnx, custom_op_example_cxx.onnx
+                        the custom op example's models (examples/custom_op/make_model.py)
 
 Usage: make_capi_test_data.py OUT_DIR [--make-models PATH]
 """
@@ -117,6 +119,9 @@ def main():
     make_mnist(args.out_dir, args.make_models)
     make_string_identity(args.out_dir)
     make_map_models(args.out_dir)
+    sys.path.insert(0, os.path.join(REPO, "examples", "custom_op"))
+    import make_model  # the custom op example's own model script
+    make_model.write_models(args.out_dir)
 
 
 if __name__ == "__main__":

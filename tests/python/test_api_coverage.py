@@ -38,7 +38,6 @@ _DLPACK = "DLPack exchange is not implemented (the device OrtValues/DLPack slice
 _SHARED_ALLOCATORS = "shared (environment) allocators are not implemented yet"
 _ADJUST = ("a model/session adjustment of a later slice of the public-API issue (free dimension "
            "overrides, initializers, external initializers)")
-_CUSTOM_OPS = "custom operators are a later slice of the public-API issue"
 _CAPTURE = "graph capture (CUDA graphs) is not implemented: Prism has no CUDA graph support"
 _TUNING = "kernel tuning results are an onnxruntime ROCm/CUDA feature Prism does not have"
 
@@ -89,7 +88,6 @@ MISSING = {
     "SessionOptions.add_free_dimension_override_by_denotation": _ADJUST,
     "SessionOptions.add_free_dimension_override_by_name": _ADJUST,
     "SessionOptions.add_initializer": _ADJUST,
-    "SessionOptions.register_custom_ops_library": _CUSTOM_OPS,
     "SessionOptions.add_provider": ("providers are given to InferenceSession(providers=...), as "
                                     "onnxruntime's documentation shows; the options-object form "
                                     "of the plugin-EP API is not implemented"),
@@ -134,6 +132,9 @@ DIFFERS = {
     "onnxruntime.OrtMemoryInfo": ("accepted wherever prismrt takes a device_type; "
                                   "allocator_type, device_mem_type and vendor id are recorded, the "
                                   "memory is found by name"),
+    "SessionOptions.register_custom_ops_library": (
+        "loads libraries built against Prism's C ABI: they export RegisterCustomOps("
+        "PrismSessionOptions*, const PrismApiBase*), not onnxruntime's RegisterCustomOps"),
     "SessionOptions.execution_order": ("PRIORITY_BASED and MEMORY_EFFICIENT warn at session "
                                        "creation: nodes run in Prism's planned order"),
     "SessionOptions.use_deterministic_compute": ("stored; Prism's kernels are deterministic "
