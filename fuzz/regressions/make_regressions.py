@@ -114,6 +114,18 @@ write("model", "hann-window-size-int32-max.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("W", TensorProto.FLOAT, None)]))
 
+# GridSample (cubic, zeros padding) with a grid coordinate of 3.4e38: the tap index was converted
+# to int64 out of range (UBSan: float-cast-overflow in AxisTapsOf; the reflection fold likewise).
+# Far-outside coordinates now clamp to where every tap reads padding (or fold in double).
+write("model", "gridsample-coordinate-3e38.onnx", model_bytes(
+    [helper.make_node("GridSample", ["X", "grid"], ["Y"], name="sample", mode="cubic")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1, 3])],
+    [helper.make_tensor("grid", TensorProto.FLOAT, [1, 1, 3, 2],
+                        [3.4028234663852886e38, 0.0, -3.4028234663852886e38, 0.0,
+                         float("nan"), 0.0])],
+    opset=20))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every
