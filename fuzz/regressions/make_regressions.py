@@ -160,6 +160,18 @@ write("model", "resize-scale-and-crop-box-3e38.onnx", model_bytes(
      helper.make_tensor("unit_scales", TensorProto.FLOAT, [4], [1, 1, 1, 1])],
     opset=19))
 
+# ONNX Attention (opset 24) with nonpad_kv_seqlen INT64_MIN: the causal/window offset
+# nonpad - q_len overflowed int64 (UBSan: signed integer overflow). Now refused naming the entry.
+write("model", "attention-nonpad-int64-min.onnx", model_bytes(
+    [helper.make_node("Attention", ["Q", "K", "V", "", "", "", "nonpad"], ["Y"], name="attend",
+                      is_causal=1)],
+    [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 1, 1, 2]),
+     helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 1, 2, 2]),
+     helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("nonpad", TensorProto.INT64, [1], [-9223372036854775808])],
+    opset=24))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every
