@@ -172,6 +172,16 @@ write("model", "attention-nonpad-int64-min.onnx", model_bytes(
     [helper.make_tensor("nonpad", TensorProto.INT64, [1], [-9223372036854775808])],
     opset=24))
 
+# Split with 'split' entries INT64_MAX and 3: their sum overflowed int64 (UBSan, in
+# std::accumulate) before it was compared with the axis. Now summed with a bound.
+write("model", "split-sizes-sum-overflows.onnx", model_bytes(
+    [helper.make_node("Split", ["X", "sizes"], ["A", "B"], name="split")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("A", TensorProto.FLOAT, None),
+     helper.make_tensor_value_info("B", TensorProto.FLOAT, None)],
+    [helper.make_tensor("sizes", TensorProto.INT64, [2], [9223372036854775807, 3])],
+    opset=13))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every
