@@ -15,11 +15,14 @@
 #            1200 s), then their regression inputs; statistics appended to fuzz/STATS.md
 #   fuzz-smoke  CI's share of fuzz: every seed once, then a fixed number of mutations from a
 #            fixed seed per target (deterministic), and the regression inputs; not recorded
+#   stress   scripts/stress.py for $PRISM_STRESS_SECONDS (default 600): 8 threads, one session per
+#            bench model, valid feeds against onnxruntime, invalid feeds, terminated runs, RSS flat
+#            after warm-up; then its three planted faults, each of which must fail it
 #   serving  prismrt.serve on a local Ray instance: tests/serving with --extended (onnxruntime
 #            backend, batching off, long loads with kills, 5xx answers, prism-serve), then the
 #            planted faults of tests/serving/run_plants.py (CI runs the smoke: serving_smoke)
 # Usage: scripts/run_extended.sh [PART...]
-#   (default: tsan asan models isa; bench, fuzz, fuzz-smoke and serving only when named)
+#   (default: tsan asan models isa; bench, fuzz, fuzz-smoke, stress and serving only when named)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" >/dev/null
@@ -99,6 +102,22 @@ for part in "${parts[@]}"; do
     fuzz-smoke)
       "$root/scripts/fuzz.sh" --smoke
       ;;
+    stress)
+      ctest --test-dir "$build" -R python_package_install --output-on-failure >/dev/null
+      "$root/.venv/bin/python" "$root/scripts/stress.py" --build-dir "$build" \
+        --seconds "${PRISM_STRESS_SECONDS:-600}"
+      for plant in wrong_output accept_invalid leak; do
+        seconds=20
+        if [ "$plant" = leak ]; then seconds=150; fi
+        if PRISM_STRESS_PLANT=$plant "$root/.venv/bin/python" "$root/scripts/stress.py" \
+          --build-dir "$build" --models mnist_cnn,bert_tiny --seconds "$seconds" --warmup 20 \
+          >"$build/stress-plant-$plant.log" 2>&1; then
+          echo "run_extended: the stress run passed with the planted fault '$plant'" >&2
+          exit 1
+        fi
+        echo "run_extended: planted fault '$plant' caught: $(grep -m1 FAIL "$build/stress-plant-$plant.log")"
+      done
+      ;;
     serving)
       ctest --test-dir "$build" -R python_package_install --output-on-failure >/dev/null
       "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider --extended "$root/tests/serving"
@@ -106,7 +125,7 @@ for part in "${parts[@]}"; do
       ;;
     *)
       echo "run_extended: unknown part '$part' (tsan, asan, models, bench, isa, isa-smoke, fuzz," \
-        "fuzz-smoke, serving)" >&2
+        "fuzz-smoke, stress, serving)" >&2
       exit 2
       ;;
   esac

@@ -114,6 +114,74 @@ write("model", "hann-window-size-int32-max.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("W", TensorProto.FLOAT, None)]))
 
+# GridSample (cubic, zeros padding) with a grid coordinate of 3.4e38: the tap index was converted
+# to int64 out of range (UBSan: float-cast-overflow in AxisTapsOf; the reflection fold likewise).
+# Far-outside coordinates now clamp to where every tap reads padding (or fold in double).
+write("model", "gridsample-coordinate-3e38.onnx", model_bytes(
+    [helper.make_node("GridSample", ["X", "grid"], ["Y"], name="sample", mode="cubic")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1, 3])],
+    [helper.make_tensor("grid", TensorProto.FLOAT, [1, 1, 3, 2],
+                        [3.4028234663852886e38, 0.0, -3.4028234663852886e38, 0.0,
+                         float("nan"), 0.0])],
+    opset=20))
+
+# DeformConv with a NaN offset: the sample position passed the "outside" test (NaN compares
+# false) and its floor was converted to int64 (UBSan: nan is outside the range of 'long').
+write("model", "deformconv-nan-offset.onnx", model_bytes(
+    [helper.make_node("DeformConv", ["X", "W", "offset"], ["Y"], name="deform")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor("W", TensorProto.FLOAT, [1, 1, 1, 1], [1.0]),
+     helper.make_tensor("offset", TensorProto.FLOAT, [1, 2, 2, 2],
+                        [float("nan"), 0, 0, 0, 0, 3.4028234663852886e38, 0, float("-inf")])],
+    opset=19))
+
+# Found reading the code after the DeformConv finding: RoiAlign's adaptive sampling grid of a
+# 3.4e38-wide region, Resize's output dim for a scale of 3.4e38, and a tf_crop_and_resize box
+# ending at 3.4e38 were converted to int64 out of range.
+write("model", "roialign-region-3e38-wide.onnx", model_bytes(
+    [helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], name="align")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 4, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("rois", TensorProto.FLOAT, [2, 4],
+                        [0, 0, 3.4028234663852886e38, 3, 0, 0, float("nan"), 3]),
+     helper.make_tensor("batch_indices", TensorProto.INT64, [2], [0, 0])],
+    opset=16))
+write("model", "resize-scale-and-crop-box-3e38.onnx", model_bytes(
+    [helper.make_node("Resize", ["X", "", "huge_scales"], ["Y"], name="scale"),
+     helper.make_node("Resize", ["X", "roi", "unit_scales"], ["Z"], name="crop", mode="linear",
+                      coordinate_transformation_mode="tf_crop_and_resize")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Z", TensorProto.FLOAT, None),
+     helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("huge_scales", TensorProto.FLOAT, [4], [1, 1, 3.4028234663852886e38, 1]),
+     helper.make_tensor("roi", TensorProto.FLOAT, [8], [0, 0, 0, 0, 1, 1, 3.4028234663852886e38, 1]),
+     helper.make_tensor("unit_scales", TensorProto.FLOAT, [4], [1, 1, 1, 1])],
+    opset=19))
+
+# ONNX Attention (opset 24) with nonpad_kv_seqlen INT64_MIN: the causal/window offset
+# nonpad - q_len overflowed int64 (UBSan: signed integer overflow). Now refused naming the entry.
+write("model", "attention-nonpad-int64-min.onnx", model_bytes(
+    [helper.make_node("Attention", ["Q", "K", "V", "", "", "", "nonpad"], ["Y"], name="attend",
+                      is_causal=1)],
+    [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 1, 1, 2]),
+     helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 1, 2, 2]),
+     helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("nonpad", TensorProto.INT64, [1], [-9223372036854775808])],
+    opset=24))
+
+# Split with 'split' entries INT64_MAX and 3: their sum overflowed int64 (UBSan, in
+# std::accumulate) before it was compared with the axis. Now summed with a bound.
+write("model", "split-sizes-sum-overflows.onnx", model_bytes(
+    [helper.make_node("Split", ["X", "sizes"], ["A", "B"], name="split")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("A", TensorProto.FLOAT, None),
+     helper.make_tensor_value_info("B", TensorProto.FLOAT, None)],
+    [helper.make_tensor("sizes", TensorProto.INT64, [2], [9223372036854775807, 3])],
+    opset=13))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

@@ -211,6 +211,12 @@ class Attention final : public OpKernel {
                     node.Describe(), ": nonpad_kv_seqlen must have shape [", batch, "], got ",
                     nonpad->Shape().ToString());
       nonpad_lengths.assign(nonpad->Data<int64_t>(), nonpad->Data<int64_t>() + batch);
+      // Lengths of the keys: the window and causal arithmetic below needs them in range (the
+      // fuzzer fed INT64_MIN).
+      for (int64_t b = 0; b < batch; ++b)
+        PRISM_ENFORCE(nonpad_lengths[b] >= 0 && nonpad_lengths[b] <= total, kInvalidArgument,
+                      node.Describe(), ": nonpad_kv_seqlen[", b, "] is ", nonpad_lengths[b],
+                      ", outside [0, ", total, "] (the number of keys)");
     }
 
     // The mask broadcast right-aligned over [B, heads, q, kv]; its last dim may be shorter.

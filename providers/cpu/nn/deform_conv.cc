@@ -40,8 +40,9 @@ C SampleAt(const C* plane, const DeformGeometry& g, const std::vector<double>& p
   std::vector<int64_t> low(rank);
   std::vector<double> frac(rank);
   for (size_t d = 0; d < rank; ++d) {
-    // Entirely outside (beyond one pixel of the border): nothing to interpolate.
-    if (position[d] <= -1.0 || position[d] >= static_cast<double>(g.in[d])) return C(0);
+    // Entirely outside (beyond one pixel of the border), or NaN (an offset the model computed
+    // or was fed; the fuzzer found it): nothing to interpolate.
+    if (!(position[d] > -1.0 && position[d] < static_cast<double>(g.in[d]))) return C(0);
     const double floor_value = std::floor(position[d]);
     low[d] = static_cast<int64_t>(floor_value);
     frac[d] = position[d] - floor_value;

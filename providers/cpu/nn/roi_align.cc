@@ -37,7 +37,9 @@ struct RoiAlignParams {
 
 Sample BilinearSample(double y, double x, int64_t height, int64_t width) {
   Sample sample;
-  if (y < -1.0 || y > static_cast<double>(height) || x < -1.0 || x > static_cast<double>(width))
+  // Outside the image, or NaN (a region of NaN coordinates): all weights zero.
+  if (!(y >= -1.0 && y <= static_cast<double>(height) && x >= -1.0 &&
+        x <= static_cast<double>(width)))
     return sample;
   y = std::max(y, 0.0);
   x = std::max(x, 0.0);
@@ -64,6 +66,20 @@ Sample BilinearSample(double y, double x, int64_t height, int64_t width) {
   return sample;
 }
 
+// sampling_ratio 0: ceil(extent / bins) samples per bin. A region's coordinates come from an input,
+// so the extent may be NaN or astronomically large (the fuzzer found both): such a region is
+// refused rather than converted to an integer out of range or sampled billions of times.
+int64_t AdaptiveGrid(double extent, int64_t bins, int64_t region, const char* axis) {
+  constexpr double kMaxSamplesPerBin = 1 << 16;
+  const double grid = std::ceil(extent / static_cast<double>(bins));
+  PRISM_ENFORCE(!std::isnan(grid), kInvalidArgument, "region ", region, " of rois has a NaN ",
+                axis);
+  PRISM_ENFORCE(grid <= kMaxSamplesPerBin, kInvalidArgument, "region ", region, " of rois has a ",
+                axis, " of ", extent, ", which would take ", grid,
+                " samples per bin with sampling_ratio 0 (at most 65536)");
+  return std::max<int64_t>(static_cast<int64_t>(grid), 0);
+}
+
 template <typename T>
 struct RoiAlignImpl {
   void operator()(const Tensor& x, const Tensor& rois, const std::vector<int64_t>& batch_of_roi,
@@ -88,12 +104,10 @@ struct RoiAlignImpl {
         }
         const double bin_h = roi_h / static_cast<double>(p.out_h);
         const double bin_w = roi_w / static_cast<double>(p.out_w);
-        const int64_t grid_h = p.sampling_ratio > 0
-                                   ? p.sampling_ratio
-                                   : static_cast<int64_t>(std::ceil(roi_h / p.out_h));
-        const int64_t grid_w = p.sampling_ratio > 0
-                                   ? p.sampling_ratio
-                                   : static_cast<int64_t>(std::ceil(roi_w / p.out_w));
+        const int64_t grid_h =
+            p.sampling_ratio > 0 ? p.sampling_ratio : AdaptiveGrid(roi_h, p.out_h, r, "height");
+        const int64_t grid_w =
+            p.sampling_ratio > 0 ? p.sampling_ratio : AdaptiveGrid(roi_w, p.out_w, r, "width");
         const int64_t per_bin = std::max<int64_t>(grid_h, 0) * std::max<int64_t>(grid_w, 0);
         const double count = static_cast<double>(std::max<int64_t>(per_bin, 1));
         // The samples are the same for every channel.

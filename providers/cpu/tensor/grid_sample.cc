@@ -30,19 +30,21 @@ enum class PaddingMode { kZeros, kBorder, kReflection };
 // The reference's reflection: folds x back into [low, high] by the nearer border.
 float Reflect(float x, float low, float high) {
   const float range = high - low;
-  if (x < low) {
-    const float dx = low - x;
-    const int n = static_cast<int>(dx / range);
-    const float r = dx - static_cast<float>(n) * range;
-    return n % 2 == 0 ? low + r : high - r;
+  if (!(range > 0)) return low;  // a single position (size 1 with align_corners)
+  if (x >= low && x <= high) return x;
+  const float dx = x < low ? low - x : x - high;
+  if (!(dx / range < 1e9f)) {
+    // Far outside (the fuzzer fed 3.4e38): the count of folds does not fit an int, and float
+    // has no fraction left at that size; fold in double by the period of two ranges instead.
+    const double period = 2.0 * static_cast<double>(range);
+    const double folded = std::isfinite(dx) ? std::fmod(static_cast<double>(dx), period) : 0.0;
+    const double r = folded <= range ? folded : period - folded;
+    return static_cast<float>(x < low ? low + r : high - r);
   }
-  if (x > high) {
-    const float dx = x - high;
-    const int n = static_cast<int>(dx / range);
-    const float r = dx - static_cast<float>(n) * range;
-    return n % 2 == 0 ? high - r : low + r;
-  }
-  return x;
+  const int n = static_cast<int>(dx / range);
+  const float r = dx - static_cast<float>(n) * range;
+  if (x < low) return n % 2 == 0 ? low + r : high - r;
+  return n % 2 == 0 ? high - r : low + r;
 }
 
 void CubicCoefficients(double x, double coefficients[4]) {
@@ -215,14 +217,22 @@ class GridSample final : public OpKernel {
     float x =
         static_cast<float>(align_corners_ ? (normalized + 1) / 2.0 * static_cast<double>(d - 1)
                                           : ((normalized + 1) * static_cast<double>(d) - 1) / 2.0);
+    AxisTaps taps;
+    if (std::isnan(x)) {  // a NaN coordinate lies nowhere in the input: it reads padding zero
+      taps.index.push_back(-1);
+      taps.weight.push_back(1.0);
+      return taps;
+    }
     if (mode_ == SampleMode::kNearest) x = std::nearbyint(x);  // half to even
+    // Beyond a few positions outside, every tap reads padding zero: clamping there keeps that
+    // and keeps the index conversions below defined for any grid value (the fuzzer fed 3.4e38).
+    if (padding_ == PaddingMode::kZeros) x = std::clamp(x, low - 8.0f, high + 8.0f);
     if (x < low || x > high) {
       if (padding_ == PaddingMode::kBorder)
         x = std::clamp(x, 0.0f, static_cast<float>(d - 1));
       else if (padding_ == PaddingMode::kReflection)
         x = Reflect(x, low, high);
     }
-    AxisTaps taps;
     if (mode_ == SampleMode::kNearest) {
       taps.index.push_back(PaddedIndex(static_cast<int64_t>(x), d, low, high));
       taps.weight.push_back(1.0);

@@ -45,6 +45,11 @@ enum class Transform {
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kLegacy };
 enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
 
+// The widest antialiasing filter a scale may ask for, in taps per output element. A non-empty
+// output never needs more than about twice its input's size; the bound keeps the conversion to
+// an integer defined for any scale.
+constexpr double kMaxTaps = 1ll << 40;
+
 // One axis of the resize: for each output index, the first neighbour and the weights of the
 // taps (neighbour indices already clamped into the input), or extrapolated.
 struct AxisPlan {
@@ -193,8 +198,12 @@ class Resize final : public OpKernel {
         PRISM_ENFORCE(scales[i] > 0, kInvalidArgument, node.Describe(), ": scale ", scales[i],
                       " for axis ", axes[i], " must be positive");
         axis_scale[axes[i]] = scales[i];
-        out_dims[axes[i]] =
-            static_cast<int64_t>(std::floor(scales[i] * static_cast<double>(shape[axes[i]])));
+        // Scales come from an input: the size they give must be a dim (the fuzzer fed 3.4e38).
+        const double size = std::floor(scales[i] * static_cast<double>(shape[axes[i]]));
+        PRISM_ENFORCE(size <= static_cast<double>(int64_t{1} << 62), kInvalidArgument,
+                      node.Describe(), ": scale ", scales[i], " for axis ", axes[i],
+                      " makes an output dim of ", size, " from ", shape[axes[i]]);
+        out_dims[axes[i]] = static_cast<int64_t>(size);
       }
     } else {
       for (size_t i = 0; i < axes.size(); ++i) {
@@ -215,7 +224,11 @@ class Resize final : public OpKernel {
                                                       : std::max(scale, axis_scale[a]);
         for (size_t a : axes) {
           axis_scale[a] = scale;
-          out_dims[a] = static_cast<int64_t>(scale * static_cast<double>(shape[a]) + 0.5);
+          const double size = scale * static_cast<double>(shape[a]) + 0.5;
+          PRISM_ENFORCE(size <= static_cast<double>(int64_t{1} << 62), kInvalidArgument,
+                        node.Describe(), ": sizes keep the aspect ratio with scale ", scale,
+                        ", which makes axis ", a, " of ", shape[a], " an output dim of ", size);
+          out_dims[a] = static_cast<int64_t>(size);
         }
       }
     }
@@ -268,7 +281,7 @@ class Resize final : public OpKernel {
         double x = out_width == 1 ? (end - start) * (in_width - 1) / 2
                                   : y * (end - start) * (in_width - 1) / (out_width - 1);
         x += start * (in_width - 1);
-        *extrapolated = x < 0 || x > in_width - 1;
+        *extrapolated = !(x >= 0 && x <= in_width - 1);  // NaN (from a NaN roi) too
         return x;
       }
       case Transform::kPytorchHalfPixel:
@@ -299,15 +312,26 @@ class Resize final : public OpKernel {
       return plan;
     }
     const double filter_scale = antialias_ ? std::min(scale, 1.0) : 1.0;
-    if (mode_ == Mode::kNearest)
+    if (mode_ == Mode::kNearest) {
       plan.taps = 1;
-    else if (mode_ == Mode::kLinear)
-      plan.taps = antialias_ ? 2 - 2 * static_cast<int64_t>(std::floor(-1 / filter_scale) + 1) : 2;
-    else
-      plan.taps = antialias_ ? 2 - 2 * static_cast<int64_t>(std::floor(-2 / filter_scale) + 1) : 4;
+    } else {
+      const double support = mode_ == Mode::kLinear ? 1 : 2;
+      const double taps =
+          antialias_ ? 2 - 2 * (std::floor(-support / filter_scale) + 1) : 2 * support;
+      // A tiny scale (from an input) widens the antialiasing filter without bound.
+      PRISM_ENFORCE(taps <= kMaxTaps, kInvalidArgument, "scale ", scale,
+                    " needs an antialiasing "
+                    "filter of ",
+                    taps, " taps per output element (at most ", kMaxTaps, ")");
+      plan.taps = static_cast<int64_t>(taps);
+    }
     for (int64_t j = 0; j < out; ++j) {
       bool extrapolated = false;
-      const double x = SourceCoordinate(j, in, out, scale, start, end, &extrapolated);
+      double x = SourceCoordinate(j, in, out, scale, start, end, &extrapolated);
+      // Far outside the input (a hostile roi), every tap reads the edge or is excluded: clamping
+      // there keeps the result and makes the index conversions below defined. NaN reads index 0.
+      const double margin = static_cast<double>(plan.taps) + 2;
+      x = std::isnan(x) ? 0.0 : std::clamp(x, -margin, static_cast<double>(in) + margin);
       plan.extrapolated[static_cast<size_t>(j)] = extrapolated;
       const double x0 = std::floor(x);
       const bool integral = x == x0;

@@ -4,7 +4,6 @@
 // into the number of outputs; from 18 `num_outputs` parts of ceil(dim / num_outputs) with a
 // smaller last one.
 #include <climits>
-#include <numeric>
 #include <vector>
 
 #include "providers/cpu/cpu_kernel_families.h"
@@ -46,10 +45,16 @@ class Split final : public OpKernel {
       PRISM_ENFORCE(static_cast<int64_t>(sizes.size()) == outputs, kInvalidArgument,
                     node.Describe(), ": 'split' has ", sizes.size(), " entries but the node has ",
                     outputs, " outputs");
-      for (int64_t s : sizes)
+      int64_t total = 0;
+      for (int64_t s : sizes) {
         PRISM_ENFORCE(s >= 0, kInvalidArgument, node.Describe(), ": 'split' entry ", s,
                       " is negative");
-      const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+        // Summed with a bound: entries come from an input (the fuzzer fed INT64_MAX).
+        PRISM_ENFORCE(s <= dim - total, kInvalidArgument, node.Describe(),
+                      ": 'split' sums to more than axis ", axis_, " of input shape ",
+                      shape.ToString(), " has (", dim, ")");
+        total += s;
+      }
       PRISM_ENFORCE(total == dim, kInvalidArgument, node.Describe(), ": 'split' sums to ", total,
                     " but axis ", axis_, " of input shape ", shape.ToString(), " has size ", dim);
     } else if (opset_ >= 18) {

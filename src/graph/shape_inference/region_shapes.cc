@@ -232,6 +232,13 @@ void CenterCropPad(InferenceContext& context) {
 
 // Resize and Upsample: the output dims from known scales or sizes (the keep-aspect policies
 // included), else only the rank.
+// A dim computed in floating point from a model's scales: one that is NaN, negative or past
+// 2^62 (scales come from constants the model chose) is left unknown, and the kernel refuses it.
+Dim DimFromDouble(double value) {
+  if (!(value >= 0 && value <= static_cast<double>(int64_t{1} << 62))) return Dim{};
+  return KnownDim(static_cast<int64_t>(value));
+}
+
 void Resize(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
@@ -280,8 +287,7 @@ void Resize(InferenceContext& context) {
       for (size_t i = 0; i < axes.size(); ++i) {
         const Dim& d = x->dims[static_cast<size_t>(axes[i])];
         out.dims[static_cast<size_t>(axes[i])] =
-            d.IsKnown() ? KnownDim(static_cast<int64_t>(
-                              std::floor((*scales)[i] * static_cast<double>(d.value))))
+            d.IsKnown() ? DimFromDouble(std::floor((*scales)[i] * static_cast<double>(d.value)))
                         : Dim{};
       }
     } else if (policy == "stretch") {
@@ -302,8 +308,7 @@ void Resize(InferenceContext& context) {
       for (size_t i = 0; i < axes.size(); ++i) {
         const Dim& d = x->dims[static_cast<size_t>(axes[i])];
         out.dims[static_cast<size_t>(axes[i])] =
-            all_known ? KnownDim(static_cast<int64_t>(scale * static_cast<double>(d.value) + 0.5))
-                      : Dim{};
+            all_known ? DimFromDouble(scale * static_cast<double>(d.value) + 0.5) : Dim{};
       }
     }
   }

@@ -120,6 +120,11 @@ TEST(SplitTest, ZeroSizedPartsAndErrors) {
   sum.Input<float>("input", {3}, Iota(3)).Input<int64_t>("split", {2}, {1, 1});
   sum.Output<float>("a", {1}, {0}).Output<float>("b", {1}, {1});
   sum.ExpectFailure("'split' sums to 2 but axis 0 of input shape [3] has size 3");
+  // Found by the model fuzzer: entries whose sum overflows int64 are refused, not summed.
+  OpTester huge("Split", 13);
+  huge.Input<float>("input", {3}, Iota(3)).Input<int64_t>("split", {2}, {INT64_MAX, 3});
+  huge.Output<float>("a", {1}, {0}).Output<float>("b", {1}, {1});
+  huge.ExpectFailure("'split' sums to more than axis 0 of input shape [3] has (3)");
   OpTester missing("Split", 18);
   missing.Input<float>("input", {4}, Iota(4));
   missing.Output<float>("a", {2}, {0, 1}).Output<float>("b", {2}, {2, 3});
