@@ -182,6 +182,18 @@ write("model", "split-sizes-sum-overflows.onnx", model_bytes(
     [helper.make_tensor("sizes", TensorProto.INT64, [2], [9223372036854775807, 3])],
     opset=13))
 
+# Slice with step INT64_MAX: the element count (span + step - 1) / step overflowed int64 (UBSan).
+# Now 1 + (span - 1) / step.
+write("model", "slice-step-int64-max.onnx", model_bytes(
+    [helper.make_node("Slice", ["X", "starts", "ends", "axes", "steps"], ["Y"], name="slice")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("starts", TensorProto.INT64, [1], [0]),
+     helper.make_tensor("ends", TensorProto.INT64, [1], [5]),
+     helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
+     helper.make_tensor("steps", TensorProto.INT64, [1], [9223372036854775807])],
+    opset=13))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

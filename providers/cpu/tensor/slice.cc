@@ -31,13 +31,20 @@ AxisSlice ClampAxis(int64_t start, int64_t end, int64_t step, int64_t dim) {
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    slice.count = end > start ? (end - start + step - 1) / step : 0;
+    // 1 + (span - 1) / step: the textbook ceil division (span + step - 1) / step overflows for a
+    // step near INT64_MAX (the fuzzer found it), and -step below does for INT64_MIN.
+    slice.count = end > start ? 1 + (end - start - 1) / step : 0;
   } else {
     start = std::clamp<int64_t>(start, 0, dim - 1);
     end = std::clamp<int64_t>(end, -1, dim - 1);
-    slice.count = start > end ? (start - end - step - 1) / -step : 0;
+    slice.count = start > end ? static_cast<int64_t>(1 + static_cast<__int128>(start - end - 1) /
+                                                             -static_cast<__int128>(step))
+                              : 0;
   }
   slice.start = start;
+  // One element or none: the step is never taken. Setting it to 1 keeps the copy's odometer from
+  // multiplying a huge step by a stride (the fuzzer's step INT64_MAX).
+  if (slice.count <= 1) slice.step = 1;
   return slice;
 }
 

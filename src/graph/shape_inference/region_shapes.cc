@@ -26,11 +26,15 @@ std::pair<int64_t, int64_t> SliceAxis(int64_t start, int64_t end, int64_t step, 
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    return {start, end > start ? (end - start + step - 1) / step : 0};
+    // 1 + (span - 1) / step: (span + step - 1) / step overflows for a step near INT64_MAX.
+    return {start, end > start ? 1 + (end - start - 1) / step : 0};
   }
   start = std::clamp<int64_t>(start, 0, dim - 1);
   end = std::clamp<int64_t>(end, -1, dim - 1);
-  return {start, start > end ? (start - end - step - 1) / -step : 0};
+  // In 128 bits: -step overflows for INT64_MIN.
+  return {start, start > end ? static_cast<int64_t>(1 + static_cast<__int128>(start - end - 1) /
+                                                            -static_cast<__int128>(step))
+                             : 0};
 }
 
 void Slice(InferenceContext& context) {

@@ -44,6 +44,17 @@ TEST(SliceTest, ClampsLikeNumpy) {
   strided.Input<int64_t>("steps", {1}, {3});
   strided.Output<float>("output", {3}, {1, 4, 7});
   strided.Run();
+  // Steps at the ends of int64 take one element (found by the model fuzzer: the element count
+  // was computed as (span + step - 1) / step, which overflowed).
+  for (const int64_t step : {INT64_MAX, INT64_MIN}) {
+    OpTester extreme("Slice", 13);
+    extreme.Input<float>("data", {5}, Iota(5));
+    extreme.Input<int64_t>("starts", {1}, {step > 0 ? 0 : 4});
+    extreme.Input<int64_t>("ends", {1}, {step > 0 ? INT64_MAX : INT64_MIN});
+    extreme.Input<int64_t>("axes", {1}, {0}).Input<int64_t>("steps", {1}, {step});
+    extreme.Output<float>("output", {1}, {step > 0 ? 0.0f : 4.0f});
+    extreme.Run();
+  }
 }
 
 // [2, 3, 4]: a middle axis sliced, the trailing axis whole (one contiguous run per row).
