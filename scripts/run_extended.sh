@@ -13,7 +13,7 @@
 #            tests with PRISM_CPU_ISA=baseline
 #   fuzz     the libFuzzer targets (build-fuzz/, clang), each for $PRISM_FUZZ_SECONDS (default
 #            1200 s), then their regression inputs; statistics appended to fuzz/STATS.md
-#   fuzz-smoke  the short share of fuzz meant for CI: every seed once, then a fixed number of mutations from a
+#   fuzz-smoke  CI's share of fuzz: every seed once, then a fixed number of mutations from a
 #            fixed seed per target (deterministic), and the regression inputs; not recorded
 #   stress   scripts/stress.py for $PRISM_STRESS_SECONDS (default 600): 8 threads, one session per
 #            bench model, valid feeds against onnxruntime, invalid feeds, terminated runs, RSS flat
