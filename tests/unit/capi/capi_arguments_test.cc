@@ -10,6 +10,7 @@
 
 #include "../graph/model_builder_util.h"
 #include "capi_enum_calls.h"
+#include "capi_status_util.h"
 #include "prism/prism_c_api.h"
 
 namespace prism::testing {
@@ -19,13 +20,8 @@ const PrismApi& Api() {
   return *PrismGetApiBase()->GetApi(4);
 }
 
-// The status's code and message (and releases it); PRISM_OK and "" for success.
 std::pair<PrismErrorCode, std::string> Take(PrismStatus* status) {
-  if (status == nullptr) return {PRISM_OK, ""};
-  std::pair<PrismErrorCode, std::string> result{Api().GetErrorCode(status),
-                                                Api().GetErrorMessage(status)};
-  Api().ReleaseStatus(status);
-  return result;
+  return TakeStatus(Api(), status);
 }
 
 #define EXPECT_STATUS(call, code, text)                                         \

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "../graph/model_builder_util.h"
+#include "capi_status_util.h"
 #include "prism/prism_c_api.h"
 
 namespace prism::testing {
@@ -23,11 +24,7 @@ const PrismApi& Api() {
 }
 
 std::pair<PrismErrorCode, std::string> Take(PrismStatus* status) {
-  if (status == nullptr) return {PRISM_OK, ""};
-  std::pair<PrismErrorCode, std::string> result{Api().GetErrorCode(status),
-                                                Api().GetErrorMessage(status)};
-  Api().ReleaseStatus(status);
-  return result;
+  return TakeStatus(Api(), status);
 }
 
 #define ASSERT_OK(call)                                               \
