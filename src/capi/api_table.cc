@@ -179,6 +179,11 @@ constexpr PrismApi kApiV1 = {
     .KernelContextGetOutput = KernelContextGetOutput,
     .KernelContextGetIntraOpThreadCount = KernelContextGetIntraOpThreadCount,
     .KernelContextParallelFor = KernelContextParallelFor,
+    .AddFreeDimensionOverride = AddFreeDimensionOverride,
+    .AddFreeDimensionOverrideByName = AddFreeDimensionOverrideByName,
+    .AddInitializer = AddInitializer,
+    .AddExternalInitializers = AddExternalInitializers,
+    .AddExternalInitializersFromFilesInMemory = AddExternalInitializersFromFilesInMemory,
 };
 
 #if defined(PRISM_SANITIZED_BUILD) && !defined(__clang__)
@@ -196,6 +201,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v4.inc"
 #include "capi/abi_offsets_v5.inc"
 #include "capi/abi_offsets_v6.inc"
+#include "capi/abi_offsets_v7.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 
