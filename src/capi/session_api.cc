@@ -15,32 +15,15 @@ namespace prism::capi {
 namespace {
 
 std::unique_ptr<PrismSession> NewSession(
-    const PrismSessionOptions& options, const PrismPrepackedWeightsContainer* container = nullptr) {
+    const PrismEnv& env, const PrismSessionOptions& options,
+    const PrismPrepackedWeightsContainer* container = nullptr) {
   auto session = std::make_unique<PrismSession>();
   SessionOptions session_options = options.options;
+  if (session_options.ConfigOr("session.use_env_allocators", "0") == "1")
+    session_options.environment_allocators = env.allocators->All();
   if (container != nullptr) session_options.prepacked_weights = container->container;
   session->session = std::make_shared<InferenceSession>(session_options, options.providers);
   return session;
-}
-
-// keys/values out-parameters of the *Stats functions from (name, number) pairs.
-void CopyStats(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
-               char*** values, size_t* count) {
-  std::vector<std::string> key_list, value_list;
-  for (const auto& [key, value] : entries) {
-    key_list.push_back(key);
-    value_list.push_back(std::to_string(value));
-  }
-  char** key_array = nullptr;
-  size_t key_count = 0;
-  CopyToCStringArray(key_list, &key_array, &key_count);
-  try {
-    CopyToCStringArray(value_list, values, count);
-  } catch (...) {
-    FreeCStringArray(key_array, key_count);
-    throw;
-  }
-  *keys = key_array;
 }
 
 void SnapshotInterface(PrismSession& session) {
@@ -64,7 +47,7 @@ PrismStatus* CreateSession(const PrismEnv* env, const char* model_path,
     Require(model_path, "model_path");
     Require(options, "options");
     Require(out, "out");
-    auto session = NewSession(*options);
+    auto session = NewSession(*env, *options);
     session->session->Load(std::string(model_path));
     SnapshotInterface(*session);
     *out = session.release();
@@ -79,7 +62,7 @@ PrismStatus* CreateSessionFromArray(const PrismEnv* env, const void* model_data,
     Require(model_data, "model_data");
     Require(options, "options");
     Require(out, "out");
-    auto session = NewSession(*options);
+    auto session = NewSession(*env, *options);
     session->session->Load(model_data, model_data_length);
     SnapshotInterface(*session);
     *out = session.release();
@@ -109,7 +92,7 @@ PrismStatus* CreateSessionWithPrepackedWeightsContainer(const PrismEnv* env, con
     Require(options, "options");
     Require(container, "container");
     Require(out, "out");
-    auto session = NewSession(*options, container);
+    auto session = NewSession(*env, *options, container);
     session->session->Load(std::string(model_path));
     SnapshotInterface(*session);
     *out = session.release();
@@ -126,7 +109,7 @@ PrismStatus* CreateSessionFromArrayWithPrepackedWeightsContainer(
     Require(options, "options");
     Require(container, "container");
     Require(out, "out");
-    auto session = NewSession(*options, container);
+    auto session = NewSession(*env, *options, container);
     session->session->Load(model_data, model_data_length);
     SnapshotInterface(*session);
     *out = session.release();
@@ -141,13 +124,13 @@ PrismStatus* SessionGetPrepackStats(const PrismSession* session, char*** keys, c
     Require(values, "values");
     Require(count, "count");
     const PrepackStatistics stats = session->session->Prepacking();
-    CopyStats({{"PackedInputs", stats.packed_inputs},
-               {"PackedWeights", stats.packed_weights},
-               {"PackedBytes", stats.packed_bytes},
-               {"SharedHits", stats.shared_hits},
-               {"OriginalsReleased", stats.originals_released},
-               {"ReleasedBytes", stats.released_bytes}},
-              keys, values, count);
+    CopyNamedCounts({{"PackedInputs", stats.packed_inputs},
+                     {"PackedWeights", stats.packed_weights},
+                     {"PackedBytes", stats.packed_bytes},
+                     {"SharedHits", stats.shared_hits},
+                     {"OriginalsReleased", stats.originals_released},
+                     {"ReleasedBytes", stats.released_bytes}},
+                    keys, values, count);
   });
 }
 
@@ -361,19 +344,10 @@ PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* m
     }
     PRISM_ENFORCE(found != nullptr, kInvalidArgument, "the session has no allocator for ", wanted,
                   " memory; it has: ", known);
-    const AllocatorStats& stats = found->stats;
-    const std::vector<std::pair<std::string, int64_t>> entries = {
-        {"NumAllocs", stats.num_allocs},
-        {"NumFrees", stats.num_frees},
-        {"InUse", stats.bytes_in_use},
-        {"MaxInUse", stats.max_bytes_in_use},
-        {"MaxAllocSize", stats.max_alloc_size},
-        {"NumReserves", stats.num_reserves},
-        {"TotalAllocated", stats.total_reserved_bytes},
-        {"NumArenaExtensions", stats.num_arena_extensions},
-        {"NumArenaShrinkages", stats.num_arena_shrinkages},
-        {"Arena", found->arena ? 1 : 0}};
-    CopyStats(entries, keys, values, count);
+    std::vector<std::pair<std::string, int64_t>> entries = AllocatorStatsEntries(found->stats);
+    entries.emplace_back("Arena", found->arena ? 1 : 0);
+    entries.emplace_back("Shared", found->shared ? 1 : 0);
+    CopyNamedCounts(entries, keys, values, count);
   });
 }
 
