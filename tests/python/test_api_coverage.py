@@ -35,7 +35,6 @@ _EP_DEVICES = ("onnxruntime's plugin-EP device discovery (OrtEpDevice, OrtHardwa
 _COMPILE = "EP context models (model compilation) are not implemented"
 _SPARSE = "sparse tensors are not implemented in the C ABI"
 _DLPACK = "DLPack exchange is not implemented (the device OrtValues/DLPack slice)"
-_SHARED_ALLOCATORS = "shared (environment) allocators are not implemented yet"
 _ADJUST = ("a model/session adjustment of a later slice of the public-API issue (free dimension "
            "overrides, initializers, external initializers)")
 _CAPTURE = "graph capture (CUDA graphs) is not implemented: Prism has no CUDA graph support"
@@ -77,11 +76,6 @@ MISSING = {
     "OrtValueVector.dlpack_at": _DLPACK,
     "OrtValueVector.to_dlpacks": _DLPACK,
     "onnxruntime.OrtSyncStream": "device streams are not exposed by the C ABI",
-    "onnxruntime.copy_tensors": ("device-to-device copies outside a session are not in the C ABI "
-                                 "(a session copies: SessionCopyValueToCpu, IO binding)"),
-    "onnxruntime.OrtArenaCfg": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator_v2": _SHARED_ALLOCATORS,
     "onnxruntime.OrtExternalInitializerInfo": _ADJUST,
     "SessionOptions.add_external_initializers": _ADJUST,
     "SessionOptions.add_external_initializers_from_files_in_memory": _ADJUST,
