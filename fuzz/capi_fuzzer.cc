@@ -163,45 +163,28 @@ struct Pool {
 // characteristics in and out of range, version ranges, a compute that fails or produces nothing.
 // Each lives until the script ends (sessions using it are released first).
 struct FuzzOp {
-  PrismCustomOp op{};
+  FuzzEnumOp base{};  // first: the callbacks cast the op pointer back
   std::string name;
   bool null_name = false;
   size_t inputs = 1, outputs = 1;
-  int input_type = 1, output_type = 1;  // any int: the core must range-check what it is given
-  int characteristic = 0;
   int since = 1, end = 0;
-  bool compute_fails = false;
-  const PrismApi* api = nullptr;
 
   static const FuzzOp& Of(const PrismCustomOp* op) { return *reinterpret_cast<const FuzzOp*>(op); }
   FuzzOp() {
+    PrismCustomOp& op = base.op;
     op.version = PRISM_CUSTOM_OP_VERSION;
     op.GetName = [](const PrismCustomOp* o) {
       return Of(o).null_name ? nullptr : Of(o).name.c_str();
     };
     op.GetInputTypeCount = [](const PrismCustomOp* o) { return Of(o).inputs; };
     op.GetOutputTypeCount = [](const PrismCustomOp* o) { return Of(o).outputs; };
-    op.GetInputType = [](const PrismCustomOp* o, size_t) {
-      PrismElementType type;
-      std::memcpy(&type, &Of(o).input_type, sizeof type);  // as a C library could return it
-      return type;
-    };
-    op.GetOutputType = [](const PrismCustomOp* o, size_t) {
-      PrismElementType type;
-      std::memcpy(&type, &Of(o).output_type, sizeof type);
-      return type;
-    };
-    op.GetInputCharacteristic = [](const PrismCustomOp* o, size_t) {
-      PrismCustomOpInputOutputCharacteristic c;
-      std::memcpy(&c, &Of(o).characteristic, sizeof c);
-      return c;
-    };
+    FuzzEnumOpInstall(&base);
     op.GetSinceVersion = [](const PrismCustomOp* o) { return Of(o).since; };
     op.GetEndVersion = [](const PrismCustomOp* o) { return Of(o).end; };
     op.KernelCompute = [](void*, PrismKernelContext*) -> PrismStatus* { return nullptr; };
   }
 };
-static_assert(offsetof(FuzzOp, op) == 0, "FuzzOp::Of casts the op back");
+static_assert(offsetof(FuzzOp, base) == 0, "FuzzOp::Of casts the op back");
 
 struct Allocation {
   PrismAllocator* allocator;
@@ -934,15 +917,15 @@ void Script::Step() {
       auto fuzz_op = std::make_unique<FuzzOp>();
       fuzz_op->name = in_.String(16);
       fuzz_op->null_name = in_.Byte() % 8 == 0;
-      fuzz_op->op.version = in_.Byte() % 8 == 0 ? in_.U32() : PRISM_CUSTOM_OP_VERSION;
+      fuzz_op->base.op.version = in_.Byte() % 8 == 0 ? in_.U32() : PRISM_CUSTOM_OP_VERSION;
       fuzz_op->inputs = Index();
       fuzz_op->outputs = Index();
-      fuzz_op->input_type = Int();
-      fuzz_op->output_type = Type();
-      fuzz_op->characteristic = Int();
+      fuzz_op->base.input_type = Int();
+      fuzz_op->base.output_type = Type();
+      fuzz_op->base.characteristic = Int();
       std::tie(fuzz_op->since, fuzz_op->end) = std::tuple{Int(), Int()};
-      if (in_.Byte() % 4 == 0) fuzz_op->op.KernelCompute = nullptr;
-      PrismCustomOp* op = in_.Byte() % 8 == 0 ? nullptr : &fuzz_op->op;
+      if (in_.Byte() % 4 == 0) fuzz_op->base.op.KernelCompute = nullptr;
+      PrismCustomOp* op = in_.Byte() % 8 == 0 ? nullptr : &fuzz_op->base.op;
       ops_.push_back(std::move(fuzz_op));
       Check(a.CustomOpDomainAdd(domains_.Pick(in_), op));
       break;

@@ -336,8 +336,11 @@ typedef struct PrismApi {
                                             char** out);
   /* Runs the model. input_names/inputs [in, borrowed], input_count of them; output_names
      output_count of them (NULL with output_count 0 is not allowed). outputs: an array of
-     output_count pointers the caller provides; each slot receives [out, owned] ReleaseValue.
-     run_options may be NULL. Safe to call from several threads on one session. */
+     output_count pointers the caller provides; a NULL slot receives [out, owned] ReleaseValue;
+     a slot holding a tensor [in, borrowed] on entry is a preallocated output (as in
+     onnxruntime): the result is written into it (element type and shape must match; CPU or an
+     EP's memory) and the slot keeps it. Initialize the array. run_options may be NULL. Safe to
+     call from several threads on one session. */
   PrismStatus* (*Run)(PrismSession* session, const PrismRunOptions* run_options,
                       const char* const* input_names, const PrismValue* const* inputs,
                       size_t input_count, const char* const* output_names, size_t output_count,
@@ -661,7 +664,8 @@ typedef struct PrismApi {
      ...) receives the outputs or the error. Arguments as for Run, except: inputs [in, borrowed]
      until this call returns (the run keeps its own references; caller memory wrapped by
      CreateTensorWithDataAsValue must stay valid until the callback); names are copied;
-     outputs, the caller's array of output_count slots, and run_options must stay valid until the
+     outputs, the caller's array of output_count slots (with any preallocated tensors in it), and
+     run_options must stay valid until the
      callback has returned (RunOptionsSetTerminate stops the run). The session may be released
      before the callback: the run keeps what it needs. */
   PrismStatus* (*RunAsync)(PrismSession* session, const PrismRunOptions* run_options,

@@ -1511,6 +1511,31 @@ class Session : public detail::Owner<PrismSession> {
                          const std::vector<std::string>& output_names) {
     return Run(nullptr, input_names, inputs, output_names);
   }
+  // Runs into outputs, one per output name: an empty Value receives the result, a tensor is a
+  // preallocated output the result is written into (element type and shape must match).
+  void Run(const RunOptions* run_options, const std::vector<std::string>& input_names,
+           const std::vector<Value>& inputs, const std::vector<std::string>& output_names,
+           std::vector<Value>& outputs) {
+    std::vector<const char*> in_names;
+    std::vector<const PrismValue*> in_values;
+    for (const std::string& name : input_names) in_names.push_back(name.c_str());
+    for (const Value& value : inputs) in_values.push_back(value.get());
+    if (in_names.size() != in_values.size() || output_names.size() != outputs.size())
+      throw Exception(PRISM_INVALID_ARGUMENT,
+                      std::to_string(in_names.size()) + " input names for " +
+                          std::to_string(in_values.size()) + " inputs, " +
+                          std::to_string(output_names.size()) + " output names for " +
+                          std::to_string(outputs.size()) + " outputs");
+    std::vector<const char*> out_names;
+    for (const std::string& name : output_names) out_names.push_back(name.c_str());
+    std::vector<PrismValue*> out_values;
+    for (Value& value : outputs) out_values.push_back(value.get());
+    detail::ThrowOnError(detail::Api().Run(
+        get(), run_options != nullptr ? run_options->get() : nullptr, in_names.data(),
+        in_values.data(), in_names.size(), out_names.data(), out_names.size(), out_values.data()));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].get() == nullptr) outputs[i] = Value(out_values[i]);
+  }
   // Runs on a thread of the library's async pool; done(outputs, error) is called there once,
   // with the outputs, or with an empty vector and the error. run_options (may be null) must
   // outlive the call of done; the inputs need not.

@@ -1,4 +1,5 @@
 // Sessions: loading, inspecting the model's interface and providers, and running.
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -366,6 +367,9 @@ struct RunArguments {
   std::vector<std::string> feed_names;
   std::vector<Value> feeds;
   std::vector<std::string> fetch_names;
+  // The caller's tensors for outputs whose slot was not NULL on entry (onnxruntime's
+  // preallocated outputs), nullptr for the others.
+  std::vector<PrismValue*> preallocated;
 };
 
 RunArguments CollectRunArguments(const char* function, PrismSession* session,
@@ -394,21 +398,43 @@ RunArguments CollectRunArguments(const char* function, PrismSession* session,
     PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, function, ": output_names[", i,
                   "] is NULL");
     arguments.fetch_names.emplace_back(output_names[i]);
+    PrismValue* given = outputs[i];
+    PRISM_ENFORCE(given == nullptr || given->value.IsTensor(), kInvalidArgument, function,
+                  ": outputs[", i, "] (output '", output_names[i],
+                  "') is a preallocated value that is not a tensor; pass NULL to have the run "
+                  "allocate the output");
+    arguments.preallocated.push_back(given);
   }
   return arguments;
 }
 
-// Runs and wraps every result before handing any out: a failure leaves outputs untouched.
+// Runs and wraps every result before handing any out: a failure leaves outputs untouched (a
+// preallocated output may have been written). Preallocated outputs receive their result in place
+// and stay in their slot.
 void RunInto(InferenceSession& session, const PrismRunOptions* run_options,
              const RunArguments& arguments, PrismValue** outputs) {
   const RunOptions defaults;
-  std::vector<Value> results =
-      session.Run(run_options != nullptr ? run_options->options : defaults, arguments.feed_names,
-                  arguments.feeds, arguments.fetch_names);
-  std::vector<std::unique_ptr<PrismValue>> wrapped;
-  wrapped.reserve(results.size());
-  for (Value& result : results) wrapped.push_back(std::make_unique<PrismValue>(std::move(result)));
-  for (size_t i = 0; i < wrapped.size(); ++i) outputs[i] = wrapped[i].release();
+  const RunOptions& options = run_options != nullptr ? run_options->options : defaults;
+  const bool any_preallocated =
+      std::any_of(arguments.preallocated.begin(), arguments.preallocated.end(),
+                  [](const PrismValue* value) { return value != nullptr; });
+  std::vector<Value> results;
+  if (any_preallocated) {
+    std::vector<OutputDestination> destinations(arguments.fetch_names.size());
+    for (size_t i = 0; i < destinations.size(); ++i)
+      if (arguments.preallocated[i] != nullptr)
+        destinations[i].preallocated = &arguments.preallocated[i]->value;
+    results = session.Run(options, arguments.feed_names, arguments.feeds, arguments.fetch_names,
+                          destinations);
+  } else {
+    results = session.Run(options, arguments.feed_names, arguments.feeds, arguments.fetch_names);
+  }
+  std::vector<std::unique_ptr<PrismValue>> wrapped(results.size());
+  for (size_t i = 0; i < results.size(); ++i)
+    if (arguments.preallocated[i] == nullptr)
+      wrapped[i] = std::make_unique<PrismValue>(std::move(results[i]));
+  for (size_t i = 0; i < wrapped.size(); ++i)
+    if (wrapped[i] != nullptr) outputs[i] = wrapped[i].release();
 }
 
 }  // namespace

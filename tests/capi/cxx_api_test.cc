@@ -603,6 +603,51 @@ TEST_F(CxxApiTest, CudaProviderOptionsAreCheckedAndAppended) {
   }
 }
 
+// onnxruntime's preallocated outputs: a tensor in an output slot receives the result in place;
+// an empty slot gets a new value.
+TEST_F(CxxApiTest, RunWritesIntoPreallocatedOutputs) {
+  prism::SessionOptions options;
+  options.AppendExecutionProvider("TestExecutionProvider", {{"ops", "Relu"}});
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  std::vector<float> host(10, -7.0f);
+  std::vector<prism::Value> outputs;
+  outputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), host.data(),
+                                                      host.size(), {1, 10}));
+  const void* before = outputs[0].GetTensorRawData();
+  session.Run(nullptr, {"input"}, inputs, {"output"}, outputs);
+  EXPECT_EQ(outputs[0].GetTensorRawData(), before);
+  ExpectMnistOutput(host.data(), 10);  // written where the caller's memory is
+
+  // In device memory (the session's test EP allocator), mixed with an output left to the run.
+  prism::MemoryInfo device("TestDevice", PRISM_DEVICE_ALLOCATOR, 0, PRISM_MEM_DEFAULT);
+  prism::Allocator allocator = session.CreateAllocator(device);
+  std::vector<prism::Value> mixed;
+  mixed.push_back(prism::Value::CreateTensor<float>(allocator, {1, 10}));
+  mixed.emplace_back();
+  session.Run(nullptr, {"input"}, inputs, {"output", "output"}, mixed);
+  EXPECT_EQ(mixed[0].GetTensorMemoryInfo().Name(), "TestDevice");
+  ExpectMnistOutput(session.CopyToCpu(mixed[0]).GetTensorData<float>(), 10);
+  ASSERT_NE(mixed[1].get(), nullptr);
+  ExpectMnistOutput(mixed[1].GetTensorData<float>(), 10);
+
+  // A preallocated tensor of another shape or type is refused, naming the output.
+  std::vector<prism::Value> wrong;
+  wrong.push_back(prism::Value::CreateTensor<float>(prism::AllocatorWithDefaultOptions(), {10}));
+  const prism::Exception shape_error =
+      CatchPrism([&] { session.Run(nullptr, {"input"}, inputs, {"output"}, wrong); });
+  EXPECT_NE(std::string(shape_error.what()).find("output"), std::string::npos)
+      << shape_error.what();
+  std::vector<prism::Value> not_tensor;
+  not_tensor.push_back(prism::Value::CreateEmptyOptional());
+  const prism::Exception kind_error =
+      CatchPrism([&] { session.Run(nullptr, {"input"}, inputs, {"output"}, not_tensor); });
+  EXPECT_NE(std::string(kind_error.what()).find("not a tensor"), std::string::npos)
+      << kind_error.what();
+}
+
 TEST_F(CxxApiTest, SetProvidersKeepsNamesValid) {
   prism::SessionOptions options;
   options.AppendExecutionProvider("TestExecutionProvider", {{"ops", "Relu"}});
