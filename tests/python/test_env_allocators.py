@@ -31,6 +31,10 @@ def reference(path, inputs):
 def cpu_arena_info():
     info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0,
                              ort.OrtMemType.DEFAULT)
+    # The process has one environment: start from none registered (docs/python.md's example,
+    # run earlier in the same process, registers one).
+    if _env_allocators.shared_allocator_stats(info) is not None:
+        _env_allocators.unregister_allocator(info)
     yield info
     if _env_allocators.shared_allocator_stats(info) is not None:
         _env_allocators.unregister_allocator(info)
