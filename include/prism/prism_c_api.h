@@ -299,8 +299,12 @@ typedef struct PrismApi {
   /* env, path, options [in, borrowed]; out [out, owned] ReleaseSession. */
   PrismStatus* (*CreateSession)(const PrismEnv* env, const char* model_path,
                                 const PrismSessionOptions* options, PrismSession** out);
-  /* data [in, borrowed]: not kept after the call. Models with external data cannot be loaded
-     from bytes. */
+  /* data [in, borrowed]: not kept after the call. A model with external data reads its files
+     from the folder named by session config entry
+     "session.model_external_initializers_file_folder_path" (as loading from a file does from the
+     model's folder: no location may leave it), or from memory (version 7:
+     AddExternalInitializers, AddExternalInitializersFromFilesInMemory); otherwise it fails,
+     naming the initializer, the file and the config key. */
   PrismStatus* (*CreateSessionFromArray)(const PrismEnv* env, const void* model_data,
                                          size_t model_data_length,
                                          const PrismSessionOptions* options, PrismSession** out);
@@ -763,6 +767,54 @@ typedef struct PrismApi {
   PrismStatus* (*KernelContextParallelFor)(const PrismKernelContext* context,
                                            PrismParallelForFunction fn, void* user_data,
                                            size_t total, size_t batch_count);
+
+  /* --- version 7: model and session adjustments --- */
+  /* Applied when a session loads its model, before type and shape inference and optimization
+     (onnxruntime's session options of the same names). Errors about the model (a name it does
+     not have, a mismatch) come from CreateSession*, naming the input or initializer. */
+  /* Fixes every dimension of the model's inputs (those without an initializer) whose
+     denotation is dim_denotation (e.g. "DATA_BATCH"; compared ignoring case) to dim_value >= 0:
+     the session's input shapes show the number, shape inference sees it, and a feed of another
+     size for that dimension is refused. A dimension the model fixes to another value fails
+     session creation. Calling again for the same denotation replaces the value; one that
+     matches no dimension is logged as a warning. dim_denotation [in, borrowed] (copied). */
+  PrismStatus* (*AddFreeDimensionOverride)(PrismSessionOptions* options, const char* dim_denotation,
+                                           int64_t dim_value);
+  /* As AddFreeDimensionOverride, for the dimensions whose dim_param is dim_name (e.g. "batch";
+     compared exactly). Two overrides that set one dimension to different values fail session
+     creation. dim_name [in, borrowed] (copied). */
+  PrismStatus* (*AddFreeDimensionOverrideByName)(PrismSessionOptions* options, const char* dim_name,
+                                                 int64_t dim_value);
+  /* Sessions use value, a CPU tensor of the initializer's element type and dims, in place of the
+     model's initializer name (one that is also a graph input stays overridable by a feed).
+     No copy: value [in, borrowed] shares its memory with the options and the sessions (they
+     keep their own reference to a tensor the library allocated); memory the caller wrapped
+     (CreateTensorWithDataAsValue) must stay valid while these options or a session made from
+     them live (a change after session creation is seen only where no optimization folded or
+     packed the weight). Fails here for a non-tensor or non-CPU value; session creation fails
+     when the model has no such initializer (or name is an input without one) and when element
+     type or dims differ. Adding a name again replaces the value. name [in, borrowed] (copied). */
+  PrismStatus* (*AddInitializer)(PrismSessionOptions* options, const char* name,
+                                 const PrismValue* value);
+  /* Supplies the data of count initializers whose data is external (data_location EXTERNAL):
+     names[i] gets values[i], used in place of reading the external file (no copy; lifetimes as
+     for AddInitializer). Session creation fails when an initializer is missing, does not store
+     its data externally, differs in element type or dims, or is also given to AddInitializer.
+     names, values [in, borrowed]; the names are copied. */
+  PrismStatus* (*AddExternalInitializers)(PrismSessionOptions* options, const char* const* names,
+                                          const PrismValue* const* values, size_t count);
+  /* The contents of count external data files: a tensor whose external data location is
+     file_names[i] (compared as a relative path: "./w.bin" is "w.bin") reads its offset and length
+     from buffers[i], lengths[i] bytes, instead of the file (before the model's folder is looked
+     at; a range beyond lengths[i] fails session creation). The bytes a session uses are copied
+     when it is created, so buffers [in, borrowed] must stay valid until the last session is
+     created from these options (onnxruntime's contract). file_names [in, borrowed] (copied);
+     a file name given again replaces the earlier buffer. */
+  PrismStatus* (*AddExternalInitializersFromFilesInMemory)(PrismSessionOptions* options,
+                                                           const char* const* file_names,
+                                                           const void* const* buffers,
+                                                           const size_t* lengths, size_t count);
+
   /* --- version 7: environment allocators, device values, CUDA provider options --- */
   /* Registers a CPU allocator with env, shared by env's sessions whose config sets
      session.use_env_allocators to "1" (onnxruntime's CreateAndRegisterAllocator). info [in,

@@ -444,6 +444,8 @@ class CustomOpDomain : public detail::Owner<PrismCustomOpDomain> {
   }
 };
 
+class Value;
+
 class SessionOptions : public detail::Owner<PrismSessionOptions> {
  public:
   SessionOptions() {
@@ -556,6 +558,41 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
     void* handle = nullptr;
     detail::ThrowOnError(detail::Api().RegisterCustomOpsLibrary(get(), path.c_str(), &handle));
     return handle;
+  }
+
+  // Model adjustments, applied as a session loads its model (onnxruntime's methods of the same
+  // names; see prism_c_api.h). Fixes the inputs' dimensions with this denotation (e.g.
+  // "DATA_BATCH") or this dim_param name to value.
+  SessionOptions& AddFreeDimensionOverride(const std::string& denotation, int64_t value) {
+    detail::ThrowOnError(detail::Api().AddFreeDimensionOverride(get(), denotation.c_str(), value));
+    return *this;
+  }
+  SessionOptions& AddFreeDimensionOverrideByName(const std::string& name, int64_t value) {
+    detail::ThrowOnError(detail::Api().AddFreeDimensionOverrideByName(get(), name.c_str(), value));
+    return *this;
+  }
+  // Sessions use value (a CPU tensor, not copied) for initializer name; memory it wraps must
+  // stay valid while these options or their sessions live.
+  SessionOptions& AddInitializer(const std::string& name, const Value& value);
+  // Data for initializers stored as external data, names[i] from values[i] (not copied).
+  SessionOptions& AddExternalInitializers(const std::vector<std::string>& names,
+                                          const std::vector<Value>& values);
+  // The contents of external data files the model names (file_names[i]: lengths[i] bytes at
+  // buffers[i]); copied by each session creation, so they must live until the last one.
+  SessionOptions& AddExternalInitializersFromFilesInMemory(
+      const std::vector<std::string>& file_names, const std::vector<const void*>& buffers,
+      const std::vector<size_t>& lengths) {
+    if (buffers.size() != file_names.size() || lengths.size() != file_names.size())
+      throw Exception(
+          PRISM_INVALID_ARGUMENT,
+          "AddExternalInitializersFromFilesInMemory: " + std::to_string(file_names.size()) +
+              " file names, " + std::to_string(buffers.size()) + " buffers and " +
+              std::to_string(lengths.size()) + " lengths; they must pair up");
+    std::vector<const char*> names;
+    for (const std::string& name : file_names) names.push_back(name.c_str());
+    detail::ThrowOnError(detail::Api().AddExternalInitializersFromFilesInMemory(
+        get(), names.data(), buffers.data(), lengths.data(), names.size()));
+    return *this;
   }
 };
 
@@ -971,6 +1008,28 @@ class Value : public detail::Owner<PrismValue> {
                           ", accessed as " + std::to_string(static_cast<int>(wanted)));
   }
 };
+
+inline SessionOptions& SessionOptions::AddInitializer(const std::string& name, const Value& value) {
+  detail::ThrowOnError(detail::Api().AddInitializer(get(), name.c_str(), value.get()));
+  return *this;
+}
+
+inline SessionOptions& SessionOptions::AddExternalInitializers(
+    const std::vector<std::string>& names, const std::vector<Value>& values) {
+  if (values.size() != names.size())
+    throw Exception(PRISM_INVALID_ARGUMENT,
+                    "AddExternalInitializers: " + std::to_string(names.size()) + " names but " +
+                        std::to_string(values.size()) + " values");
+  std::vector<const char*> name_pointers;
+  std::vector<const PrismValue*> handles;
+  for (size_t i = 0; i < names.size(); ++i) {
+    name_pointers.push_back(names[i].c_str());
+    handles.push_back(values[i].get());
+  }
+  detail::ThrowOnError(detail::Api().AddExternalInitializers(get(), name_pointers.data(),
+                                                             handles.data(), names.size()));
+  return *this;
+}
 
 // ---- custom operators: kernel-side views and CustomOpBase ----
 

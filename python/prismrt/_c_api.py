@@ -257,8 +257,15 @@ _TABLE_V6 = [
     ("KernelContextParallelFor", _STATUS, [_P, PARALLEL_FOR_FUNCTION, _P, _SIZE, _SIZE]),
 ]
 
-# Appended by version 7: environment allocators, device values, CUDA provider options.
+# Appended by version 7.
 _TABLE_V7 = [
+    # model and session adjustments
+    ("AddFreeDimensionOverride", _STATUS, [_P, _STR, _I64]),
+    ("AddFreeDimensionOverrideByName", _STATUS, [_P, _STR, _I64]),
+    ("AddInitializer", _STATUS, [_P, _STR, _P]),
+    ("AddExternalInitializers", _STATUS, [_P, _PSTR, _PP, _SIZE]),
+    ("AddExternalInitializersFromFilesInMemory", _STATUS, [_P, _PSTR, _PP, _PSIZE, _SIZE]),
+    # environment allocators, device values, CUDA provider options
     ("CreateAndRegisterAllocator", _STATUS, [_P, _P, _PSTR, _PSTR, _SIZE]),
     ("CreateAndRegisterAllocatorV2", _STATUS,
      [_P, _STR, _P, _PSTR, _PSTR, _SIZE, _PSTR, _PSTR, _SIZE]),

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from . import _device, _env_allocators, _types
+from . import _device, _dlpack, _env_allocators, _types
 from ._c_api import _P, api, decode
 from .capi.onnxruntime_pybind11_state import InvalidArgument
 from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
@@ -454,6 +454,33 @@ class OrtValue:
                                               ctypes.byref(handle)))
         return OrtValue(Handle(handle, api().ReleaseValue))
 
+    @staticmethod
+    def from_dlpack(data, is_bool_tensor=None):
+        """An OrtValue sharing the memory of a CPU tensor from another library, through DLPack:
+        data is an object with __dlpack__ (numpy, PyTorch, an OrtValue) or a "dltensor" capsule.
+        The producer's memory stays alive until this value is released. is_bool_tensor (as in
+        onnxruntime's capi form) reads a uint8 tensor as bool; None takes it from data's dtype,
+        as onnxruntime's OrtValue.from_dlpack does."""
+        if is_bool_tensor is None:
+            is_bool_tensor = _dlpack.is_bool_source(data)
+        capsule = data.__dlpack__() if hasattr(data, "__dlpack__") else data
+        return OrtValue(_dlpack.import_capsule(capsule, bool(is_bool_tensor)))
+
+    def to_dlpack(self):
+        """A DLPack capsule ("dltensor") over this CPU tensor's memory, shared, not copied; the
+        value stays alive until the consumer is done with it."""
+        return _dlpack.export_value(self)
+
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """The DLPack protocol's export, shared, not copied unless copy=True (stream is for
+        device tensors; CPU tensors ignore it). A consumer asking for max_version >= (1, 0) gets
+        a versioned, writable capsule ("dltensor_versioned"), others the legacy "dltensor"."""
+        return _dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """(DLDeviceType, device id): (1, 0) for CPU tensors."""
+        return _dlpack.device_of(self)
+
     def _pointer(self):
         return self._handle.pointer
 
@@ -586,6 +613,18 @@ class OrtValueVector:
     def bool_tensor_indices(self):
         return [i for i, value in enumerate(self._values)
                 if value.is_tensor() and value.element_type() == _types.BOOL]
+
+    def dlpack_at(self, index):
+        """The DLPack capsule of the value at index (see OrtValue.to_dlpack)."""
+        return self._values[index].to_dlpack()
+
+    def to_dlpacks(self, to_tensor=None):
+        """A list with every value exported through DLPack: the capsules themselves when to_tensor
+        is None, else to_tensor(capsule) for each (e.g. torch.utils.dlpack.from_dlpack)."""
+        capsules = [value.to_dlpack() for value in self._values]
+        if to_tensor is None:
+            return capsules
+        return [to_tensor(capsule) for capsule in capsules]
 
     def clear(self):
         self._values.clear()

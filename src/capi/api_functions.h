@@ -263,6 +263,18 @@ PrismStatus* KernelContextGetIntraOpThreadCount(const PrismKernelContext* contex
 PrismStatus* KernelContextParallelFor(const PrismKernelContext* context,
                                       PrismParallelForFunction fn, void* user_data, size_t total,
                                       size_t batch_count) noexcept;
+PrismStatus* AddFreeDimensionOverride(PrismSessionOptions* options, const char* dim_denotation,
+                                      int64_t dim_value) noexcept;
+PrismStatus* AddFreeDimensionOverrideByName(PrismSessionOptions* options, const char* dim_name,
+                                            int64_t dim_value) noexcept;
+PrismStatus* AddInitializer(PrismSessionOptions* options, const char* name,
+                            const PrismValue* value) noexcept;
+PrismStatus* AddExternalInitializers(PrismSessionOptions* options, const char* const* names,
+                                     const PrismValue* const* values, size_t count) noexcept;
+PrismStatus* AddExternalInitializersFromFilesInMemory(PrismSessionOptions* options,
+                                                      const char* const* file_names,
+                                                      const void* const* buffers,
+                                                      const size_t* lengths, size_t count) noexcept;
 PrismStatus* CreateAndRegisterAllocator(PrismEnv* env, const PrismMemoryInfo* info,
                                         const char* const* arena_keys,
                                         const char* const* arena_values,

@@ -180,6 +180,52 @@ TEST_F(CxxApiTest, StringIdentity) {
   EXPECT_EQ(outputs[0].GetStringTensorElement(2).size(), 10u);
 }
 
+TEST_F(CxxApiTest, ModelAdjustments) {
+  prism::SessionOptions options;
+  options.AddFreeDimensionOverrideByName("n", 2);
+  prism::Session session(env_, DataPath("string_identity.onnx"), options);
+  EXPECT_EQ(session.GetInputTypeInfo(0).GetTensorInfo().Shape(), std::vector<int64_t>{2});
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateStringTensor({"a", "b", "c"}, {3}));
+  const prism::Exception wrong_size =
+      CatchPrism([&] { session.Run({"text"}, inputs, {"text_out"}); });
+  EXPECT_EQ(wrong_size.Code(), PRISM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(wrong_size.what()).find("input 'text' expects shape [2], got [3]"),
+            std::string::npos)
+      << wrong_size.what();
+  EXPECT_EQ(CatchPrism([&] { options.AddFreeDimensionOverride("DATA_BATCH", -1); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+
+  // Initializers and external data the model lacks fail session creation, naming them.
+  prism::SessionOptions initializer_options;
+  initializer_options.AddInitializer("nope", prism::Value::CreateStringTensor({"x"}, {1}));
+  const prism::Exception no_initializer = CatchPrism(
+      [&] { prism::Session(env_, DataPath("string_identity.onnx"), initializer_options); });
+  EXPECT_NE(std::string(no_initializer.what()).find("the model has no initializer named 'nope'"),
+            std::string::npos)
+      << no_initializer.what();
+  prism::SessionOptions external_options;
+  std::vector<prism::Value> values;
+  values.push_back(prism::Value::CreateStringTensor({"x"}, {1}));
+  external_options.AddExternalInitializers({"gone"}, values);
+  EXPECT_NE(std::string(CatchPrism([&] {
+                          prism::Session(env_, DataPath("string_identity.onnx"), external_options);
+                        }).what())
+                .find("AddExternalInitializers: the model has no initializer named 'gone'"),
+            std::string::npos);
+  EXPECT_EQ(CatchPrism([&] {
+              external_options.AddExternalInitializers({"a", "b"}, values);
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  const std::string file = "bytes";
+  external_options.AddExternalInitializersFromFilesInMemory({"w.bin"}, {file.data()},
+                                                            {file.size()});
+  EXPECT_EQ(CatchPrism([&] {
+              external_options.AddExternalInitializersFromFilesInMemory({"w.bin"}, {nullptr}, {4});
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+}
+
 TEST_F(CxxApiTest, ErrorsBecomeExceptions) {
   prism::Exception missing = CatchPrism(
       [&] { prism::Session(env_, DataPath("no_such_model.onnx"), prism::SessionOptions()); });
