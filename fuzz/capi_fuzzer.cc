@@ -1010,6 +1010,40 @@ void Script::Step() {
       if (in_.Byte() % 4 == 0) a.ReleaseCUDAProviderOptions(cuda_options_.Take(in_));
       break;
     }
+    // ---- version 7: model and session adjustments (applied when a session loads its model)
+    case 70: {
+      PrismSessionOptions* options = options_.Pick(in_);
+      switch (in_.Byte() % 5) {
+        case 0:
+          Check(a.AddFreeDimensionOverride(options, Text({"DATA_BATCH", "batch", ""}),
+                                           static_cast<int64_t>(Int())));
+          break;
+        case 1:
+          Check(a.AddFreeDimensionOverrideByName(options, Text({"batch", "n", "X"}),
+                                                 static_cast<int64_t>(Int())));
+          break;
+        case 2:
+          Check(a.AddInitializer(options, Text({"W", "X", "absent"}), values_.Pick(in_)));
+          break;
+        case 3: {
+          const char* names[] = {Text({"W", "X"}), Text({"W", "Y"})};
+          const PrismValue* values[] = {values_.Pick(in_), values_.Pick(in_)};
+          Check(a.AddExternalInitializers(options, in_.Byte() % 8 ? names : nullptr,
+                                          in_.Byte() % 8 ? values : nullptr, in_.Byte() % 3));
+          break;
+        }
+        default: {
+          strings_.push_back(std::make_unique<std::string>(in_.String(64)));
+          const char* files[] = {Text({"w.bin", "./w.bin", "../w.bin", "/etc/passwd"}),
+                                 Text({"w.bin"})};
+          const void* buffers[] = {strings_.back()->data(), nullptr};
+          const size_t lengths[] = {strings_.back()->size(), static_cast<size_t>(in_.U16())};
+          Check(a.AddExternalInitializersFromFilesInMemory(options, files, buffers, lengths,
+                                                           in_.Byte() % 3));
+        }
+      }
+      break;
+    }
     default: {
       PrismPrepackedWeightsContainer* container = nullptr;
       if (in_.Byte() % 2) {
