@@ -265,9 +265,22 @@ _TABLE_V7 = [
     ("AddInitializer", _STATUS, [_P, _STR, _P]),
     ("AddExternalInitializers", _STATUS, [_P, _PSTR, _PP, _SIZE]),
     ("AddExternalInitializersFromFilesInMemory", _STATUS, [_P, _PSTR, _PP, _PSIZE, _SIZE]),
+    # environment allocators, device values, CUDA provider options
+    ("CreateAndRegisterAllocator", _STATUS, [_P, _P, _PSTR, _PSTR, _SIZE]),
+    ("CreateAndRegisterAllocatorV2", _STATUS,
+     [_P, _STR, _P, _PSTR, _PSTR, _SIZE, _PSTR, _PSTR, _SIZE]),
+    ("UnregisterAllocator", _STATUS, [_P, _P]),
+    ("GetSharedAllocator", _STATUS, [_P, _P, _PP]),
+    ("AllocatorGetStats", _STATUS, [_P, _PPSTR, _PPSTR, _PSIZE]),
+    ("CopyTensors", _STATUS, [_P, _PP, _PP, _SIZE]),
+    ("CreateCUDAProviderOptions", _STATUS, [_PP]),
+    ("UpdateCUDAProviderOptions", _STATUS, [_P, _PSTR, _PSTR, _SIZE]),
+    ("GetCUDAProviderOptionsAsString", _STATUS, [_P, _PSTR]),
+    ("ReleaseCUDAProviderOptions", _VOID, [_P]),
+    ("SessionOptionsAppendExecutionProvider_CUDA_V2", _STATUS, [_P, _P]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7
+_TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7)
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

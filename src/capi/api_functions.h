@@ -275,6 +275,32 @@ PrismStatus* AddExternalInitializersFromFilesInMemory(PrismSessionOptions* optio
                                                       const char* const* file_names,
                                                       const void* const* buffers,
                                                       const size_t* lengths, size_t count) noexcept;
+PrismStatus* CreateAndRegisterAllocator(PrismEnv* env, const PrismMemoryInfo* info,
+                                        const char* const* arena_keys,
+                                        const char* const* arena_values,
+                                        size_t arena_count) noexcept;
+PrismStatus* CreateAndRegisterAllocatorV2(PrismEnv* env, const char* provider_type,
+                                          const PrismMemoryInfo* info,
+                                          const char* const* arena_keys,
+                                          const char* const* arena_values, size_t arena_count,
+                                          const char* const* provider_option_keys,
+                                          const char* const* provider_option_values,
+                                          size_t provider_option_count) noexcept;
+PrismStatus* UnregisterAllocator(PrismEnv* env, const PrismMemoryInfo* info) noexcept;
+PrismStatus* GetSharedAllocator(PrismEnv* env, const PrismMemoryInfo* info,
+                                PrismAllocator** out) noexcept;
+PrismStatus* AllocatorGetStats(const PrismAllocator* allocator, char*** keys, char*** values,
+                               size_t* count) noexcept;
+PrismStatus* CopyTensors(const PrismEnv* env, const PrismValue* const* sources,
+                         PrismValue* const* destinations, size_t count) noexcept;
+PrismStatus* CreateCUDAProviderOptions(PrismCUDAProviderOptions** out) noexcept;
+PrismStatus* UpdateCUDAProviderOptions(PrismCUDAProviderOptions* options, const char* const* keys,
+                                       const char* const* values, size_t count) noexcept;
+PrismStatus* GetCUDAProviderOptionsAsString(const PrismCUDAProviderOptions* options,
+                                            char** out) noexcept;
+void ReleaseCUDAProviderOptions(PrismCUDAProviderOptions* options) noexcept;
+PrismStatus* SessionOptionsAppendExecutionProvider_CUDA_V2(
+    PrismSessionOptions* options, const PrismCUDAProviderOptions* cuda_options) noexcept;
 
 // The newest function table (what custom ops' CreateKernel receives).
 const PrismApi* ApiTable() noexcept;

@@ -184,6 +184,17 @@ constexpr PrismApi kApiV1 = {
     .AddInitializer = AddInitializer,
     .AddExternalInitializers = AddExternalInitializers,
     .AddExternalInitializersFromFilesInMemory = AddExternalInitializersFromFilesInMemory,
+    .CreateAndRegisterAllocator = CreateAndRegisterAllocator,
+    .CreateAndRegisterAllocatorV2 = CreateAndRegisterAllocatorV2,
+    .UnregisterAllocator = UnregisterAllocator,
+    .GetSharedAllocator = GetSharedAllocator,
+    .AllocatorGetStats = AllocatorGetStats,
+    .CopyTensors = CopyTensors,
+    .CreateCUDAProviderOptions = CreateCUDAProviderOptions,
+    .UpdateCUDAProviderOptions = UpdateCUDAProviderOptions,
+    .GetCUDAProviderOptionsAsString = GetCUDAProviderOptionsAsString,
+    .ReleaseCUDAProviderOptions = ReleaseCUDAProviderOptions,
+    .SessionOptionsAppendExecutionProvider_CUDA_V2 = SessionOptionsAppendExecutionProvider_CUDA_V2,
 };
 
 #if defined(PRISM_SANITIZED_BUILD) && !defined(__clang__)

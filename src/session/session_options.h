@@ -75,7 +75,13 @@ struct SessionOptions {
   //     (operands and results), on the calling thread and the pool threads working for it.
   //   session.model_external_initializers_file_folder_path: the folder a model loaded from
   //     bytes reads its external data files from (default: none, such data is refused).
+  //   session.use_env_allocators = "1": memory spaces with an allocator in
+  //     environment_allocators use it (shared with every session of that environment that
+  //     opts in) instead of one of the session's own.
   std::map<std::string, std::string> config_entries;
+  // The allocators the session's environment shares (environment_allocators.h), set by the API
+  // layer when session.use_env_allocators is "1"; empty otherwise.
+  std::vector<AllocatorPtr> environment_allocators;
   // Where kernels' packed forms of constant weights are kept: sessions given one container share
   // the packing of identical weights (onnxruntime's PrepackedWeightsContainer). nullptr: each
   // session keeps its own.

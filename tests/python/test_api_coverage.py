@@ -34,7 +34,6 @@ _EP_DEVICES = ("onnxruntime's plugin-EP device discovery (OrtEpDevice, OrtHardwa
                "in Prism; Prism finds plugin EPs by library name")
 _COMPILE = "EP context models (model compilation) are not implemented"
 _SPARSE = "sparse tensors are not implemented in the C ABI"
-_SHARED_ALLOCATORS = "shared (environment) allocators are not implemented yet"
 _EXTERNAL_INFO = ("the location of an external initializer's data (file, offset, size) is "
                   "reported only by onnxruntime's model-editor and EP-compile APIs, which Prism "
                   "does not have; SessionOptions.add_external_initializers and "
@@ -75,11 +74,6 @@ MISSING = {
     "OrtValue.as_sparse_tensor": _SPARSE,
     "OrtValue.ort_value_from_sparse_tensor": _SPARSE,
     "onnxruntime.OrtSyncStream": "device streams are not exposed by the C ABI",
-    "onnxruntime.copy_tensors": ("device-to-device copies outside a session are not in the C ABI "
-                                 "(a session copies: SessionCopyValueToCpu, IO binding)"),
-    "onnxruntime.OrtArenaCfg": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator_v2": _SHARED_ALLOCATORS,
     "onnxruntime.OrtExternalInitializerInfo": _EXTERNAL_INFO,
     "SessionOptions.add_provider": ("providers are given to InferenceSession(providers=...), as "
                                     "onnxruntime's documentation shows; the options-object form "
