@@ -825,8 +825,8 @@ class PlanBuilder {
                                 ? item.operand
                                 : View(Plain(item.operand_value), PlainMd(item.operand_dims));
         int src1 = operand;
-        if (item.operand_dims == Dims(ToDnnl(out).begin(), ToDnnl(out).end()) &&
-            Md(operand) != Md(dst))
+        const memory::dims out_d = ToDnnl(out);
+        if (item.operand_dims == Dims(out_d.begin(), out_d.end()) && Md(operand) != Md(dst))
           src1 = Reorder(operand, Md(dst));
         BinaryStep(algorithm::binary_add, dst, src1, dst);
       }
@@ -846,6 +846,25 @@ class PlanBuilder {
       return dst;
     }
     return DstFor(final_value, out, md);
+  }
+  // The longest prefix of items oneDNN runs fused with an optimized implementation (the
+  // reference one is much slower than separate steps); *pd gets the primitive for it. The rest of
+  // the items then run as steps of their own.
+  template <typename PrimitiveDesc, typename MakePd>
+  std::vector<PostItem> LongestFastPrefix(const std::vector<PostItem>& items, const MakePd& make_pd,
+                                          PrimitiveDesc* pd) {
+    for (size_t k = items.size(); k > 0; --k) {
+      const std::vector<PostItem> prefix(items.begin(), items.begin() + k);
+      try {
+        PrimitiveDesc candidate = make_pd(prefix);
+        if (IsReference(candidate)) continue;
+        *pd = candidate;
+        return prefix;
+      } catch (const dnnl::error&) {
+      }
+    }
+    *pd = make_pd(std::vector<PostItem>{});
+    return {};
   }
   void MarkDone(const std::vector<int>& absorbed) {
     for (int c : absorbed) done_[c] = true;
@@ -925,17 +944,11 @@ class PlanBuilder {
       return dnnl::convolution_forward::primitive_desc(desc, attr, engine_);
     };
     dnnl::convolution_forward::primitive_desc pd;
-    bool fused = !items.empty();
-    if (fused) {
-      try {
-        pd = make_pd(items, false);
-        fused = !IsReference(pd);
-      } catch (const dnnl::error&) {
-        fused = false;
-      }
-    }
-    if (!fused) pd = make_pd({}, false);
-    if (IsReference(pd) && blocked) pd = make_pd(fused ? items : std::vector<PostItem>{}, true);
+    const std::vector<PostItem> fused = LongestFastPrefix(items, [&](const std::vector<PostItem>& with) {
+      return make_pd(with, false);
+    }, &pd);
+    if (IsReference(pd) && blocked) pd = make_pd(fused, true);
+    const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
     const int src = As(x, pd.src_desc());
     int weights_source = Plain(w);
     if (group > 1) weights_source = View(weights_source, PlainMd(wdims));
@@ -945,16 +958,11 @@ class PlanBuilder {
                                                       : Reorder(weights_source, pd.weights_desc()));
     std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
     if (b >= 0) args.emplace_back(DNNL_ARG_BIAS, Plain(b));
-    int dst;
-    if (fused) {
-      dst = SumDst(items, final_value, out, pd.dst_desc());
-      PostOpArgs(items, args);
-    } else {
-      dst = DstFor(final_value, out, pd.dst_desc());
-    }
+    const int dst = SumDst(fused, final_value, out, pd.dst_desc());
+    PostOpArgs(fused, args);
     args.emplace_back(DNNL_ARG_DST, dst);
     AddStep(dnnl::convolution_forward(pd), pd, args);
-    if (!fused) ApplySeparately(items, dst, out);
+    ApplySeparately(rest, dst, out);
     MarkDone(absorbed);
     Define(final_value, out, dst);
   }
@@ -1004,16 +1012,8 @@ class PlanBuilder {
       return dnnl::matmul::primitive_desc(desc, attr, engine_);
     };
     dnnl::matmul::primitive_desc pd;
-    bool fused = !items.empty();
-    if (fused) {
-      try {
-        pd = make_pd(items);
-        fused = !IsReference(pd);
-      } catch (const dnnl::error&) {
-        fused = false;
-      }
-    }
-    if (!fused) pd = make_pd({});
+    const std::vector<PostItem> fused = LongestFastPrefix(items, make_pd, &pd);
+    const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
     const int a_view = View(Plain(a), shape.a_md);
     const int b_view = View(Plain(b), shape.b_md);
     const int weights = constant_b ? ConstantAs(b, b_view, pd.weights_desc())
@@ -1021,13 +1021,12 @@ class PlanBuilder {
                                           ? b_view
                                           : Reorder(b_view, pd.weights_desc()));
     std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, a_view}, {DNNL_ARG_WEIGHTS, weights}};
-    if (fused) {
-      if (items[0].kind == PostItem::kBias) args.emplace_back(DNNL_ARG_BIAS, items[0].operand);
-      PostOpArgs(items, args);
-    }
+    if (!fused.empty() && fused[0].kind == PostItem::kBias)
+      args.emplace_back(DNNL_ARG_BIAS, fused[0].operand);
+    PostOpArgs(fused, args);
     args.emplace_back(DNNL_ARG_DST, dst);
     AddStep(dnnl::matmul(pd), pd, args);
-    if (!fused) ApplySeparately(items, dst, shape.dst_dims);
+    ApplySeparately(rest, dst, shape.dst_dims);
     MarkDone(absorbed);
     Define(final_value, shape.out, dst_handle);
     (void)node;
