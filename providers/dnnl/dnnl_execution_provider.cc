@@ -236,14 +236,12 @@ class DnnlExecutionProviderFactory final : public IExecutionProviderFactory {
 
 }  // namespace prism::dnnl_ep
 
-extern "C" __attribute__((visibility("default"))) const PrismProviderDescriptor*
-PrismGetProviderDescriptor() {
-  static const PrismProviderDescriptor descriptor{
-      prism::kProviderInterfaceVersion, prism::dnnl_ep::kProviderName,
-      []() -> prism::IExecutionProviderFactory* {
-        return new prism::dnnl_ep::DnnlExecutionProviderFactory();
-      }};
-  return &descriptor;
+// The factory, for the loader plugin (loader/dnnl_loader.cc), which opens this library with
+// OpenMP's settings chosen. The caller owns the factory.
+extern "C" __attribute__((visibility("default"))) prism::IExecutionProviderFactory*
+PrismDnnlCreateFactory(uint32_t interface_version) {
+  if (interface_version != prism::kProviderInterfaceVersion) return nullptr;
+  return new prism::dnnl_ep::DnnlExecutionProviderFactory();
 }
 
 // The op types the EP may claim, comma separated (tests compare them with

@@ -41,7 +41,9 @@ std::string Text(const std::vector<int64_t>& dims) {
   return text + "]";
 }
 
+// The plugin the core finds, and the EP library it opens (which exports the test hooks).
 std::string DnnlPluginPath() { return CoreLibraryFolder() + "/libprism_provider_dnnl.so"; }
+std::string DnnlLibraryPath() { return CoreLibraryFolder() + "/libprism_dnnl_ep.so"; }
 
 // "" when the EP can be used; else why not (the skip message).
 std::string DnnlUnavailable() {
@@ -204,7 +206,7 @@ TEST(DnnlPluginTest, ListedInAvailableProvidersBeforeTheCpuEp) {
 
 TEST(DnnlPluginTest, ClaimedOpsFileMatchesThePlugin) {
   SKIP_WITHOUT_DNNL();
-  void* handle = dlopen(DnnlPluginPath().c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(DnnlLibraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << dlerror();
   auto claimed = reinterpret_cast<const char* (*)()>(dlsym(handle, "PrismDnnlClaimedOpTypes"));
   ASSERT_NE(claimed, nullptr);
@@ -238,6 +240,35 @@ TEST(DnnlPluginTest, TheCoreDoesNotLinkOneDnn) {
   const size_t read = fread(buffer, 1, sizeof(buffer) - 1, pipe);
   pclose(pipe);
   EXPECT_EQ(std::string(buffer, read), "0\n") << core << " has a dnnl dependency";
+}
+
+// The plugin itself links neither oneDNN nor OpenMP; it opens the EP library next to itself.
+TEST(DnnlPluginTest, APluginWithoutItsEpLibraryIsUnavailableAndSaysWhy) {
+  SKIP_WITHOUT_DNNL();
+  TempDir folder;
+  std::filesystem::copy_file(DnnlPluginPath(), folder.File("libprism_provider_dnnl.so"));
+  std::string why;
+  EXPECT_EQ(FindProviderFactory(kDnnl, folder.Path(), &why), nullptr);
+  EXPECT_NE(why.find("DnnlExecutionProvider is not available: the oneDNN EP library " +
+                     folder.Path() + "/libprism_dnnl_ep.so cannot be loaded: "),
+            std::string::npos)
+      << why;
+}
+
+// libgomp was loaded with OMP_WAIT_POLICY=PASSIVE (the environment itself is left as it was).
+TEST(DnnlPluginTest, OpenMpWaitsPassively) {
+  SKIP_WITHOUT_DNNL();
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT"))
+    GTEST_SKIP() << "OMP_WAIT_POLICY or GOMP_SPINCOUNT is set: the user's choice stands";
+  void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(gomp, nullptr) << "the oneDNN EP library did not bring libgomp";
+  auto display = reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_display_env"));
+  dlclose(gomp);
+  ASSERT_NE(display, nullptr);
+  ::testing::internal::CaptureStderr();
+  display(0);
+  const std::string settings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(settings.find("OMP_WAIT_POLICY = 'PASSIVE'"), std::string::npos) << settings;
 }
 
 // ---- partitioning ----
@@ -807,7 +838,7 @@ TEST(DnnlNumericsTest, LayerNormalization) {
 // ---- dynamic shapes: one plan per set of input shapes ----
 
 int64_t PlansBuilt() {
-  void* handle = dlopen(DnnlPluginPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  void* handle = dlopen(DnnlLibraryPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
   if (handle == nullptr) return -1;
   auto fn = reinterpret_cast<int64_t (*)()>(dlsym(handle, "PrismDnnlPlansBuilt"));
   dlclose(handle);
