@@ -5,16 +5,20 @@ For every model: the inputs are drawn once from the model's sidecar fill spec an
 ONNX test data (input_K.pb); prism_perf reads them with -I and onnxruntime gets the same arrays.
 Then, in ONE alternating run, each round is a prism_perf invocation (-r N --json: its in-process
 per-run wall clock) followed by N onnxruntime runs timed in-process after a warm-up, so that both
-see the same machine conditions. Both use one thread. The foreign CPU load (cores busy with other
-processes: /proc/stat minus this script's and its children's own CPU time) is recorded per model,
-as ../shared/bench/README.md asks.
+see the same machine conditions. Both use the same thread count (--threads 1,2 measures each).
+The foreign CPU load (cores busy with other processes: /proc/stat minus this script's and its
+children's own CPU time) is recorded per model, as ../shared/bench/README.md asks. With
+--footprint, each runtime's session creation time and the peak resident memory its session and
+runs add are measured too, in fresh processes through both Python packages alike
+(footprint_probe.py), alternating, the median of --footprint-repeats.
 
     .venv/bin/python benchmarks/compare.py --build-dir build-perf
     .venv/bin/python benchmarks/compare.py --build-dir build-perf --models mnist_cnn,bert_tiny \
-        --rounds 5 --runs 20 --markdown benchmarks/RESULTS.md --chart docs/images/compare_chart.png
+        --threads 1,2 --footprint --rounds 5 --runs 20 --markdown benchmarks/RESULTS.md \
+        --chart docs/images/compare_chart.png
 
-Writes <work-dir>/results.json, and with --markdown / --chart a table and a bar chart of the
-prism/onnxruntime median ratios.
+Writes <work-dir>/results.json, and with --markdown / --chart a table (with the geometric mean of
+the median ratios per thread count) and a bar chart of the prism/onnxruntime median ratios.
 """
 import argparse
 import datetime
@@ -48,12 +52,22 @@ def make_models_script():
     return os.path.join(shared, "bench", "make_models.py")
 
 
+# Models made from the suite by onnxruntime's own tools (make_derived_models.py): its
+# transformer optimizer's fused BERT, and int8 QDQ models from quantize_static.
+DERIVED_MODELS = ("bert_base_ort_fused", "bert_tiny_ort_fused", "resnet50_qdq", "mobilenetv2_qdq")
+
+
 def ensure_models(models_dir, names):
     missing = [n for n in names if not os.path.exists(os.path.join(models_dir, n + ".onnx"))]
-    if missing:
-        os.makedirs(models_dir, exist_ok=True)
-        command = [sys.executable, make_models_script(), models_dir, "--models", ",".join(missing)]
-        print("generating", ", ".join(missing), ":", " ".join(command), flush=True)
+    suite = [n for n in missing if n not in DERIVED_MODELS]
+    derived = [n for n in missing if n in DERIVED_MODELS]
+    os.makedirs(models_dir, exist_ok=True)
+    for script, group in ((make_models_script(), suite),
+                          (os.path.join(HERE, "make_derived_models.py"), derived)):
+        if not group:
+            continue
+        command = [sys.executable, script, models_dir, "--models", ",".join(group)]
+        print("generating", ", ".join(group), ":", " ".join(command), flush=True)
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -141,7 +155,41 @@ def first_values_match(prism_stdout, ort_outputs):
     return True
 
 
-def compare_model(name, args, models_dir, work_dir):
+def footprint(name, model_path, input_dir, threads, args):
+    """Median creation time and peak memory over baseline of both runtimes, each in fresh
+    processes, alternating (footprint_probe.py)."""
+    probe = os.path.join(HERE, "footprint_probe.py")
+    samples = {"prismrt": [], "onnxruntime": []}
+    for _ in range(args.footprint_repeats):
+        for runtime in ("prismrt", "onnxruntime"):
+            command = [sys.executable, probe, runtime, model_path, input_dir, "--threads",
+                       str(threads), "--runs", str(args.warmup + 1)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError("%s failed:\n%s%s" % (shlex.join(command), result.stdout,
+                                                         result.stderr))
+            samples[runtime].append(json.loads(result.stdout.strip().splitlines()[-1]))
+    summary = {}
+    for runtime, runs in samples.items():
+        summary[runtime] = {
+            "creation_ms": float(np.median([r["creation_ms"] for r in runs])),
+            "memory_mib": float(np.median([r["peak_over_baseline_mib"] for r in runs])),
+        }
+    print("  %s footprint: creation prism %.1f ms / onnxruntime %.1f ms, memory prism %.1f MiB / "
+          "onnxruntime %.1f MiB" % (name, summary["prismrt"]["creation_ms"],
+                                    summary["onnxruntime"]["creation_ms"],
+                                    summary["prismrt"]["memory_mib"],
+                                    summary["onnxruntime"]["memory_mib"]), flush=True)
+    return {
+        "prism": summary["prismrt"],
+        "ort": summary["onnxruntime"],
+        "creation_ratio": summary["prismrt"]["creation_ms"] / summary["onnxruntime"]["creation_ms"],
+        "memory_ratio": summary["prismrt"]["memory_mib"] / max(summary["onnxruntime"]["memory_mib"],
+                                                              1e-3),
+    }
+
+
+def compare_model(name, args, models_dir, work_dir, threads):
     model_path = os.path.join(models_dir, name + ".onnx")
     with open(os.path.join(models_dir, name + ".json")) as f:
         sidecar = json.load(f)
@@ -151,7 +199,7 @@ def compare_model(name, args, models_dir, work_dir):
     feeds = dict(arrays)
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = args.threads
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ORT_LEVELS[args.ort_opt]
@@ -162,7 +210,7 @@ def compare_model(name, args, models_dir, work_dir):
 
     summary_path = os.path.join(work_dir, name, "prism_summary.json")
     prism_command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
-                     "-w", str(args.warmup), "-x", str(args.threads), "--json", summary_path]
+                     "-w", str(args.warmup), "-x", str(threads), "--json", summary_path]
     prism_samples, ort_samples, rounds = [], [], []
     load = CpuLoad()
     load.start()
@@ -182,13 +230,16 @@ def compare_model(name, args, models_dir, work_dir):
         ort_samples += ort_round
         rounds.append({"prism_median_ms": float(np.median(prism_round)),
                        "ort_median_ms": float(np.median(ort_round))})
-        print("  %s round %d/%d: prism %.3f ms, onnxruntime %.3f ms" % (
-            name, r + 1, args.rounds, rounds[-1]["prism_median_ms"], rounds[-1]["ort_median_ms"]),
+        print("  %s (%d thread%s) round %d/%d: prism %.3f ms, onnxruntime %.3f ms" % (
+            name, threads, "" if threads == 1 else "s", r + 1, args.rounds, rounds[-1]["prism_median_ms"], rounds[-1]["ort_median_ms"]),
             flush=True)
     cpu = load.stop()
     prism, ours = stats(prism_samples), stats(ort_samples)
     return {
         "model": name,
+        "threads": threads,
+        "footprint": footprint(name, model_path, input_dir, threads, args) if args.footprint
+        else None,
         "nodes": len(onnx.load(model_path, load_external_data=False).graph.node),
         "prism_ms": prism,
         "ort_ms": ours,
@@ -202,16 +253,45 @@ def compare_model(name, args, models_dir, work_dir):
     }
 
 
+def geometric_mean(values):
+    return float(np.exp(np.mean(np.log(values)))) if values else float("nan")
+
+
 def table(results):
-    lines = ["| model | nodes | prism median ms | prism p90 | prism min | ORT median ms | ORT p90 | "
-             "ORT min | ratio (median) | ratio p90 | ratio min | foreign load (cores) | outputs agree |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    footprints = any(r.get("footprint") for r in results)
+    header = ("| model | threads | nodes | prism median ms | prism p90 | prism min | ORT median ms | "
+              "ORT p90 | ORT min | ratio (median) | ratio p90 | ratio min |")
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if footprints:
+        header += (" creation ms prism / ORT | creation ratio | memory MiB prism / ORT | "
+                   "memory ratio |")
+        rule += "---:|---:|---:|---:|"
+    header += " foreign load (cores) | outputs agree |"
+    rule += "---:|---|"
+    lines = [header, rule]
     for r in results:
         p, o = r["prism_ms"], r["ort_ms"]
-        lines.append("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | **%.1fx** | %.1fx | %.1fx | %.2f | %s |" % (
-            r["model"], r["nodes"], p["median"], p["p90"], p["min"], o["median"], o["p90"],
-            o["min"], r["ratio_median"], r["ratio_p90"], r["ratio_min"], r["cpu"]["foreign_cores"],
-            {True: "yes", False: "NO", None: "?"}[r["outputs_agree"]]))
+        line = "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | **%.2fx** | %.2fx | %.2fx |" % (
+            r["model"], r.get("threads", 1), r["nodes"], p["median"], p["p90"], p["min"],
+            o["median"], o["p90"], o["min"], r["ratio_median"], r["ratio_p90"], r["ratio_min"])
+        if footprints:
+            f = r.get("footprint")
+            if f:
+                line += " %.1f / %.1f | %.2fx | %.1f / %.1f | %.2fx |" % (
+                    f["prism"]["creation_ms"], f["ort"]["creation_ms"], f["creation_ratio"],
+                    f["prism"]["memory_mib"], f["ort"]["memory_mib"], f["memory_ratio"])
+            else:
+                line += " | | | |"
+        line += " %.2f | %s |" % (r["cpu"]["foreign_cores"],
+                                  {True: "yes", False: "NO", None: "?"}[r["outputs_agree"]])
+        lines.append(line)
+    lines.append("")
+    for threads in sorted({r.get("threads", 1) for r in results}):
+        ratios = [r["ratio_median"] for r in results if r.get("threads", 1) == threads]
+        lines.append("Geometric mean of the median ratios at %d thread%s: **%.2fx** over %d "
+                     "models; the largest %.2fx." % (threads, "" if threads == 1 else "s",
+                                                     geometric_mean(ratios), len(ratios),
+                                                     max(ratios)))
     return "\n".join(lines)
 
 
@@ -219,10 +299,11 @@ def chart(results, path, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = [r["model"] for r in results]
+    names = [r["model"] if len({x.get("threads", 1) for x in results}) == 1
+             else "%s\n%d thr" % (r["model"], r.get("threads", 1)) for r in results]
     x = np.arange(len(names))
     width = 0.38
-    fig, ax = plt.subplots(figsize=(8, 4.4), dpi=100)
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(names) + 2), 4.4), dpi=100)
     series = [("median", "ratio_median", "#4c72b0"), ("min", "ratio_min", "#55a868")]
     for k, (label, key, color) in enumerate(series):
         values = [r[key] for r in results]
@@ -269,11 +350,15 @@ def markdown(results, args, command, started, load_before):
         "    " + command,
         "",
         "Machine: %s. Load average before the run: %s." % (machine_description(), load_before),
-        "Each model: %d alternating rounds of `prism_perf -r %d -w %d` and %d onnxruntime runs "
-        "(after %d warm-up runs), one thread each, the same inputs (`-I` folder of input_K.pb); "
+        "Each model and thread count: %d alternating rounds of `prism_perf -r %d -w %d` and %d "
+        "onnxruntime runs (after %d warm-up runs), the same thread count for both, the same "
+        "inputs (`-I` folder of input_K.pb); "
         "onnxruntime graph optimization level `%s`. Times are per run in milliseconds over all "
         "rounds; the ratio is Prism / onnxruntime (higher is slower). Foreign load is the mean "
-        "number of cores busy with other processes during the model's measurement."
+        "number of cores busy with other processes during the model's measurement. Creation "
+        "and memory (with --footprint): medians over fresh processes of each runtime's Python "
+        "package (benchmarks/footprint_probe.py): session creation wall time, and the peak "
+        "resident memory the session and its runs add over the process after imports."
         % (args.rounds, args.runs, args.warmup, args.runs, args.warmup, args.ort_opt),
         "",
         table(results),
@@ -282,7 +367,9 @@ def markdown(results, args, command, started, load_before):
         "",
     ]
     for r in results:
-        lines.append("- %s: %s" % (r["model"], ", ".join("%.1f" % x for x in r["round_ratios"])))
+        lines.append("- %s, %d thread%s: %s" % (r["model"], r.get("threads", 1),
+                                                 "" if r.get("threads", 1) == 1 else "s",
+                                                 ", ".join("%.2f" % x for x in r["round_ratios"])))
     lines += ["", "prism_perf commands of the last round:", ""]
     for r in results:
         lines.append("    " + r["prism_command"])
@@ -302,18 +389,29 @@ def main():
     parser.add_argument("--runs", type=int, default=10, help="timed runs per round and runtime")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs before timing")
     parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="intra-op threads of both runtimes (prism_perf -x, onnxruntime's "
-                             "intra_op_num_threads)")
+    parser.add_argument("--threads", default="1",
+                        help="comma-separated intra-op thread counts of both runtimes (prism_perf "
+                             "-x, onnxruntime's intra_op_num_threads), each measured (default: 1)")
+    parser.add_argument("--footprint", action="store_true",
+                        help="also compare session creation time and peak memory "
+                             "(footprint_probe.py, fresh processes)")
+    parser.add_argument("--footprint-repeats", type=int, default=3,
+                        help="fresh processes per runtime for --footprint (median)")
     parser.add_argument("--ort-opt", choices=sorted(ORT_LEVELS), default="all",
                         help="onnxruntime graph optimization level (default: all, its default)")
     parser.add_argument("--work-dir", help="inputs and results (default: <build-dir>/compare)")
     parser.add_argument("--markdown", help="append the results table to this Markdown file")
     parser.add_argument("--chart", help="write a PNG bar chart of the ratios here")
     args = parser.parse_args()
-    for name in ("rounds", "runs"):
+    for name in ("rounds", "runs", "footprint_repeats"):
         if getattr(args, name) < 1:
-            parser.error("--%s must be at least 1" % name)
+            parser.error("--%s must be at least 1" % name.replace("_", "-"))
+    try:
+        args.thread_counts = [int(t) for t in args.threads.split(",") if t]
+    except ValueError:
+        parser.error("--threads takes comma-separated integers, got %r" % args.threads)
+    if not args.thread_counts or min(args.thread_counts) < 1:
+        parser.error("--threads needs counts of at least 1, got %r" % args.threads)
     args.prism_perf = args.prism_perf or os.path.join(args.build_dir, "prism_perf")
     if not os.path.exists(args.prism_perf):
         parser.error("prism_perf not found at %s (build it, or give --build-dir)" % args.prism_perf)
@@ -329,15 +427,17 @@ def main():
                          + sys.argv[1:])
     results = []
     for name in names:
-        print("%s:" % name, flush=True)
-        results.append(compare_model(name, args, models_dir, work_dir))
+        for threads in args.thread_counts:
+            print("%s, %d thread%s:" % (name, threads, "" if threads == 1 else "s"), flush=True)
+            results.append(compare_model(name, args, models_dir, work_dir, threads))
     print(table(results))
     os.makedirs(work_dir, exist_ok=True)
     with open(os.path.join(work_dir, "results.json"), "w") as f:
         json.dump({"started": started, "command": command, "args": vars(args), "results": results},
                   f, indent=1)
     if args.chart:
-        chart(results, args.chart, "Prism / onnxruntime median latency, 1 thread (%s)" % started)
+        chart(results, args.chart, "Prism / onnxruntime median latency, %s thread(s) (%s)" % (
+            args.threads, started))
         print("chart:", args.chart)
     if args.markdown:
         with open(args.markdown, "a") as f:

@@ -47,3 +47,25 @@ PrismStatus* CallCreateTensorAsValue(const PrismApi* api, PrismAllocator* alloca
                                      PrismValue** out) {
   return api->CreateTensorAsValue(allocator, shape, shape_length, type, out);
 }
+
+static PrismElementType FuzzEnumOpInputType(const PrismCustomOp* op, size_t index) {
+  (void)index;
+  return (PrismElementType)((const FuzzEnumOp*)op)->input_type;
+}
+
+static PrismElementType FuzzEnumOpOutputType(const PrismCustomOp* op, size_t index) {
+  (void)index;
+  return (PrismElementType)((const FuzzEnumOp*)op)->output_type;
+}
+
+static PrismCustomOpInputOutputCharacteristic FuzzEnumOpCharacteristic(const PrismCustomOp* op,
+                                                                       size_t index) {
+  (void)index;
+  return (PrismCustomOpInputOutputCharacteristic)((const FuzzEnumOp*)op)->characteristic;
+}
+
+void FuzzEnumOpInstall(FuzzEnumOp* op) {
+  op->op.GetInputType = FuzzEnumOpInputType;
+  op->op.GetOutputType = FuzzEnumOpOutputType;
+  op->op.GetInputCharacteristic = FuzzEnumOpCharacteristic;
+}

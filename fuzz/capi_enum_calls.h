@@ -26,6 +26,17 @@ PrismStatus* CallCreateTensorAsValue(const PrismApi* api, PrismAllocator* alloca
                                      const int64_t* shape, size_t shape_length, int type,
                                      PrismValue** out);
 
+/* A custom op whose enum answers (element types, characteristic) are plain ints, returned from C
+   as a C library may return them: the core must range-check what the callbacks give.
+   FuzzEnumOpInstall sets op.GetInputType, GetOutputType and GetInputCharacteristic. */
+typedef struct FuzzEnumOp {
+  PrismCustomOp op;
+  int input_type;
+  int output_type;
+  int characteristic;
+} FuzzEnumOp;
+void FuzzEnumOpInstall(FuzzEnumOp* op);
+
 #ifdef __cplusplus
 }
 #endif

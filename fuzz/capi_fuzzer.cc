@@ -1,15 +1,16 @@
 // The C ABI's argument checks: the input is a script of calls to libprism.so's function table
-// (version 4), each with arguments drawn from the bytes: NULL or a live object of the right
-// kind, indices in and out of range, negative and overflowing shapes, unknown enum values,
-// strings with odd bytes, data lengths shorter than the shape needs. Every call must come back
-// with a status (or success) and leave nothing behind: the objects are released at the end and
-// LeakSanitizer checks that everything was freed.
+// (every version up to PRISM_API_VERSION), each with arguments drawn from the bytes: NULL or a live
+// object of the right kind, indices in and out of range, negative and overflowing shapes, unknown
+// enum values, strings with odd bytes, data lengths shorter than the shape needs. Every call must
+// come back with a status (or success) and leave nothing behind: the objects are released at the
+// end and LeakSanitizer checks that everything was freed.
 //
 // Out of scope (the caller's contract, not checkable): pointers that are neither NULL nor a
 // live object, buffers shorter than the length passed with them, output arrays shorter than
 // their count. Calls that write files (profiling, optimized_model_filepath) are left out, and
 // allocations are kept small: a huge request is a plain out-of-memory, not an argument check.
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -123,7 +124,7 @@ struct Fixture {
     std::ofstream(folder / "add.onnx", std::ios::binary) << models[0];
     std::ofstream(folder / "strings.onnx", std::ios::binary) << models[1];
     std::ofstream(folder / "garbage.onnx", std::ios::binary) << "not a model";
-    api = PrismGetApiBase()->GetApi(4);
+    api = PrismGetApiBase()->GetApi(PRISM_API_VERSION);
   }
   ~Fixture() {
     std::error_code ignored;
@@ -157,6 +158,33 @@ struct Pool {
     if (item != nullptr) items.push_back(item);
   }
 };
+
+// A custom op whose answers come from the bytes: names, counts, element types and
+// characteristics in and out of range, version ranges, a compute that fails or produces nothing.
+// Each lives until the script ends (sessions using it are released first).
+struct FuzzOp {
+  FuzzEnumOp base{};  // first: the callbacks cast the op pointer back
+  std::string name;
+  bool null_name = false;
+  size_t inputs = 1, outputs = 1;
+  int since = 1, end = 0;
+
+  static const FuzzOp& Of(const PrismCustomOp* op) { return *reinterpret_cast<const FuzzOp*>(op); }
+  FuzzOp() {
+    PrismCustomOp& op = base.op;
+    op.version = PRISM_CUSTOM_OP_VERSION;
+    op.GetName = [](const PrismCustomOp* o) {
+      return Of(o).null_name ? nullptr : Of(o).name.c_str();
+    };
+    op.GetInputTypeCount = [](const PrismCustomOp* o) { return Of(o).inputs; };
+    op.GetOutputTypeCount = [](const PrismCustomOp* o) { return Of(o).outputs; };
+    FuzzEnumOpInstall(&base);
+    op.GetSinceVersion = [](const PrismCustomOp* o) { return Of(o).since; };
+    op.GetEndVersion = [](const PrismCustomOp* o) { return Of(o).end; };
+    op.KernelCompute = [](void*, PrismKernelContext*) -> PrismStatus* { return nullptr; };
+  }
+};
+static_assert(offsetof(FuzzOp, base) == 0, "FuzzOp::Of casts the op back");
 
 struct Allocation {
   PrismAllocator* allocator;
@@ -280,6 +308,9 @@ class Script {
   Pool<PrismModelMetadata> metadata_;
   Pool<PrismThreadingOptions> threading_;
   Pool<PrismPrepackedWeightsContainer> containers_;
+  Pool<PrismCustomOpDomain> domains_;
+  Pool<PrismCUDAProviderOptions> cuda_options_;
+  std::vector<std::unique_ptr<FuzzOp>> ops_;
   std::vector<Allocation> allocations_;
   // Memory that values made by CreateTensorWithDataAsValue borrow: kept until the end.
   std::vector<std::unique_ptr<std::vector<uint64_t>>> buffers_;
@@ -329,17 +360,21 @@ void Script::Step() {
   const std::vector<const char*> kNames = {"X", "W", "Y", "S", "T", "Q", ""};
   const std::vector<const char*> kProviders = {"CPUExecutionProvider", "TestExecutionProvider",
                                                "CUDAExecutionProvider", ""};
-  const std::vector<const char*> kConfigKeys = {
-      "session.disable_cpu_ep_fallback",    "session.fail_on_unavailable_provider",
-      "session.disable_prepacking",         "session.arena_max_mem",
-      "session.arena_extend_strategy",      "session.arena_initial_chunk_size_bytes",
-      "session.max_tensor_bytes",           "session.max_memory_bytes",
-      "session.disable_ep_failure_fallback"};
+  const std::vector<const char*> kConfigKeys = {"session.disable_cpu_ep_fallback",
+                                                "session.fail_on_unavailable_provider",
+                                                "session.disable_prepacking",
+                                                "session.arena_max_mem",
+                                                "session.arena_extend_strategy",
+                                                "session.arena_initial_chunk_size_bytes",
+                                                "session.max_tensor_bytes",
+                                                "session.max_memory_bytes",
+                                                "session.disable_ep_failure_fallback",
+                                                "session.use_env_allocators"};
   const std::vector<const char*> kConfigValues = {
       "0", "1", "-1", "kSameAsRequested", "", "18446744073709551616", "1024", "cpu:0"};
   const std::vector<const char*> kMemoryNames = {"Cpu",  "CpuInput",   "CpuOutput",
                                                  "Cuda", "CudaPinned", "TestDevice"};
-  const int op = in_.Byte() % 64;
+  const int op = in_.Byte() % 72;
   static const bool trace = std::getenv("PRISM_FUZZ_TRACE") != nullptr;
   if (trace) std::fprintf(stderr, "capi_fuzzer: call group %d\n", op);
   switch (op) {
@@ -874,6 +909,141 @@ void Script::Step() {
       if (in_.Byte() % 2) a.ReleaseThreadingOptions(threading_.Take(in_));
       break;
     }
+    // ---- version 6: custom op domains and ops
+    case 64: {
+      PrismCustomOpDomain* domain = nullptr;
+      Check(a.CreateCustomOpDomain(Text({"", "com.fuzz", "ai.onnx"}), &domain));
+      domains_.Add(domain);
+      auto fuzz_op = std::make_unique<FuzzOp>();
+      fuzz_op->name = in_.String(16);
+      fuzz_op->null_name = in_.Byte() % 8 == 0;
+      fuzz_op->base.op.version = in_.Byte() % 8 == 0 ? in_.U32() : PRISM_CUSTOM_OP_VERSION;
+      fuzz_op->inputs = Index();
+      fuzz_op->outputs = Index();
+      fuzz_op->base.input_type = Int();
+      fuzz_op->base.output_type = Type();
+      fuzz_op->base.characteristic = Int();
+      std::tie(fuzz_op->since, fuzz_op->end) = std::tuple{Int(), Int()};
+      if (in_.Byte() % 4 == 0) fuzz_op->base.op.KernelCompute = nullptr;
+      PrismCustomOp* op = in_.Byte() % 8 == 0 ? nullptr : &fuzz_op->base.op;
+      ops_.push_back(std::move(fuzz_op));
+      Check(a.CustomOpDomainAdd(domains_.Pick(in_), op));
+      break;
+    }
+    case 65: {
+      Check(a.AddCustomOpDomain(options_.Pick(in_), domains_.Pick(in_)));
+      if (in_.Byte() % 4 == 0) a.ReleaseCustomOpDomain(domains_.Take(in_));
+      break;
+    }
+    // ---- version 7: environment allocators, copies, CUDA options
+    case 66: {
+      static const std::vector<const char*> kArenaKeys = {"max_mem", "arena_extend_strategy",
+                                                          "initial_chunk_size_bytes",
+                                                          "max_dead_bytes_per_chunk", "bogus"};
+      static const std::vector<const char*> kArenaValues = {"-1", "0", "1", "4096", "x", ""};
+      std::vector<const char*> keys, values;
+      const size_t count = in_.Byte() % 3;
+      for (size_t i = 0; i < count; ++i) {
+        keys.push_back(Text(kArenaKeys));
+        values.push_back(Text(kArenaValues));
+      }
+      PrismMemoryInfo* info = infos_.Pick(in_);
+      if (in_.Byte() % 2) {
+        Check(a.CreateAndRegisterAllocator(in_.Byte() % 8 ? env_ : nullptr, info, keys.data(),
+                                           values.data(), count));
+      } else {
+        const char* option_keys[] = {"device_id"};
+        const char* option_values[] = {Text({"0", "1", "-1"})};
+        Check(a.CreateAndRegisterAllocatorV2(env_, Text(kProviders), info, keys.data(),
+                                             values.data(), count, option_keys, option_values,
+                                             in_.Byte() % 2));
+      }
+      break;
+    }
+    case 67: {
+      PrismMemoryInfo* info = infos_.Pick(in_);
+      PrismAllocator* shared = nullptr;
+      if (Ok(a.GetSharedAllocator(env_, info, in_.Byte() % 8 ? &shared : nullptr)) &&
+          shared != nullptr) {
+        char** keys = nullptr;
+        char** values = nullptr;
+        size_t count = 0;
+        if (Ok(a.AllocatorGetStats(shared, &keys, &values, &count))) {
+          a.ReleaseStringArray(keys, count);
+          a.ReleaseStringArray(values, count);
+        }
+        allocators_.Add(shared);
+      }
+      if (in_.Byte() % 4 == 0) Check(a.UnregisterAllocator(env_, infos_.Pick(in_)));
+      break;
+    }
+    case 68: {
+      const size_t count = in_.Byte() % 3;
+      std::vector<const PrismValue*> sources;
+      std::vector<PrismValue*> destinations;
+      for (size_t i = 0; i < count; ++i) {
+        sources.push_back(values_.Pick(in_));
+        destinations.push_back(values_.Pick(in_));
+      }
+      Check(a.CopyTensors(env_, count ? sources.data() : nullptr,
+                          count ? destinations.data() : nullptr, count));
+      break;
+    }
+    case 69: {
+      PrismCUDAProviderOptions* cuda = nullptr;
+      if (in_.Byte() % 2) {
+        Check(a.CreateCUDAProviderOptions(in_.Byte() % 8 ? &cuda : nullptr));
+        cuda_options_.Add(cuda);
+      }
+      static const std::vector<const char*> kCudaKeys = {
+          "device_id", "gpu_mem_limit", "cudnn_conv_algo_search", "use_tf32", "bogus"};
+      static const std::vector<const char*> kCudaValues = {"0",    "1",  "HEURISTIC",
+                                                           "true", "-1", "18446744073709551616"};
+      const char* keys[] = {Text(kCudaKeys), Text(kCudaKeys)};
+      const char* values[] = {Text(kCudaValues), Text(kCudaValues)};
+      Check(a.UpdateCUDAProviderOptions(cuda_options_.Pick(in_), keys, values, in_.Byte() % 3));
+      char* text = nullptr;
+      if (Ok(a.GetCUDAProviderOptionsAsString(cuda_options_.Pick(in_), &text)))
+        a.ReleaseString(text);
+      Check(a.SessionOptionsAppendExecutionProvider_CUDA_V2(options_.Pick(in_),
+                                                            cuda_options_.Pick(in_)));
+      if (in_.Byte() % 4 == 0) a.ReleaseCUDAProviderOptions(cuda_options_.Take(in_));
+      break;
+    }
+    // ---- version 7: model and session adjustments (applied when a session loads its model)
+    case 70: {
+      PrismSessionOptions* options = options_.Pick(in_);
+      switch (in_.Byte() % 5) {
+        case 0:
+          Check(a.AddFreeDimensionOverride(options, Text({"DATA_BATCH", "batch", ""}),
+                                           static_cast<int64_t>(Int())));
+          break;
+        case 1:
+          Check(a.AddFreeDimensionOverrideByName(options, Text({"batch", "n", "X"}),
+                                                 static_cast<int64_t>(Int())));
+          break;
+        case 2:
+          Check(a.AddInitializer(options, Text({"W", "X", "absent"}), values_.Pick(in_)));
+          break;
+        case 3: {
+          const char* names[] = {Text({"W", "X"}), Text({"W", "Y"})};
+          const PrismValue* values[] = {values_.Pick(in_), values_.Pick(in_)};
+          Check(a.AddExternalInitializers(options, in_.Byte() % 8 ? names : nullptr,
+                                          in_.Byte() % 8 ? values : nullptr, in_.Byte() % 3));
+          break;
+        }
+        default: {
+          strings_.push_back(std::make_unique<std::string>(in_.String(64)));
+          const char* files[] = {Text({"w.bin", "./w.bin", "../w.bin", "/etc/passwd"}),
+                                 Text({"w.bin"})};
+          const void* buffers[] = {strings_.back()->data(), nullptr};
+          const size_t lengths[] = {strings_.back()->size(), static_cast<size_t>(in_.U16())};
+          Check(a.AddExternalInitializersFromFilesInMemory(options, files, buffers, lengths,
+                                                           in_.Byte() % 3));
+        }
+      }
+      break;
+    }
     default: {
       PrismPrepackedWeightsContainer* container = nullptr;
       if (in_.Byte() % 2) {
@@ -908,6 +1078,8 @@ void Script::ReleaseAll() {
   for (PrismThreadingOptions* threading : threading_.items) a.ReleaseThreadingOptions(threading);
   for (PrismPrepackedWeightsContainer* container : containers_.items)
     a.ReleasePrepackedWeightsContainer(container);
+  for (PrismCustomOpDomain* domain : domains_.items) a.ReleaseCustomOpDomain(domain);
+  for (PrismCUDAProviderOptions* cuda : cuda_options_.items) a.ReleaseCUDAProviderOptions(cuda);
   a.ReleaseEnv(env_);
 }
 

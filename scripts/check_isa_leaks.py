@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Proves that no AVX instruction sits outside the AVX2 kernels unit of a Prism library.
+"""Proves that no AVX instruction sits outside the AVX2 and AVX-512 kernel units of a Prism library.
 
 Disassembles each given shared library with objdump and lists every function that uses a YMM or
 ZMM register or a VEX/EVEX-encoded instruction (all of AVX's mnemonics start with 'v') whose
 demangled name does not belong to the AVX2 unit (namespace prism::mlas::avx2, or Eigen renamed to
-PrismEigenAvx2 there). Such a function would run AVX instructions on a CPU without AVX: the
-baseline build's promise that it runs on any x86-64 would break. Exit status 1 lists them.
+PrismEigenAvx2 there) or the AVX-512 one (prism::mlas::avx512, PrismEigenAvx512). Such a function
+would run AVX instructions on a CPU without AVX: the baseline build's promise that it runs on any
+x86-64 would break. Exit status 1 lists them.
 
 usage: check_isa_leaks.py LIBRARY...
 """
@@ -13,7 +14,7 @@ import re
 import subprocess
 import sys
 
-ALLOWED = ("prism::mlas::avx2::", "PrismEigenAvx2")
+ALLOWED = ("prism::mlas::avx2::", "PrismEigenAvx2", "prism::mlas::avx512::", "PrismEigenAvx512")
 FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 # "  1234:\tvmovups %ymm0,(%rax)": the mnemonic after the address and tab.
 INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$")
@@ -55,11 +56,11 @@ def main(libraries):
         found = leaks(library)
         if found:
             status = 1
-            print(f"{library}: {len(found)} functions outside the AVX2 unit use AVX:")
+            print(f"{library}: {len(found)} functions outside the AVX2 and AVX-512 units use AVX:")
             for function, example in sorted(found.items())[:50]:
                 print(f"  {function}: {example}")
         else:
-            print(f"{library}: no AVX instruction outside the AVX2 unit")
+            print(f"{library}: no AVX instruction outside the AVX2 and AVX-512 units")
     return status
 
 

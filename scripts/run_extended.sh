@@ -6,11 +6,12 @@
 #   asan     AddressSanitizer+UBSan build (build-asan/), every unit test and the conformance suites
 #   models   every ../shared/bench model against onnxruntime (resnet50, bert_base included)
 #   bench    benchmarks/compare.py on the default models (timings, not pass/fail)
-#   isa      run-time instruction sets: no AVX outside the AVX2 unit (objdump), every unit test
-#            and the node conformance suite under qemu-x86_64 -cpu Nehalem (a CPU without AVX),
-#            and the whole suite with PRISM_CPU_ISA forced to baseline and to avx2
+#   isa      run-time instruction sets: no AVX outside the AVX2 and AVX-512 units (objdump), every
+#            unit test and the node conformance suite under qemu-x86_64 -cpu Nehalem (a CPU
+#            without AVX), and the whole suite with PRISM_CPU_ISA forced to baseline, to avx2 and
+#            to avx512 (skipped, with a message, on a CPU without AVX-512)
 #   isa-smoke  CI's share of isa: the leak check, every unit test under qemu Nehalem, the unit
-#            tests with PRISM_CPU_ISA=baseline
+#            tests with PRISM_CPU_ISA=baseline, and the kernel tests with avx2 and with avx512
 #   fuzz     the libFuzzer targets (build-fuzz/, clang), each for $PRISM_FUZZ_SECONDS (default
 #            1200 s), then their regression inputs; statistics appended to fuzz/STATS.md
 #   fuzz-smoke  CI's share of fuzz: every seed once, then a fixed number of mutations from a
@@ -36,6 +37,14 @@ build="$root/build"
 # plugin and the test data are found as in a native run.
 under_nehalem() {
   (cd "$build" && qemu-x86_64 -cpu Nehalem ./prism_unit_tests "$@")
+}
+
+# Whether this CPU has the AVX-512 subsets of Prism's AVX-512 level (F, BW, DQ, VL).
+cpu_has_avx512() {
+  local flag
+  for flag in avx512f avx512bw avx512dq avx512vl; do
+    grep -qw "$flag" /proc/cpuinfo || return 1
+  done
 }
 
 launcher=()
@@ -87,6 +96,16 @@ for part in "${parts[@]}"; do
       under_nehalem --gtest_brief=1
       if [ "$part" = isa-smoke ]; then
         (cd "$build" && PRISM_CPU_ISA=baseline ./prism_unit_tests --gtest_brief=1)
+        # The default level is the best one: the other levels' kernels, each forced.
+        kernel_tests='*Mlas*:*Sgemm*:*CpuIsa*:*Gemm*:*MatMul*:*Conv*'
+        (cd "$build" && PRISM_CPU_ISA=avx2 ./prism_unit_tests --gtest_brief=1 \
+          --gtest_filter="$kernel_tests")
+        if cpu_has_avx512; then
+          (cd "$build" && PRISM_CPU_ISA=avx512 ./prism_unit_tests --gtest_brief=1 \
+            --gtest_filter="$kernel_tests")
+        else
+          echo "run_extended: isa-smoke: this CPU lacks AVX-512 F/BW/DQ/VL: avx512 pass skipped"
+        fi
       else
         (cd "$build" && qemu-x86_64 -cpu Nehalem ./prism_onnx_test --suite node \
           --ops-file "$root/tests/conformance/core_ops.txt" \
@@ -94,6 +113,11 @@ for part in "${parts[@]}"; do
           --report-dir "$build/conformance-report/node-nehalem")
         (cd "$build" && PRISM_CPU_ISA=baseline ctest -j "$(nproc)" --output-on-failure)
         (cd "$build" && PRISM_CPU_ISA=avx2 ctest -j "$(nproc)" --output-on-failure)
+        if cpu_has_avx512; then
+          (cd "$build" && PRISM_CPU_ISA=avx512 ctest -j "$(nproc)" --output-on-failure)
+        else
+          echo "run_extended: isa: this CPU lacks AVX-512 F/BW/DQ/VL: avx512 pass skipped"
+        fi
       fi
       ;;
     fuzz)

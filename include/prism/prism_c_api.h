@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 6
+#define PRISM_API_VERSION 7
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -179,6 +179,8 @@ typedef struct PrismKernelInfo PrismKernelInfo;
 /* A node's inputs, outputs and thread pool while KernelCompute runs (KernelContext* functions);
    borrowed. */
 typedef struct PrismKernelContext PrismKernelContext;
+/* onnxruntime's OrtCUDAProviderOptionsV2 (version 7). */
+typedef struct PrismCUDAProviderOptions PrismCUDAProviderOptions;
 
 /* How many node inputs (outputs) one declared input (output) stands for. */
 typedef enum PrismCustomOpInputOutputCharacteristic {
@@ -297,8 +299,12 @@ typedef struct PrismApi {
   /* env, path, options [in, borrowed]; out [out, owned] ReleaseSession. */
   PrismStatus* (*CreateSession)(const PrismEnv* env, const char* model_path,
                                 const PrismSessionOptions* options, PrismSession** out);
-  /* data [in, borrowed]: not kept after the call. Models with external data cannot be loaded
-     from bytes. */
+  /* data [in, borrowed]: not kept after the call. A model with external data reads its files
+     from the folder named by session config entry
+     "session.model_external_initializers_file_folder_path" (as loading from a file does from the
+     model's folder: no location may leave it), or from memory (version 7:
+     AddExternalInitializers, AddExternalInitializersFromFilesInMemory); otherwise it fails,
+     naming the initializer, the file and the config key. */
   PrismStatus* (*CreateSessionFromArray)(const PrismEnv* env, const void* model_data,
                                          size_t model_data_length,
                                          const PrismSessionOptions* options, PrismSession** out);
@@ -334,8 +340,11 @@ typedef struct PrismApi {
                                             char** out);
   /* Runs the model. input_names/inputs [in, borrowed], input_count of them; output_names
      output_count of them (NULL with output_count 0 is not allowed). outputs: an array of
-     output_count pointers the caller provides; each slot receives [out, owned] ReleaseValue.
-     run_options may be NULL. Safe to call from several threads on one session. */
+     output_count pointers the caller provides; a NULL slot receives [out, owned] ReleaseValue;
+     a slot holding a tensor [in, borrowed] on entry is a preallocated output (as in
+     onnxruntime): the result is written into it (element type and shape must match; CPU or an
+     EP's memory) and the slot keeps it. Initialize the array. run_options may be NULL. Safe to
+     call from several threads on one session. */
   PrismStatus* (*Run)(PrismSession* session, const PrismRunOptions* run_options,
                       const char* const* input_names, const PrismValue* const* inputs,
                       size_t input_count, const char* const* output_names, size_t output_count,
@@ -659,7 +668,8 @@ typedef struct PrismApi {
      ...) receives the outputs or the error. Arguments as for Run, except: inputs [in, borrowed]
      until this call returns (the run keeps its own references; caller memory wrapped by
      CreateTensorWithDataAsValue must stay valid until the callback); names are copied;
-     outputs, the caller's array of output_count slots, and run_options must stay valid until the
+     outputs, the caller's array of output_count slots (with any preallocated tensors in it), and
+     run_options must stay valid until the
      callback has returned (RunOptionsSetTerminate stops the run). The session may be released
      before the callback: the run keeps what it needs. */
   PrismStatus* (*RunAsync)(PrismSession* session, const PrismRunOptions* run_options,
@@ -757,6 +767,111 @@ typedef struct PrismApi {
   PrismStatus* (*KernelContextParallelFor)(const PrismKernelContext* context,
                                            PrismParallelForFunction fn, void* user_data,
                                            size_t total, size_t batch_count);
+
+  /* --- version 7: model and session adjustments --- */
+  /* Applied when a session loads its model, before type and shape inference and optimization
+     (onnxruntime's session options of the same names). Errors about the model (a name it does
+     not have, a mismatch) come from CreateSession*, naming the input or initializer. */
+  /* Fixes every dimension of the model's inputs (those without an initializer) whose
+     denotation is dim_denotation (e.g. "DATA_BATCH"; compared ignoring case) to dim_value >= 0:
+     the session's input shapes show the number, shape inference sees it, and a feed of another
+     size for that dimension is refused. A dimension the model fixes to another value fails
+     session creation. Calling again for the same denotation replaces the value; one that
+     matches no dimension is logged as a warning. dim_denotation [in, borrowed] (copied). */
+  PrismStatus* (*AddFreeDimensionOverride)(PrismSessionOptions* options, const char* dim_denotation,
+                                           int64_t dim_value);
+  /* As AddFreeDimensionOverride, for the dimensions whose dim_param is dim_name (e.g. "batch";
+     compared exactly). Two overrides that set one dimension to different values fail session
+     creation. dim_name [in, borrowed] (copied). */
+  PrismStatus* (*AddFreeDimensionOverrideByName)(PrismSessionOptions* options, const char* dim_name,
+                                                 int64_t dim_value);
+  /* Sessions use value, a CPU tensor of the initializer's element type and dims, in place of the
+     model's initializer name (one that is also a graph input stays overridable by a feed).
+     No copy: value [in, borrowed] shares its memory with the options and the sessions (they
+     keep their own reference to a tensor the library allocated); memory the caller wrapped
+     (CreateTensorWithDataAsValue) must stay valid while these options or a session made from
+     them live (a change after session creation is seen only where no optimization folded or
+     packed the weight). Fails here for a non-tensor or non-CPU value; session creation fails
+     when the model has no such initializer (or name is an input without one) and when element
+     type or dims differ. Adding a name again replaces the value. name [in, borrowed] (copied). */
+  PrismStatus* (*AddInitializer)(PrismSessionOptions* options, const char* name,
+                                 const PrismValue* value);
+  /* Supplies the data of count initializers whose data is external (data_location EXTERNAL):
+     names[i] gets values[i], used in place of reading the external file (no copy; lifetimes as
+     for AddInitializer). Session creation fails when an initializer is missing, does not store
+     its data externally, differs in element type or dims, or is also given to AddInitializer.
+     names, values [in, borrowed]; the names are copied. */
+  PrismStatus* (*AddExternalInitializers)(PrismSessionOptions* options, const char* const* names,
+                                          const PrismValue* const* values, size_t count);
+  /* The contents of count external data files: a tensor whose external data location is
+     file_names[i] (compared as a relative path: "./w.bin" is "w.bin") reads its offset and length
+     from buffers[i], lengths[i] bytes, instead of the file (before the model's folder is looked
+     at; a range beyond lengths[i] fails session creation). The bytes a session uses are copied
+     when it is created, so buffers [in, borrowed] must stay valid until the last session is
+     created from these options (onnxruntime's contract). file_names [in, borrowed] (copied);
+     a file name given again replaces the earlier buffer. */
+  PrismStatus* (*AddExternalInitializersFromFilesInMemory)(PrismSessionOptions* options,
+                                                           const char* const* file_names,
+                                                           const void* const* buffers,
+                                                           const size_t* lengths, size_t count);
+
+  /* --- version 7: environment allocators, device values, CUDA provider options --- */
+  /* Registers a CPU allocator with env, shared by env's sessions whose config sets
+     session.use_env_allocators to "1" (onnxruntime's CreateAndRegisterAllocator). info [in,
+     borrowed] names CPU memory; PRISM_ARENA_ALLOCATOR makes an arena configured by arena_count
+     onnxruntime OrtArenaCfg keys/values ("max_mem", "arena_extend_strategy",
+     "initial_chunk_size_bytes"; "-1" for the default; "max_dead_bytes_per_chunk",
+     "initial_growth_chunk_size_bytes" and "max_power_of_two_extend_bytes" only as "-1": Prism's
+     arena has no such setting). One allocator per memory: a second is an error. */
+  PrismStatus* (*CreateAndRegisterAllocator)(PrismEnv* env, const PrismMemoryInfo* info,
+                                             const char* const* arena_keys,
+                                             const char* const* arena_values, size_t arena_count);
+  /* The same for the default memory of provider_type's EP, created with the given provider
+     options (e.g. "device_id"): info must name that memory. This is how device memory gets an
+     allocator and copies outside a session: GetSharedAllocator then CreateTensorAsValue, and
+     CopyTensors. Device memory takes no arena config. All strings [in, borrowed]. */
+  PrismStatus* (*CreateAndRegisterAllocatorV2)(PrismEnv* env, const char* provider_type,
+                                               const PrismMemoryInfo* info,
+                                               const char* const* arena_keys,
+                                               const char* const* arena_values, size_t arena_count,
+                                               const char* const* provider_option_keys,
+                                               const char* const* provider_option_values,
+                                               size_t provider_option_count);
+  /* Fails when nothing is registered for info's memory. Tensors allocated from the allocator
+     keep it alive. */
+  PrismStatus* (*UnregisterAllocator)(PrismEnv* env, const PrismMemoryInfo* info);
+  /* The allocator env has for info's memory (name and device id). out [out, owned]
+     ReleaseAllocator, or NULL when env has none. */
+  PrismStatus* (*GetSharedAllocator)(PrismEnv* env, const PrismMemoryInfo* info,
+                                     PrismAllocator** out);
+  /* An allocator's statistics under SessionGetAllocatorStats's keys (NumAllocs, InUse, MaxInUse,
+     NumReserves, TotalAllocated, ...); fails for the process CPU allocator, which keeps none.
+     keys, values [out, owned] ReleaseStringArray(count). */
+  PrismStatus* (*AllocatorGetStats)(const PrismAllocator* allocator, char*** keys, char*** values,
+                                    size_t* count);
+  /* Copies sources[i] into destinations[i] for each i < count: tensors of the same element type
+     and shape, already allocated, in CPU memory or in device memory env has an allocator for
+     (CreateAndRegisterAllocatorV2). Every pair is checked before anything is copied. */
+  PrismStatus* (*CopyTensors)(const PrismEnv* env, const PrismValue* const* sources,
+                              PrismValue* const* destinations, size_t count);
+  /* onnxruntime's CUDA provider options: keys as onnxruntime's CUDA EP names them (device_id,
+     gpu_mem_limit, arena_extend_strategy, cudnn_conv_algo_search, do_copy_in_default_stream,
+     cudnn_conv_use_max_workspace, use_tf32, prefer_nhwc, enable_cuda_graph, ...); an unknown key
+     or a malformed value is an error and leaves the options as they were. out [out, owned]
+     ReleaseCUDAProviderOptions. */
+  PrismStatus* (*CreateCUDAProviderOptions)(PrismCUDAProviderOptions** out);
+  PrismStatus* (*UpdateCUDAProviderOptions)(PrismCUDAProviderOptions* options,
+                                            const char* const* keys, const char* const* values,
+                                            size_t count);
+  /* Every option, set or default, as "key=value;..." in key order. out [out, owned]
+     ReleaseString. */
+  PrismStatus* (*GetCUDAProviderOptionsAsString)(const PrismCUDAProviderOptions* options,
+                                                 char** out);
+  void (*ReleaseCUDAProviderOptions)(PrismCUDAProviderOptions* options);
+  /* Appends "CUDAExecutionProvider" with these options (copied) to the priority list, as
+     AppendExecutionProvider does. */
+  PrismStatus* (*SessionOptionsAppendExecutionProvider_CUDA_V2)(
+      PrismSessionOptions* options, const PrismCUDAProviderOptions* cuda_options);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

@@ -128,6 +128,9 @@ inline void Release(PrismModelMetadata* p) {
 inline void Release(PrismCustomOpDomain* p) {
   Api().ReleaseCustomOpDomain(p);
 }
+inline void Release(PrismCUDAProviderOptions* p) {
+  Api().ReleaseCUDAProviderOptions(p);
+}
 
 // A move-only owner of one C handle.
 template <typename T>
@@ -346,6 +349,10 @@ inline void SetRandomSeed(int64_t seed) {
   detail::ThrowOnError(detail::Api().SetRandomSeed(seed));
 }
 
+class ConstMemoryInfo;
+class Allocator;
+class Value;
+
 class Env : public detail::Owner<PrismEnv> {
  public:
   explicit Env(PrismLoggingLevel logging_level = PRISM_LOGGING_WARNING,
@@ -371,6 +378,54 @@ class Env : public detail::Owner<PrismEnv> {
   void SetLogVerbosityLevel(int verbosity) {
     detail::ThrowOnError(detail::Api().SetLogVerbosityLevel(get(), verbosity));
   }
+
+  // Shared allocators (sessions opt in with the config entry session.use_env_allocators = "1").
+  // A CPU allocator; an arena when info says PRISM_ARENA_ALLOCATOR, configured with
+  // onnxruntime's OrtArenaCfg keys (max_mem, arena_extend_strategy, initial_chunk_size_bytes).
+  inline void CreateAndRegisterAllocator(ConstMemoryInfo info,
+                                         const std::map<std::string, std::string>& arena = {});
+  // The default-memory allocator of provider_type's EP (device memory outside any session).
+  inline void CreateAndRegisterAllocatorV2(
+      const std::string& provider_type, ConstMemoryInfo info,
+      const std::map<std::string, std::string>& provider_options = {},
+      const std::map<std::string, std::string>& arena = {});
+  inline void UnregisterAllocator(ConstMemoryInfo info);
+  // The allocator registered for info's memory, or nullopt.
+  inline std::optional<Allocator> GetSharedAllocator(ConstMemoryInfo info);
+  // Copies sources[i] into destinations[i] (same type and shape), across memory spaces this env
+  // has allocators for.
+  inline void CopyTensors(const std::vector<const Value*>& sources,
+                          const std::vector<Value*>& destinations) const;
+};
+
+// onnxruntime's CUDA provider options, checked as they are set; appended to a session with
+// SessionOptions::AppendExecutionProvider_CUDA_V2.
+class CUDAProviderOptions : public detail::Owner<PrismCUDAProviderOptions> {
+ public:
+  CUDAProviderOptions() {
+    PrismCUDAProviderOptions* options = nullptr;
+    detail::ThrowOnError(detail::Api().CreateCUDAProviderOptions(&options));
+    *this = CUDAProviderOptions(options);
+  }
+  explicit CUDAProviderOptions(PrismCUDAProviderOptions* owned) noexcept : Owner(owned) {}
+  // All or nothing: an unknown key or bad value throws and changes nothing.
+  CUDAProviderOptions& Update(const std::map<std::string, std::string>& options) {
+    std::vector<const char*> keys;
+    std::vector<const char*> values;
+    for (const auto& entry : options) {
+      keys.push_back(entry.first.c_str());
+      values.push_back(entry.second.c_str());
+    }
+    detail::ThrowOnError(
+        detail::Api().UpdateCUDAProviderOptions(get(), keys.data(), values.data(), keys.size()));
+    return *this;
+  }
+  // "key=value;..." for every option, set or default.
+  std::string GetOptionsAsString() const {
+    char* text = nullptr;
+    detail::ThrowOnError(detail::Api().GetCUDAProviderOptionsAsString(get(), &text));
+    return detail::TakeString(text);
+  }
 };
 
 // A custom op domain: ops (PrismCustomOp tables, e.g. CustomOpBase objects) that sessions made
@@ -388,6 +443,8 @@ class CustomOpDomain : public detail::Owner<PrismCustomOpDomain> {
     return *this;
   }
 };
+
+class Value;
 
 class SessionOptions : public detail::Owner<PrismSessionOptions> {
  public:
@@ -483,6 +540,12 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
                                                                values.data(), keys.size()));
     return *this;
   }
+  // Appends "CUDAExecutionProvider" with the options (copied).
+  SessionOptions& AppendExecutionProvider_CUDA_V2(const CUDAProviderOptions& options) {
+    detail::ThrowOnError(
+        detail::Api().SessionOptionsAppendExecutionProvider_CUDA_V2(get(), options.get()));
+    return *this;
+  }
   // Sessions made with these options run the domain's ops (those added so far).
   SessionOptions& Add(const CustomOpDomain& domain) {
     detail::ThrowOnError(detail::Api().AddCustomOpDomain(get(), domain.get()));
@@ -495,6 +558,41 @@ class SessionOptions : public detail::Owner<PrismSessionOptions> {
     void* handle = nullptr;
     detail::ThrowOnError(detail::Api().RegisterCustomOpsLibrary(get(), path.c_str(), &handle));
     return handle;
+  }
+
+  // Model adjustments, applied as a session loads its model (onnxruntime's methods of the same
+  // names; see prism_c_api.h). Fixes the inputs' dimensions with this denotation (e.g.
+  // "DATA_BATCH") or this dim_param name to value.
+  SessionOptions& AddFreeDimensionOverride(const std::string& denotation, int64_t value) {
+    detail::ThrowOnError(detail::Api().AddFreeDimensionOverride(get(), denotation.c_str(), value));
+    return *this;
+  }
+  SessionOptions& AddFreeDimensionOverrideByName(const std::string& name, int64_t value) {
+    detail::ThrowOnError(detail::Api().AddFreeDimensionOverrideByName(get(), name.c_str(), value));
+    return *this;
+  }
+  // Sessions use value (a CPU tensor, not copied) for initializer name; memory it wraps must
+  // stay valid while these options or their sessions live.
+  SessionOptions& AddInitializer(const std::string& name, const Value& value);
+  // Data for initializers stored as external data, names[i] from values[i] (not copied).
+  SessionOptions& AddExternalInitializers(const std::vector<std::string>& names,
+                                          const std::vector<Value>& values);
+  // The contents of external data files the model names (file_names[i]: lengths[i] bytes at
+  // buffers[i]); copied by each session creation, so they must live until the last one.
+  SessionOptions& AddExternalInitializersFromFilesInMemory(
+      const std::vector<std::string>& file_names, const std::vector<const void*>& buffers,
+      const std::vector<size_t>& lengths) {
+    if (buffers.size() != file_names.size() || lengths.size() != file_names.size())
+      throw Exception(
+          PRISM_INVALID_ARGUMENT,
+          "AddExternalInitializersFromFilesInMemory: " + std::to_string(file_names.size()) +
+              " file names, " + std::to_string(buffers.size()) + " buffers and " +
+              std::to_string(lengths.size()) + " lengths; they must pair up");
+    std::vector<const char*> names;
+    for (const std::string& name : file_names) names.push_back(name.c_str());
+    detail::ThrowOnError(detail::Api().AddExternalInitializersFromFilesInMemory(
+        get(), names.data(), buffers.data(), lengths.data(), names.size()));
+    return *this;
   }
 };
 
@@ -608,10 +706,23 @@ class AllocatorWithDefaultOptions {
   PrismAllocator* allocator_ = nullptr;
 };
 
-// An allocator of one of a session's EPs (Session::CreateAllocator).
+// An allocator of one of a session's EPs (Session::CreateAllocator) or an environment's
+// (Env::GetSharedAllocator).
 class Allocator : public detail::Owner<PrismAllocator> {
  public:
   explicit Allocator(PrismAllocator* owned) noexcept : Owner(owned) {}
+  // onnxruntime's statistics names (NumAllocs, InUse, MaxInUse, NumReserves, ...) and values.
+  std::map<std::string, int64_t> GetStats() const {
+    char** keys = nullptr;
+    char** values = nullptr;
+    size_t count = 0;
+    detail::ThrowOnError(detail::Api().AllocatorGetStats(get(), &keys, &values, &count));
+    const std::vector<std::string> names = detail::TakeStrings(keys, count);
+    const std::vector<std::string> numbers = detail::TakeStrings(values, count);
+    std::map<std::string, int64_t> stats;
+    for (size_t i = 0; i < names.size(); ++i) stats[names[i]] = std::stoll(numbers[i]);
+    return stats;
+  }
   void* Alloc(size_t size) {
     void* pointer = nullptr;
     detail::ThrowOnError(detail::Api().AllocatorAlloc(get(), size, &pointer));
@@ -898,10 +1009,85 @@ class Value : public detail::Owner<PrismValue> {
   }
 };
 
+inline SessionOptions& SessionOptions::AddInitializer(const std::string& name, const Value& value) {
+  detail::ThrowOnError(detail::Api().AddInitializer(get(), name.c_str(), value.get()));
+  return *this;
+}
+
+inline SessionOptions& SessionOptions::AddExternalInitializers(
+    const std::vector<std::string>& names, const std::vector<Value>& values) {
+  if (values.size() != names.size())
+    throw Exception(PRISM_INVALID_ARGUMENT,
+                    "AddExternalInitializers: " + std::to_string(names.size()) + " names but " +
+                        std::to_string(values.size()) + " values");
+  std::vector<const char*> name_pointers;
+  std::vector<const PrismValue*> handles;
+  for (size_t i = 0; i < names.size(); ++i) {
+    name_pointers.push_back(names[i].c_str());
+    handles.push_back(values[i].get());
+  }
+  detail::ThrowOnError(detail::Api().AddExternalInitializers(get(), name_pointers.data(),
+                                                             handles.data(), names.size()));
+  return *this;
+}
+
 // ---- custom operators: kernel-side views and CustomOpBase ----
 
 // A custom op's input or output tensor inside KernelCompute, borrowed from the kernel context.
 // Inputs are read-only (MutableData throws for them); get() is null for an omitted input.
+inline void Env::CreateAndRegisterAllocator(ConstMemoryInfo info,
+                                            const std::map<std::string, std::string>& arena) {
+  std::vector<const char*> keys, values;
+  for (const auto& entry : arena) {
+    keys.push_back(entry.first.c_str());
+    values.push_back(entry.second.c_str());
+  }
+  detail::ThrowOnError(detail::Api().CreateAndRegisterAllocator(get(), info.get(), keys.data(),
+                                                                values.data(), keys.size()));
+}
+
+inline void Env::CreateAndRegisterAllocatorV2(
+    const std::string& provider_type, ConstMemoryInfo info,
+    const std::map<std::string, std::string>& provider_options,
+    const std::map<std::string, std::string>& arena) {
+  std::vector<const char*> arena_keys, arena_values, option_keys, option_values;
+  for (const auto& entry : arena) {
+    arena_keys.push_back(entry.first.c_str());
+    arena_values.push_back(entry.second.c_str());
+  }
+  for (const auto& entry : provider_options) {
+    option_keys.push_back(entry.first.c_str());
+    option_values.push_back(entry.second.c_str());
+  }
+  detail::ThrowOnError(detail::Api().CreateAndRegisterAllocatorV2(
+      get(), provider_type.c_str(), info.get(), arena_keys.data(), arena_values.data(),
+      arena_keys.size(), option_keys.data(), option_values.data(), option_keys.size()));
+}
+
+inline void Env::UnregisterAllocator(ConstMemoryInfo info) {
+  detail::ThrowOnError(detail::Api().UnregisterAllocator(get(), info.get()));
+}
+
+inline std::optional<Allocator> Env::GetSharedAllocator(ConstMemoryInfo info) {
+  PrismAllocator* allocator = nullptr;
+  detail::ThrowOnError(detail::Api().GetSharedAllocator(get(), info.get(), &allocator));
+  if (allocator == nullptr) return std::nullopt;
+  return Allocator(allocator);
+}
+
+inline void Env::CopyTensors(const std::vector<const Value*>& sources,
+                             const std::vector<Value*>& destinations) const {
+  if (sources.size() != destinations.size())
+    throw Exception(PRISM_INVALID_ARGUMENT,
+                    "CopyTensors: " + std::to_string(sources.size()) + " sources but " +
+                        std::to_string(destinations.size()) + " destinations");
+  std::vector<const PrismValue*> from;
+  std::vector<PrismValue*> to;
+  for (const Value* value : sources) from.push_back(value->get());
+  for (Value* value : destinations) to.push_back(value->get());
+  detail::ThrowOnError(detail::Api().CopyTensors(get(), from.data(), to.data(), from.size()));
+}
+
 class KernelValue {
  public:
   KernelValue(const PrismValue* input, PrismValue* output) noexcept
@@ -1383,6 +1569,31 @@ class Session : public detail::Owner<PrismSession> {
                          const std::vector<Value>& inputs,
                          const std::vector<std::string>& output_names) {
     return Run(nullptr, input_names, inputs, output_names);
+  }
+  // Runs into outputs, one per output name: an empty Value receives the result, a tensor is a
+  // preallocated output the result is written into (element type and shape must match).
+  void Run(const RunOptions* run_options, const std::vector<std::string>& input_names,
+           const std::vector<Value>& inputs, const std::vector<std::string>& output_names,
+           std::vector<Value>& outputs) {
+    std::vector<const char*> in_names;
+    std::vector<const PrismValue*> in_values;
+    for (const std::string& name : input_names) in_names.push_back(name.c_str());
+    for (const Value& value : inputs) in_values.push_back(value.get());
+    if (in_names.size() != in_values.size() || output_names.size() != outputs.size())
+      throw Exception(PRISM_INVALID_ARGUMENT,
+                      std::to_string(in_names.size()) + " input names for " +
+                          std::to_string(in_values.size()) + " inputs, " +
+                          std::to_string(output_names.size()) + " output names for " +
+                          std::to_string(outputs.size()) + " outputs");
+    std::vector<const char*> out_names;
+    for (const std::string& name : output_names) out_names.push_back(name.c_str());
+    std::vector<PrismValue*> out_values;
+    for (Value& value : outputs) out_values.push_back(value.get());
+    detail::ThrowOnError(detail::Api().Run(
+        get(), run_options != nullptr ? run_options->get() : nullptr, in_names.data(),
+        in_values.data(), in_names.size(), out_names.data(), out_names.size(), out_values.data()));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].get() == nullptr) outputs[i] = Value(out_values[i]);
   }
   // Runs on a thread of the library's async pool; done(outputs, error) is called there once,
   // with the outputs, or with an empty vector and the error. run_options (may be null) must

@@ -7,6 +7,8 @@ prismrt/_lib/.
 from ._c_api import api as _api
 from ._device import (OrtAllocatorType, OrtDevice, OrtDeviceMemoryType, OrtDeviceVendorId,
                       OrtMemoryInfo, OrtMemoryInfoDeviceType, OrtMemType)
+from ._env_allocators import (OrtArenaCfg, copy_tensors, create_and_register_allocator,
+                              create_and_register_allocator_v2)
 from ._options import (ExecutionMode, ExecutionOrder, GraphOptimizationLevel, RunOptions,
                        SessionOptions)
 from ._session import (InferenceSession, IOBinding, ModelMetadata, NodeArg,
@@ -35,7 +37,8 @@ __all__ = [
     "InferenceSession", "IOBinding", "SessionIOBinding", "NodeArg", "ModelMetadata", "OrtValue",
     "SessionOptions", "RunOptions", "GraphOptimizationLevel", "ExecutionMode", "ExecutionOrder",
     "OrtMemoryInfo", "OrtDevice", "OrtMemType", "OrtAllocatorType", "OrtMemoryInfoDeviceType",
-    "OrtDeviceMemoryType", "OrtDeviceVendorId",
+    "OrtDeviceMemoryType", "OrtDeviceVendorId", "OrtArenaCfg", "create_and_register_allocator",
+    "create_and_register_allocator_v2", "copy_tensors",
     "get_all_providers", "get_available_providers", "get_build_info", "get_device",
     "get_version_string", "set_default_logger_severity", "set_default_logger_verbosity",
     "set_seed", "has_collective_ops", "disable_telemetry_events", "enable_telemetry_events",

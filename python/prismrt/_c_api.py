@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 6).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 7).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 6
+API_VERSION = 7
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -257,7 +257,30 @@ _TABLE_V6 = [
     ("KernelContextParallelFor", _STATUS, [_P, PARALLEL_FOR_FUNCTION, _P, _SIZE, _SIZE]),
 ]
 
-_TABLE = _TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6
+# Appended by version 7.
+_TABLE_V7 = [
+    # model and session adjustments
+    ("AddFreeDimensionOverride", _STATUS, [_P, _STR, _I64]),
+    ("AddFreeDimensionOverrideByName", _STATUS, [_P, _STR, _I64]),
+    ("AddInitializer", _STATUS, [_P, _STR, _P]),
+    ("AddExternalInitializers", _STATUS, [_P, _PSTR, _PP, _SIZE]),
+    ("AddExternalInitializersFromFilesInMemory", _STATUS, [_P, _PSTR, _PP, _PSIZE, _SIZE]),
+    # environment allocators, device values, CUDA provider options
+    ("CreateAndRegisterAllocator", _STATUS, [_P, _P, _PSTR, _PSTR, _SIZE]),
+    ("CreateAndRegisterAllocatorV2", _STATUS,
+     [_P, _STR, _P, _PSTR, _PSTR, _SIZE, _PSTR, _PSTR, _SIZE]),
+    ("UnregisterAllocator", _STATUS, [_P, _P]),
+    ("GetSharedAllocator", _STATUS, [_P, _P, _PP]),
+    ("AllocatorGetStats", _STATUS, [_P, _PPSTR, _PPSTR, _PSIZE]),
+    ("CopyTensors", _STATUS, [_P, _PP, _PP, _SIZE]),
+    ("CreateCUDAProviderOptions", _STATUS, [_PP]),
+    ("UpdateCUDAProviderOptions", _STATUS, [_P, _PSTR, _PSTR, _SIZE]),
+    ("GetCUDAProviderOptionsAsString", _STATUS, [_P, _PSTR]),
+    ("ReleaseCUDAProviderOptions", _VOID, [_P]),
+    ("SessionOptionsAppendExecutionProvider_CUDA_V2", _STATUS, [_P, _P]),
+]
+
+_TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7)
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

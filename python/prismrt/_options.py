@@ -8,8 +8,10 @@ import ctypes
 import enum
 import warnings
 
-from ._c_api import _P, api, decode
-from ._value import Handle
+import numpy as np
+
+from ._c_api import _P, _SIZE, api, decode
+from ._value import Handle, OrtValue
 
 
 class GraphOptimizationLevel(enum.IntEnum):
@@ -49,6 +51,13 @@ def _check_str(name, value):
     return value
 
 
+def _check_ortvalue(what, value):
+    if not isinstance(value, OrtValue):
+        raise TypeError("%s needs an OrtValue (OrtValue.ortvalue_from_numpy), got %s" %
+                        (what, type(value).__name__))
+    return value
+
+
 class SessionOptions:
     """Settings for an InferenceSession. Values are kept here and handed to the C API when a
     session is made, so one SessionOptions can serve several sessions (as in onnxruntime)."""
@@ -58,7 +67,8 @@ class SessionOptions:
                  "_log_verbosity_level", "_log_verbosity_set", "_logid", "_enable_profiling",
                  "_profile_file_prefix", "_optimized_model_filepath", "_enable_cpu_mem_arena",
                  "_enable_mem_pattern", "_use_per_session_threads", "_enable_mem_reuse",
-                 "_use_deterministic_compute", "_config_entries", "_custom_ops", "__weakref__")
+                 "_use_deterministic_compute", "_config_entries", "_held", "_kept_alive",
+                 "__weakref__")
 
     def __init__(self):
         self._intra_op_num_threads = 0
@@ -79,9 +89,13 @@ class SessionOptions:
         self._enable_mem_reuse = True
         self._use_deterministic_compute = False
         self._config_entries = {}
-        # A PrismSessionOptions holding the custom op libraries loaded so far (None: none);
-        # sessions start from a clone of it, so they share the loaded libraries.
-        self._custom_ops = None
+        # A PrismSessionOptions holding what is applied through the C ABI as it is added (custom
+        # op libraries, model adjustments; None: nothing yet); sessions start from a clone of
+        # it, so they share the loaded libraries and the supplied values.
+        self._held = None
+        # The OrtValues and buffers the held options point into, kept while these options (and
+        # so the sessions made from them, which hold the options) live.
+        self._kept_alive = []
 
     # -- threads and execution -------------------------------------------------------------
     @property
@@ -243,22 +257,100 @@ class SessionOptions:
         cannot be loaded or exports no RegisterCustomOps, or the error RegisterCustomOps
         returns."""
         path = _check_str("library_path", str(library_path))
-        c = api()
-        if self._custom_ops is None:
+        api().check(api().RegisterCustomOpsLibrary(self._held_options(), path.encode("utf-8"),
+                                                   None))
+
+    def _held_options(self):
+        """The PrismSessionOptions that additions go to, made on first use."""
+        if self._held is None:
             handle = _P()
-            c.check(c.CreateSessionOptions(ctypes.byref(handle)))
-            holder = Handle(handle, c.ReleaseSessionOptions)
-        else:
-            holder = self._custom_ops
-        c.check(c.RegisterCustomOpsLibrary(holder.pointer, path.encode("utf-8"), None))
-        self._custom_ops = holder
+            api().check(api().CreateSessionOptions(ctypes.byref(handle)))
+            self._held = Handle(handle, api().ReleaseSessionOptions)
+        return self._held.pointer
+
+    # -- model adjustments (applied as a session loads its model) ---------------------------
+    def add_free_dimension_override_by_denotation(self, dim_denotation, dim_value):
+        """Fixes every dimension of the model's inputs whose denotation is dim_denotation (e.g.
+        "DATA_BATCH", any case) to dim_value: get_inputs() shows the number, shape inference
+        sees it, and a feed of another size is refused. A dimension the model fixes to another
+        value makes session creation fail."""
+        dim_denotation = _check_str("dim_denotation", dim_denotation)
+        dim_value = _check_int("dim_value", dim_value)
+        api().check(api().AddFreeDimensionOverride(self._held_options(),
+                                                   dim_denotation.encode("utf-8"), dim_value))
+
+    def add_free_dimension_override_by_name(self, dim_name, dim_value):
+        """Fixes every dimension of the model's inputs whose dim_param is dim_name to
+        dim_value (see add_free_dimension_override_by_denotation)."""
+        dim_name = _check_str("dim_name", dim_name)
+        dim_value = _check_int("dim_value", dim_value)
+        api().check(api().AddFreeDimensionOverrideByName(self._held_options(),
+                                                         dim_name.encode("utf-8"), dim_value))
+
+    def add_initializer(self, name, ortvalue):
+        """Sessions use ortvalue (a CPU tensor OrtValue of the initializer's type and shape) in
+        place of the model's initializer name, sharing its memory (no copy); these options keep
+        a reference to it. Session creation fails when the model has no such initializer or the
+        type or shape differs."""
+        name = _check_str("name", name)
+        value = _check_ortvalue("add_initializer", ortvalue)
+        api().check(api().AddInitializer(self._held_options(), name.encode("utf-8"),
+                                         value._pointer()))
+        self._kept_alive.append(value)
+
+    def add_external_initializers(self, names, ortvalues):
+        """Supplies the data of initializers the model stores externally (data_location
+        EXTERNAL): names[i] from ortvalues[i], CPU tensors used in place (no copy)."""
+        names = [_check_str("names[%d]" % i, n) for i, n in enumerate(list(names))]
+        values = [_check_ortvalue("add_external_initializers", v) for v in list(ortvalues)]
+        if len(names) != len(values):
+            raise ValueError("add_external_initializers: %d names but %d ortvalues" %
+                             (len(names), len(values)))
+        encoded = [n.encode("utf-8") for n in names]
+        name_array = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+        value_array = (ctypes.c_void_p * max(len(values), 1))(*[v._pointer() for v in values])
+        api().check(api().AddExternalInitializers(self._held_options(), name_array, value_array,
+                                                  len(values)))
+        self._kept_alive.extend(values)
+
+    def add_external_initializers_from_files_in_memory(self, names, buffers, lengths):
+        """Provides the contents of the external data files the model names (names[i], as in
+        its external_data locations) from memory: buffers[i], bytes-like objects (bytes,
+        bytearray, memoryview, numpy uint8 arrays) of lengths[i] bytes. Sessions copy the bytes
+        their tensors use when they are created; these options keep the buffers alive."""
+        names = [_check_str("names[%d]" % i, n) for i, n in enumerate(list(names))]
+        buffers, lengths = list(buffers), [_check_int("lengths", n) for n in list(lengths)]
+        if not len(names) == len(buffers) == len(lengths):
+            raise ValueError("add_external_initializers_from_files_in_memory: %d names, %d "
+                             "buffers and %d lengths; they must pair up" %
+                             (len(names), len(buffers), len(lengths)))
+        arrays = []
+        for name, buffer, length in zip(names, buffers, lengths):
+            try:  # a view of the caller's bytes, not a copy
+                array = np.frombuffer(buffer, dtype=np.uint8)
+            except (TypeError, ValueError, BufferError) as error:
+                raise TypeError("add_external_initializers_from_files_in_memory: the buffer of "
+                                "'%s' must be a contiguous bytes-like object, got %s (%s)" %
+                                (name, type(buffer).__name__, error)) from None
+            if length < 0 or length > array.size:
+                raise ValueError("add_external_initializers_from_files_in_memory: length %d of "
+                                 "'%s' is outside its buffer of %d bytes" %
+                                 (length, name, array.size))
+            arrays.append(array)
+        count = len(names)
+        name_array = (ctypes.c_char_p * max(count, 1))(*[n.encode("utf-8") for n in names])
+        buffer_array = (ctypes.c_void_p * max(count, 1))(*[a.ctypes.data for a in arrays])
+        length_array = (_SIZE * max(count, 1))(*lengths)
+        api().check(api().AddExternalInitializersFromFilesInMemory(
+            self._held_options(), name_array, buffer_array, length_array, count))
+        self._kept_alive.extend(arrays)
 
     def _make_c_options(self):
         """An owned PrismSessionOptions with every setting applied (no providers yet)."""
         c = api()
         handle = _P()
-        if self._custom_ops is not None:  # its custom op domains and libraries come along
-            c.check(c.CloneSessionOptions(self._custom_ops.pointer, ctypes.byref(handle)))
+        if self._held is not None:  # custom ops, libraries and model adjustments come along
+            c.check(c.CloneSessionOptions(self._held.pointer, ctypes.byref(handle)))
         else:
             c.check(c.CreateSessionOptions(ctypes.byref(handle)))
         options = Handle(handle, c.ReleaseSessionOptions)

@@ -454,7 +454,8 @@ class InferenceSession:
         """The session's allocator statistics for one memory (Prism's addition; the names are
         onnxruntime's allocator statistics keys): NumAllocs, NumFrees, InUse, MaxInUse,
         MaxAllocSize, NumReserves, TotalAllocated, NumArenaExtensions, NumArenaShrinkages,
-        Arena. Values are ints."""
+        Arena, Shared (1: the environment's allocator, session.use_env_allocators). Values are
+        ints."""
         c = api()
         keys, values, count = _PSTR(), _PSTR(), ctypes.c_size_t(0)
         c.check(c.SessionGetAllocatorStats(self._session.pointer, memory_name.encode("utf-8"),

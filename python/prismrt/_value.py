@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from . import _device, _types
+from . import _device, _dlpack, _env_allocators, _types
 from ._c_api import _P, api, decode
 from .capi.onnxruntime_pybind11_state import InvalidArgument
 from .capi.onnxruntime_pybind11_state import NotImplemented as PrismNotImplemented
@@ -262,14 +262,34 @@ def tensor_memory(pointer):
 
 
 def copy_to_cpu(pointer, session):
-    """An owned CPU copy of a value in device memory (needs the session that made it)."""
-    if session is None:
-        raise PrismNotImplemented(
-            "[PrismError] : 9 : NOT_IMPLEMENTED : this OrtValue lives in device memory and was "
-            "not produced by a session, so it cannot be copied to the CPU")
+    """An owned CPU copy of a value in device memory: through the session that made it, else
+    through the environment (device values made with ortvalue_from_numpy and the like)."""
     copy = _P()
-    api().check(api().SessionCopyValueToCpu(session.pointer, pointer, ctypes.byref(copy)))
-    return Handle(copy, api().ReleaseValue)
+    if session is not None:
+        api().check(api().SessionCopyValueToCpu(session.pointer, pointer, ctypes.byref(copy)))
+        return Handle(copy, api().ReleaseValue)
+    element_type, shape = tensor_type_and_shape(pointer)
+    dims, rank = _shape_array(shape)
+    api().check(api().CreateTensorAsValue(_default_allocator(), dims, rank, element_type,
+                                          ctypes.byref(copy)))
+    owned = Handle(copy, api().ReleaseValue)
+    name, device_id, _ = tensor_memory(pointer)
+    _env_allocators.device_allocator(name, device_id)  # the environment knows the device
+    _env_allocators.copy_tensor(pointer, owned.pointer)
+    return owned
+
+
+def _device_tensor(memory_name, device_id, shape, element_type):
+    """An owned tensor allocated in a device memory (the environment's allocator for it)."""
+    if element_type == _types.STRING:
+        raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : string tensors live in CPU "
+                              "memory only, not on '%s'" % memory_name)
+    allocator = _env_allocators.device_allocator(memory_name, device_id)
+    dims, rank = _shape_array(shape)
+    handle = _P()
+    api().check(api().CreateTensorAsValue(allocator, dims, rank, element_type,
+                                          ctypes.byref(handle)))
+    return Handle(handle, api().ReleaseValue)
 
 
 def _string_tensor_to_numpy(pointer, shape):
@@ -403,13 +423,16 @@ class OrtValue:
 
     @staticmethod
     def ortvalue_from_numpy(numpy_obj, device_type="cpu", device_id=0, vendor_id=-1):
-        if not is_cpu_device(device_type):
-            raise PrismNotImplemented(
-                "[PrismError] : 9 : NOT_IMPLEMENTED : OrtValue.ortvalue_from_numpy on device '%s':"
-                " the Prism C API has no session-independent device allocator or copy; bind the "
-                "array with IOBinding.bind_cpu_input instead" % device_type)
+        """A CPU value shares the array's memory; a device value ('cuda', 'testdevice', an
+        OrtDevice or OrtMemoryInfo) is a copy in that device's memory."""
         handle, buffer = tensor_from_numpy(numpy_obj)
-        return OrtValue(handle, (numpy_obj, buffer))
+        if is_cpu_device(device_type):
+            return OrtValue(handle, (numpy_obj, buffer))
+        element_type, shape = tensor_type_and_shape(handle.pointer)
+        device = _device_tensor(memory_name(device_type),
+                                _device.device_id_of(device_type, device_id), shape, element_type)
+        _env_allocators.copy_tensor(handle.pointer, device.pointer)
+        return OrtValue(device)
 
     @staticmethod
     def ortvalue_from_numpy_with_onnx_type(data, onnx_element_type):
@@ -420,18 +443,43 @@ class OrtValue:
     @staticmethod
     def ortvalue_from_shape_and_type(shape, element_type, device_type="cpu", device_id=0,
                                      vendor_id=-1):
-        if not is_cpu_device(device_type):
-            raise PrismNotImplemented(
-                "[PrismError] : 9 : NOT_IMPLEMENTED : OrtValue.ortvalue_from_shape_and_type on "
-                "device '%s': the Prism C API allocates device memory only through a session; "
-                "use IOBinding.bind_output(name, '%s') to let a run allocate it" %
-                (device_type, device_type))
         element = _types.element_type_of(element_type)
+        if not is_cpu_device(device_type):
+            return OrtValue(_device_tensor(memory_name(device_type),
+                                           _device.device_id_of(device_type, device_id),
+                                           list(shape), element))
         dims, rank = _shape_array(shape)
         handle = _P()
         api().check(api().CreateTensorAsValue(_default_allocator(), dims, rank, element,
                                               ctypes.byref(handle)))
         return OrtValue(Handle(handle, api().ReleaseValue))
+
+    @staticmethod
+    def from_dlpack(data, is_bool_tensor=None):
+        """An OrtValue sharing the memory of a CPU tensor from another library, through DLPack:
+        data is an object with __dlpack__ (numpy, PyTorch, an OrtValue) or a "dltensor" capsule.
+        The producer's memory stays alive until this value is released. is_bool_tensor (as in
+        onnxruntime's capi form) reads a uint8 tensor as bool; None takes it from data's dtype,
+        as onnxruntime's OrtValue.from_dlpack does."""
+        if is_bool_tensor is None:
+            is_bool_tensor = _dlpack.is_bool_source(data)
+        capsule = data.__dlpack__() if hasattr(data, "__dlpack__") else data
+        return OrtValue(_dlpack.import_capsule(capsule, bool(is_bool_tensor)))
+
+    def to_dlpack(self):
+        """A DLPack capsule ("dltensor") over this CPU tensor's memory, shared, not copied; the
+        value stays alive until the consumer is done with it."""
+        return _dlpack.export_value(self)
+
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """The DLPack protocol's export, shared, not copied unless copy=True (stream is for
+        device tensors; CPU tensors ignore it). A consumer asking for max_version >= (1, 0) gets
+        a versioned, writable capsule ("dltensor_versioned"), others the legacy "dltensor"."""
+        return _dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """(DLDeviceType, device id): (1, 0) for CPU tensors."""
+        return _dlpack.device_of(self)
 
     def _pointer(self):
         return self._handle.pointer
@@ -499,12 +547,10 @@ class OrtValue:
         return to_python(self._pointer(), self._session)
 
     def update_inplace(self, np_arr):
-        """Overwrites a CPU tensor's contents with a same-sized numpy array."""
+        """Overwrites the tensor's contents with a same-sized numpy array (copied to the device
+        for a device tensor)."""
         self._require_tensor("update_inplace()")
-        name, _, device_type = tensor_memory(self._pointer())
-        if device_type != _DEVICE_CPU:
-            raise PrismNotImplemented("[PrismError] : 9 : NOT_IMPLEMENTED : update_inplace on "
-                                      "'%s' memory is not supported by the C API" % name)
+        _, _, device_type = tensor_memory(self._pointer())
         element_type, shape = tensor_type_and_shape(self._pointer())
         source = np.asarray(np_arr)
         if element_type == _types.STRING or int(np.prod(source.shape, dtype=np.int64)) != int(
@@ -517,6 +563,12 @@ class OrtValue:
             buffer = _types.pack(_native_contiguous(source), element_type)
         else:
             buffer = _native_contiguous(source)
+        if device_type != _DEVICE_CPU:
+            staged, _ = tensor_from_numpy(source.reshape(shape), element_type)
+            name, device_id, _ = tensor_memory(self._pointer())
+            _env_allocators.device_allocator(name, device_id)  # the environment knows the device
+            _env_allocators.copy_tensor(staged.pointer, self._pointer())
+            return
         if buffer.nbytes:
             ctypes.memmove(self.data_ptr(), buffer.ctypes.data, buffer.nbytes)
 
@@ -561,6 +613,18 @@ class OrtValueVector:
     def bool_tensor_indices(self):
         return [i for i, value in enumerate(self._values)
                 if value.is_tensor() and value.element_type() == _types.BOOL]
+
+    def dlpack_at(self, index):
+        """The DLPack capsule of the value at index (see OrtValue.to_dlpack)."""
+        return self._values[index].to_dlpack()
+
+    def to_dlpacks(self, to_tensor=None):
+        """A list with every value exported through DLPack: the capsules themselves when to_tensor
+        is None, else to_tensor(capsule) for each (e.g. torch.utils.dlpack.from_dlpack)."""
+        capsules = [value.to_dlpack() for value in self._values]
+        if to_tensor is None:
+            return capsules
+        return [to_tensor(capsule) for capsule in capsules]
 
     def clear(self):
         self._values.clear()

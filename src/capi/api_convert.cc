@@ -68,4 +68,16 @@ PrismValueKind ToValueKind(TypeKind kind) {
   return PRISM_VALUE_UNKNOWN;
 }
 
+std::vector<std::pair<std::string, int64_t>> AllocatorStatsEntries(const AllocatorStats& stats) {
+  return {{"NumAllocs", stats.num_allocs},
+          {"NumFrees", stats.num_frees},
+          {"InUse", stats.bytes_in_use},
+          {"MaxInUse", stats.max_bytes_in_use},
+          {"MaxAllocSize", stats.max_alloc_size},
+          {"NumReserves", stats.num_reserves},
+          {"TotalAllocated", stats.total_reserved_bytes},
+          {"NumArenaExtensions", stats.num_arena_extensions},
+          {"NumArenaShrinkages", stats.num_arena_shrinkages}};
+}
+
 }  // namespace prism::capi

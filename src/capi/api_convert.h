@@ -5,8 +5,11 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "common/logging.h"
+#include "framework/allocator.h"
 #include "framework/memory_info.h"
 #include "framework/value.h"
 #include "prism/prism_c_api.h"
@@ -35,6 +38,8 @@ MemType CheckedMemType(int mem_type);
 // simulated), or kInvalidArgument listing the known names.
 DeviceType DeviceOfMemoryName(const std::string& name);
 PrismValueKind ToValueKind(TypeKind kind);
+// An allocator's statistics under onnxruntime's names (NumAllocs, InUse, MaxInUse, ...).
+std::vector<std::pair<std::string, int64_t>> AllocatorStatsEntries(const AllocatorStats& stats);
 // The C view of a graph value's type: kind, onnxruntime's type string, and the tensor part.
 std::unique_ptr<PrismTypeInfo> MakeTypeInfo(const ValueInfo& info);
 

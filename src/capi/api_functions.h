@@ -263,6 +263,44 @@ PrismStatus* KernelContextGetIntraOpThreadCount(const PrismKernelContext* contex
 PrismStatus* KernelContextParallelFor(const PrismKernelContext* context,
                                       PrismParallelForFunction fn, void* user_data, size_t total,
                                       size_t batch_count) noexcept;
+PrismStatus* AddFreeDimensionOverride(PrismSessionOptions* options, const char* dim_denotation,
+                                      int64_t dim_value) noexcept;
+PrismStatus* AddFreeDimensionOverrideByName(PrismSessionOptions* options, const char* dim_name,
+                                            int64_t dim_value) noexcept;
+PrismStatus* AddInitializer(PrismSessionOptions* options, const char* name,
+                            const PrismValue* value) noexcept;
+PrismStatus* AddExternalInitializers(PrismSessionOptions* options, const char* const* names,
+                                     const PrismValue* const* values, size_t count) noexcept;
+PrismStatus* AddExternalInitializersFromFilesInMemory(PrismSessionOptions* options,
+                                                      const char* const* file_names,
+                                                      const void* const* buffers,
+                                                      const size_t* lengths, size_t count) noexcept;
+PrismStatus* CreateAndRegisterAllocator(PrismEnv* env, const PrismMemoryInfo* info,
+                                        const char* const* arena_keys,
+                                        const char* const* arena_values,
+                                        size_t arena_count) noexcept;
+PrismStatus* CreateAndRegisterAllocatorV2(PrismEnv* env, const char* provider_type,
+                                          const PrismMemoryInfo* info,
+                                          const char* const* arena_keys,
+                                          const char* const* arena_values, size_t arena_count,
+                                          const char* const* provider_option_keys,
+                                          const char* const* provider_option_values,
+                                          size_t provider_option_count) noexcept;
+PrismStatus* UnregisterAllocator(PrismEnv* env, const PrismMemoryInfo* info) noexcept;
+PrismStatus* GetSharedAllocator(PrismEnv* env, const PrismMemoryInfo* info,
+                                PrismAllocator** out) noexcept;
+PrismStatus* AllocatorGetStats(const PrismAllocator* allocator, char*** keys, char*** values,
+                               size_t* count) noexcept;
+PrismStatus* CopyTensors(const PrismEnv* env, const PrismValue* const* sources,
+                         PrismValue* const* destinations, size_t count) noexcept;
+PrismStatus* CreateCUDAProviderOptions(PrismCUDAProviderOptions** out) noexcept;
+PrismStatus* UpdateCUDAProviderOptions(PrismCUDAProviderOptions* options, const char* const* keys,
+                                       const char* const* values, size_t count) noexcept;
+PrismStatus* GetCUDAProviderOptionsAsString(const PrismCUDAProviderOptions* options,
+                                            char** out) noexcept;
+void ReleaseCUDAProviderOptions(PrismCUDAProviderOptions* options) noexcept;
+PrismStatus* SessionOptionsAppendExecutionProvider_CUDA_V2(
+    PrismSessionOptions* options, const PrismCUDAProviderOptions* cuda_options) noexcept;
 
 // The newest function table (what custom ops' CreateKernel receives).
 const PrismApi* ApiTable() noexcept;

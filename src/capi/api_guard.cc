@@ -59,4 +59,23 @@ void FreeCStringArray(char** texts, size_t count) noexcept {
   delete[] texts;
 }
 
+void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
+                     char*** values, size_t* count) {
+  std::vector<std::string> key_list, value_list;
+  for (const auto& [key, value] : entries) {
+    key_list.push_back(key);
+    value_list.push_back(std::to_string(value));
+  }
+  char** key_array = nullptr;
+  size_t key_count = 0;
+  CopyToCStringArray(key_list, &key_array, &key_count);
+  try {
+    CopyToCStringArray(value_list, values, count);
+  } catch (...) {
+    FreeCStringArray(key_array, key_count);
+    throw;
+  }
+  *keys = key_array;
+}
+
 }  // namespace prism::capi

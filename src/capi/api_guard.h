@@ -2,9 +2,11 @@
 // any C++ exception into a PrismStatus so that nothing unwinds across the ABI.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -51,5 +53,9 @@ char* CopyToCString(const std::string& text);
 // *out receives count strings, all allocated before anything is stored (no partial results).
 void CopyToCStringArray(const std::vector<std::string>& texts, char*** out, size_t* count);
 void FreeCStringArray(char** texts, size_t count) noexcept;
+// keys/values out-parameters of the *Stats functions from (name, number) pairs: two string
+// arrays [out, owned] ReleaseStringArray(count).
+void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
+                     char*** values, size_t* count);
 
 }  // namespace prism::capi

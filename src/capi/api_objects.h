@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -14,6 +15,7 @@
 
 #include "framework/custom_op.h"
 #include "prism/prism_c_api.h"
+#include "session/environment_allocators.h"
 #include "session/global_thread_pools.h"
 #include "session/inference_session.h"
 #include "session/prepacked_weights_container.h"
@@ -27,6 +29,14 @@ struct PrismStatus {
 struct PrismEnv {
   std::string log_id;
   uint64_t log_sink = 0;  // CreateEnvWithCustomLogger: the sink this env installed (0: none)
+  // CreateAndRegisterAllocator(V2): shared with sessions that set session.use_env_allocators.
+  std::shared_ptr<prism::EnvironmentAllocators> allocators =
+      std::make_shared<prism::EnvironmentAllocators>();
+};
+
+// onnxruntime's OrtCUDAProviderOptionsV2: the CUDA EP's options, checked as they are set.
+struct PrismCUDAProviderOptions {
+  std::map<std::string, std::string> options;
 };
 
 struct PrismThreadingOptions {
@@ -71,6 +81,8 @@ struct PrismRunOptions {
 
 struct PrismMemoryInfo {
   prism::MemoryInfo info;
+  // What CreateMemoryInfo was asked for: an arena makes CreateAndRegisterAllocator share one.
+  PrismAllocatorType allocator_type = PRISM_DEVICE_ALLOCATOR;
 };
 
 struct PrismAllocator {

@@ -179,6 +179,22 @@ constexpr PrismApi kApiV1 = {
     .KernelContextGetOutput = KernelContextGetOutput,
     .KernelContextGetIntraOpThreadCount = KernelContextGetIntraOpThreadCount,
     .KernelContextParallelFor = KernelContextParallelFor,
+    .AddFreeDimensionOverride = AddFreeDimensionOverride,
+    .AddFreeDimensionOverrideByName = AddFreeDimensionOverrideByName,
+    .AddInitializer = AddInitializer,
+    .AddExternalInitializers = AddExternalInitializers,
+    .AddExternalInitializersFromFilesInMemory = AddExternalInitializersFromFilesInMemory,
+    .CreateAndRegisterAllocator = CreateAndRegisterAllocator,
+    .CreateAndRegisterAllocatorV2 = CreateAndRegisterAllocatorV2,
+    .UnregisterAllocator = UnregisterAllocator,
+    .GetSharedAllocator = GetSharedAllocator,
+    .AllocatorGetStats = AllocatorGetStats,
+    .CopyTensors = CopyTensors,
+    .CreateCUDAProviderOptions = CreateCUDAProviderOptions,
+    .UpdateCUDAProviderOptions = UpdateCUDAProviderOptions,
+    .GetCUDAProviderOptionsAsString = GetCUDAProviderOptionsAsString,
+    .ReleaseCUDAProviderOptions = ReleaseCUDAProviderOptions,
+    .SessionOptionsAppendExecutionProvider_CUDA_V2 = SessionOptionsAppendExecutionProvider_CUDA_V2,
 };
 
 #if defined(PRISM_SANITIZED_BUILD) && !defined(__clang__)
@@ -196,6 +212,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v4.inc"
 #include "capi/abi_offsets_v5.inc"
 #include "capi/abi_offsets_v6.inc"
+#include "capi/abi_offsets_v7.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

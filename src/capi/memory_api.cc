@@ -11,7 +11,8 @@ namespace {
 // type: the PrismAllocatorType argument read with EnumArgument (passing the enum by value to a
 // helper would read it as the enum again).
 void CheckAllocatorType(int type) {
-  // Prism has no arena yet: both kinds describe the same memory, so both are accepted.
+  // Both describe the same memory; the kind matters where an allocator is created for it
+  // (CreateAndRegisterAllocator makes an arena for PRISM_ARENA_ALLOCATOR).
   PRISM_ENFORCE(type == PRISM_DEVICE_ALLOCATOR || type == PRISM_ARENA_ALLOCATOR, kInvalidArgument,
                 "allocator type must be PRISM_DEVICE_ALLOCATOR (0) or ",
                 "PRISM_ARENA_ALLOCATOR (1), got ", type);
@@ -27,6 +28,7 @@ PrismStatus* CreateCpuMemoryInfo(PrismAllocatorType allocator_type, PrismMemType
     auto info = std::make_unique<PrismMemoryInfo>();
     info->info = CpuMemoryInfo();
     info->info.mem_type = CheckedMemType(EnumArgument(mem_type));
+    info->allocator_type = allocator_type;
     *out = info.release();
   });
 }
@@ -43,6 +45,7 @@ PrismStatus* CreateMemoryInfo(const char* name, PrismAllocatorType allocator_typ
     info->info.device = DeviceOfMemoryName(name);
     info->info.device_id = device_id;
     info->info.mem_type = CheckedMemType(EnumArgument(mem_type));
+    info->allocator_type = allocator_type;
     *out = info.release();
   });
 }

@@ -1,4 +1,5 @@
 // Sessions: loading, inspecting the model's interface and providers, and running.
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -15,32 +16,15 @@ namespace prism::capi {
 namespace {
 
 std::unique_ptr<PrismSession> NewSession(
-    const PrismSessionOptions& options, const PrismPrepackedWeightsContainer* container = nullptr) {
+    const PrismEnv& env, const PrismSessionOptions& options,
+    const PrismPrepackedWeightsContainer* container = nullptr) {
   auto session = std::make_unique<PrismSession>();
   SessionOptions session_options = options.options;
+  if (session_options.ConfigOr("session.use_env_allocators", "0") == "1")
+    session_options.environment_allocators = env.allocators->All();
   if (container != nullptr) session_options.prepacked_weights = container->container;
   session->session = std::make_shared<InferenceSession>(session_options, options.providers);
   return session;
-}
-
-// keys/values out-parameters of the *Stats functions from (name, number) pairs.
-void CopyStats(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
-               char*** values, size_t* count) {
-  std::vector<std::string> key_list, value_list;
-  for (const auto& [key, value] : entries) {
-    key_list.push_back(key);
-    value_list.push_back(std::to_string(value));
-  }
-  char** key_array = nullptr;
-  size_t key_count = 0;
-  CopyToCStringArray(key_list, &key_array, &key_count);
-  try {
-    CopyToCStringArray(value_list, values, count);
-  } catch (...) {
-    FreeCStringArray(key_array, key_count);
-    throw;
-  }
-  *keys = key_array;
 }
 
 void SnapshotInterface(PrismSession& session) {
@@ -64,7 +48,7 @@ PrismStatus* CreateSession(const PrismEnv* env, const char* model_path,
     Require(model_path, "model_path");
     Require(options, "options");
     Require(out, "out");
-    auto session = NewSession(*options);
+    auto session = NewSession(*env, *options);
     session->session->Load(std::string(model_path));
     SnapshotInterface(*session);
     *out = session.release();
@@ -79,7 +63,7 @@ PrismStatus* CreateSessionFromArray(const PrismEnv* env, const void* model_data,
     Require(model_data, "model_data");
     Require(options, "options");
     Require(out, "out");
-    auto session = NewSession(*options);
+    auto session = NewSession(*env, *options);
     session->session->Load(model_data, model_data_length);
     SnapshotInterface(*session);
     *out = session.release();
@@ -109,7 +93,7 @@ PrismStatus* CreateSessionWithPrepackedWeightsContainer(const PrismEnv* env, con
     Require(options, "options");
     Require(container, "container");
     Require(out, "out");
-    auto session = NewSession(*options, container);
+    auto session = NewSession(*env, *options, container);
     session->session->Load(std::string(model_path));
     SnapshotInterface(*session);
     *out = session.release();
@@ -126,7 +110,7 @@ PrismStatus* CreateSessionFromArrayWithPrepackedWeightsContainer(
     Require(options, "options");
     Require(container, "container");
     Require(out, "out");
-    auto session = NewSession(*options, container);
+    auto session = NewSession(*env, *options, container);
     session->session->Load(model_data, model_data_length);
     SnapshotInterface(*session);
     *out = session.release();
@@ -141,13 +125,13 @@ PrismStatus* SessionGetPrepackStats(const PrismSession* session, char*** keys, c
     Require(values, "values");
     Require(count, "count");
     const PrepackStatistics stats = session->session->Prepacking();
-    CopyStats({{"PackedInputs", stats.packed_inputs},
-               {"PackedWeights", stats.packed_weights},
-               {"PackedBytes", stats.packed_bytes},
-               {"SharedHits", stats.shared_hits},
-               {"OriginalsReleased", stats.originals_released},
-               {"ReleasedBytes", stats.released_bytes}},
-              keys, values, count);
+    CopyNamedCounts({{"PackedInputs", stats.packed_inputs},
+                     {"PackedWeights", stats.packed_weights},
+                     {"PackedBytes", stats.packed_bytes},
+                     {"SharedHits", stats.shared_hits},
+                     {"OriginalsReleased", stats.originals_released},
+                     {"ReleasedBytes", stats.released_bytes}},
+                    keys, values, count);
   });
 }
 
@@ -361,19 +345,10 @@ PrismStatus* SessionGetAllocatorStats(const PrismSession* session, const char* m
     }
     PRISM_ENFORCE(found != nullptr, kInvalidArgument, "the session has no allocator for ", wanted,
                   " memory; it has: ", known);
-    const AllocatorStats& stats = found->stats;
-    const std::vector<std::pair<std::string, int64_t>> entries = {
-        {"NumAllocs", stats.num_allocs},
-        {"NumFrees", stats.num_frees},
-        {"InUse", stats.bytes_in_use},
-        {"MaxInUse", stats.max_bytes_in_use},
-        {"MaxAllocSize", stats.max_alloc_size},
-        {"NumReserves", stats.num_reserves},
-        {"TotalAllocated", stats.total_reserved_bytes},
-        {"NumArenaExtensions", stats.num_arena_extensions},
-        {"NumArenaShrinkages", stats.num_arena_shrinkages},
-        {"Arena", found->arena ? 1 : 0}};
-    CopyStats(entries, keys, values, count);
+    std::vector<std::pair<std::string, int64_t>> entries = AllocatorStatsEntries(found->stats);
+    entries.emplace_back("Arena", found->arena ? 1 : 0);
+    entries.emplace_back("Shared", found->shared ? 1 : 0);
+    CopyNamedCounts(entries, keys, values, count);
   });
 }
 
@@ -392,6 +367,9 @@ struct RunArguments {
   std::vector<std::string> feed_names;
   std::vector<Value> feeds;
   std::vector<std::string> fetch_names;
+  // The caller's tensors for outputs whose slot was not NULL on entry (onnxruntime's
+  // preallocated outputs), nullptr for the others.
+  std::vector<PrismValue*> preallocated;
 };
 
 RunArguments CollectRunArguments(const char* function, PrismSession* session,
@@ -420,21 +398,43 @@ RunArguments CollectRunArguments(const char* function, PrismSession* session,
     PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, function, ": output_names[", i,
                   "] is NULL");
     arguments.fetch_names.emplace_back(output_names[i]);
+    PrismValue* given = outputs[i];
+    PRISM_ENFORCE(given == nullptr || given->value.IsTensor(), kInvalidArgument, function,
+                  ": outputs[", i, "] (output '", output_names[i],
+                  "') is a preallocated value that is not a tensor; pass NULL to have the run "
+                  "allocate the output");
+    arguments.preallocated.push_back(given);
   }
   return arguments;
 }
 
-// Runs and wraps every result before handing any out: a failure leaves outputs untouched.
+// Runs and wraps every result before handing any out: a failure leaves outputs untouched (a
+// preallocated output may have been written). Preallocated outputs receive their result in place
+// and stay in their slot.
 void RunInto(InferenceSession& session, const PrismRunOptions* run_options,
              const RunArguments& arguments, PrismValue** outputs) {
   const RunOptions defaults;
-  std::vector<Value> results =
-      session.Run(run_options != nullptr ? run_options->options : defaults, arguments.feed_names,
-                  arguments.feeds, arguments.fetch_names);
-  std::vector<std::unique_ptr<PrismValue>> wrapped;
-  wrapped.reserve(results.size());
-  for (Value& result : results) wrapped.push_back(std::make_unique<PrismValue>(std::move(result)));
-  for (size_t i = 0; i < wrapped.size(); ++i) outputs[i] = wrapped[i].release();
+  const RunOptions& options = run_options != nullptr ? run_options->options : defaults;
+  const bool any_preallocated =
+      std::any_of(arguments.preallocated.begin(), arguments.preallocated.end(),
+                  [](const PrismValue* value) { return value != nullptr; });
+  std::vector<Value> results;
+  if (any_preallocated) {
+    std::vector<OutputDestination> destinations(arguments.fetch_names.size());
+    for (size_t i = 0; i < destinations.size(); ++i)
+      if (arguments.preallocated[i] != nullptr)
+        destinations[i].preallocated = &arguments.preallocated[i]->value;
+    results = session.Run(options, arguments.feed_names, arguments.feeds, arguments.fetch_names,
+                          destinations);
+  } else {
+    results = session.Run(options, arguments.feed_names, arguments.feeds, arguments.fetch_names);
+  }
+  std::vector<std::unique_ptr<PrismValue>> wrapped(results.size());
+  for (size_t i = 0; i < results.size(); ++i)
+    if (arguments.preallocated[i] == nullptr)
+      wrapped[i] = std::make_unique<PrismValue>(std::move(results[i]));
+  for (size_t i = 0; i < wrapped.size(); ++i)
+    if (wrapped[i] != nullptr) outputs[i] = wrapped[i].release();
 }
 
 }  // namespace

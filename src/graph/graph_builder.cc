@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "graph/model.h"
+#include "graph/model_adjustments.h"
 #include "graph/sparse_tensor.h"
 
 namespace prism {
@@ -128,12 +129,16 @@ std::unique_ptr<Graph> GraphBuilder::Build(const onnx::GraphProto& proto, const 
                   " has an unnamed initializer");
     PRISM_ENFORCE(graph->initializers_.count(init.name()) == 0, kInvalidGraph, "graph ", path,
                   " has two initializers named '", init.name(), "'");
+    // The application's own tensor, when it supplies one (its memory, used as is).
+    const Tensor* supplied = parent == nullptr && adjustments_ != nullptr
+                                 ? FindSuppliedInitializer(*adjustments_, init.name())
+                                 : nullptr;
     // The loader's proto is its own, parsed for this build and discarded after it: taking the
     // bytes over (the one const_cast of the loader) keeps a model's weights in memory once.
     std::string* raw = take_initializer_bytes_ && init.has_raw_data()
                            ? const_cast<onnx::TensorProto&>(init).mutable_raw_data()
                            : nullptr;
-    Tensor tensor = TensorFromProto(init, policy_, what, raw);
+    Tensor tensor = supplied != nullptr ? *supplied : TensorFromProto(init, policy_, what, raw);
     NodeArg* arg = GetOrCreateArg(*graph, init.name());
     arg->type = ValueType::Tensor(tensor.Type());
     SymbolicShape shape;

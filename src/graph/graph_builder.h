@@ -17,13 +17,20 @@ class AttributeProto;
 
 namespace prism {
 
+struct ModelAdjustments;
+
 class GraphBuilder {
  public:
   // take_initializer_bytes: the caller's protos are its own and discarded after Build, so
   // initializers take over their raw_data bytes instead of copying them (see Build).
+  // adjustments (may be null): its supplied initializers replace the main graph's, checked
+  // beforehand (CheckSuppliedInitializers).
   GraphBuilder(const Model& model, const ExternalDataPolicy& policy,
-               bool take_initializer_bytes = false)
-      : model_(model), policy_(policy), take_initializer_bytes_(take_initializer_bytes) {}
+               bool take_initializer_bytes = false, const ModelAdjustments* adjustments = nullptr)
+      : model_(model),
+        policy_(policy),
+        take_initializer_bytes_(take_initializer_bytes),
+        adjustments_(adjustments) {}
 
   // parent is null for the main graph; path names the graph in errors ("main", "If
   // 'x'/then_branch").
@@ -42,6 +49,7 @@ class GraphBuilder {
   const Model& model_;
   const ExternalDataPolicy& policy_;
   bool take_initializer_bytes_ = false;
+  const ModelAdjustments* adjustments_ = nullptr;
 };
 
 ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& what);

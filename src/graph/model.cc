@@ -13,6 +13,7 @@
 #include "graph/function_inliner.h"
 #include "graph/gradient_expander.h"
 #include "graph/graph_builder.h"
+#include "graph/model_adjustments.h"
 #include "graph/shape_inference.h"
 
 namespace prism {
@@ -25,18 +26,20 @@ class ModelLoader {
  public:
   static std::shared_ptr<const Model> Load(const void* data, size_t size,
                                            const std::string& directory,
-                                           const ModelLoadLimits& limits) {
+                                           const ModelLoadLimits& limits,
+                                           const ModelAdjustments* adjustments) {
     PRISM_ENFORCE(size <= static_cast<size_t>(std::numeric_limits<int>::max()), kInvalidProtobuf,
                   "model of ", size, " bytes exceeds protobuf's 2 GiB limit; use external data");
     google::protobuf::io::ArrayInputStream input(data, static_cast<int>(size));
-    return Load(input, directory, limits);
+    return Load(input, directory, limits, adjustments);
   }
 
   // From a stream: a file is read in blocks, never whole, so that the weights are held once by
   // the parsed proto, whose bytes the initializers then take over.
   static std::shared_ptr<const Model> Load(google::protobuf::io::ZeroCopyInputStream& input,
                                            const std::string& directory,
-                                           const ModelLoadLimits& limits) {
+                                           const ModelLoadLimits& limits,
+                                           const ModelAdjustments* adjustments) {
     onnx::ModelProto proto;
     {
       google::protobuf::io::CodedInputStream stream(&input);
@@ -90,7 +93,12 @@ class ModelLoader {
       meta.custom_metadata[entry.key()] = entry.value();
 
     ExternalDataPolicy policy{directory, limits.max_tensor_bytes};
-    GraphBuilder builder(*model, policy, /*take_initializer_bytes=*/true);
+    if (adjustments != nullptr) {
+      ApplyFreeDimensionOverrides(adjustments->free_dimension_overrides, *proto.mutable_graph());
+      CheckSuppliedInitializers(*adjustments, proto.graph());
+      policy.files_in_memory = &adjustments->external_files;
+    }
+    GraphBuilder builder(*model, policy, /*take_initializer_bytes=*/true, adjustments);
     model->main_graph_ = builder.Build(proto.graph(), nullptr, "main");
     PRISM_ENFORCE(
         model->main_graph_->OuterScopeValues().empty(), kInvalidGraph, "the main graph reads '",
@@ -104,7 +112,8 @@ class ModelLoader {
 };
 
 std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path,
-                                                 const ModelLoadLimits& limits) {
+                                                 const ModelLoadLimits& limits,
+                                                 const ModelAdjustments* adjustments) {
   // A folder (or device) opens fine as a stream but has no meaningful size: refuse it first.
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
@@ -122,15 +131,16 @@ std::shared_ptr<const Model> Model::LoadFromFile(const std::string& path,
   input.SetCloseOnDelete(true);
   const size_t slash = path.find_last_of('/');
   const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  std::shared_ptr<const Model> model = ModelLoader::Load(input, directory, limits);
+  std::shared_ptr<const Model> model = ModelLoader::Load(input, directory, limits, adjustments);
   PRISM_ENFORCE(input.GetErrno() == 0, kNoSuchFile, "cannot read model file '", path, "'");
   return model;
 }
 
 std::shared_ptr<const Model> Model::LoadFromBytes(const void* data, size_t size,
                                                   const std::string& model_directory,
-                                                  const ModelLoadLimits& limits) {
-  return ModelLoader::Load(data, size, model_directory, limits);
+                                                  const ModelLoadLimits& limits,
+                                                  const ModelAdjustments* adjustments) {
+  return ModelLoader::Load(data, size, model_directory, limits, adjustments);
 }
 
 }  // namespace prism

@@ -10,6 +10,8 @@
 
 namespace prism {
 
+struct ModelAdjustments;
+
 struct ModelMetadata {
   std::string producer_name;
   std::string producer_version;
@@ -37,13 +39,16 @@ struct ModelLoadLimits {
 class Model {
  public:
   // Both throw Exception with INVALID_PROTOBUF / INVALID_GRAPH / NO_SUCHFILE / ... and a message
-  // naming the offending node, value or tensor.
+  // naming the offending node, value or tensor. adjustments (may be null): what the application
+  // changes in the model as it loads (graph/model_adjustments.h).
   static std::shared_ptr<const Model> LoadFromFile(const std::string& path,
-                                                   const ModelLoadLimits& limits = {});
-  // model_directory anchors external data; empty refuses external data.
+                                                   const ModelLoadLimits& limits = {},
+                                                   const ModelAdjustments* adjustments = nullptr);
+  // model_directory anchors external data; empty refuses external data files on disk.
   static std::shared_ptr<const Model> LoadFromBytes(const void* data, size_t size,
                                                     const std::string& model_directory = "",
-                                                    const ModelLoadLimits& limits = {});
+                                                    const ModelLoadLimits& limits = {},
+                                                    const ModelAdjustments* adjustments = nullptr);
 
   const Graph& MainGraph() const { return *main_graph_; }
   int64_t IrVersion() const { return ir_version_; }

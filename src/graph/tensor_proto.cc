@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "framework/packed_int.h"
+#include "graph/model_adjustments.h"
 
 namespace prism {
 namespace {
@@ -60,8 +61,12 @@ void CheckBoolBytes(const void* data, int64_t count, const std::string& what, co
 fs::path ResolveExternalPath(const std::string& location, const ExternalDataPolicy& policy,
                              const std::string& what) {
   PRISM_ENFORCE(!policy.model_directory.empty(), kInvalidArgument, what,
-                " uses external data, but the model was loaded from bytes without a folder");
-  PRISM_ENFORCE(!location.empty(), kInvalidProtobuf, what, " has an empty external data location");
+                " uses external data, but the model was loaded from bytes without a folder: set "
+                "session config entry session.model_external_initializers_file_folder_path to "
+                "the folder holding its file '",
+                location,
+                "', or supply the data from memory (AddExternalInitializers, "
+                "AddExternalInitializersFromFilesInMemory)");
   const fs::path relative(location);
   PRISM_ENFORCE(!relative.is_absolute(), kInvalidArgument, what, ": external data location '",
                 location, "' is an absolute path; it must be relative to the model's folder");
@@ -81,6 +86,25 @@ fs::path ResolveExternalPath(const std::string& location, const ExternalDataPoli
                 ": external data location '", location,
                 "' resolves (through a symbolic link) outside the model's folder");
   return full;
+}
+
+// The application holds the file: the tensor's range is copied, so the buffer need only live
+// until the model is loaded (onnxruntime's contract for files in memory).
+Tensor CopyFromFileInMemory(const ExternalFileInMemory& file, const std::string& location,
+                            int64_t offset, int64_t length, ElementType type,
+                            const TensorShape& shape, const std::string& what) {
+  const uint64_t size = file.length;
+  PRISM_ENFORCE(static_cast<uint64_t>(offset) <= size &&
+                    static_cast<uint64_t>(length) <= size - static_cast<uint64_t>(offset),
+                kInvalidGraph, what, ": external data range [", offset, ", ",
+                static_cast<uint64_t>(offset) + static_cast<uint64_t>(length),
+                ") is beyond the end of the in-memory file '", location, "' (", size, " bytes)");
+  Tensor tensor(type, shape, GetCpuAllocator());
+  if (length == 0) return tensor;
+  const void* data = static_cast<const char*>(file.data) + offset;
+  if (type == ElementType::kBool) CheckBoolBytes(data, shape.Size(), what, "external data");
+  std::memcpy(tensor.MutableRawData(), data, static_cast<size_t>(length));
+  return tensor;
 }
 
 Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const TensorShape& shape,
@@ -103,12 +127,19 @@ Tensor MapExternalData(const onnx::TensorProto& proto, ElementType type, const T
       (key == "offset" ? offset : length) = parsed;
     }
   }
-  const fs::path path = ResolveExternalPath(location, policy, what);
+  PRISM_ENFORCE(!location.empty(), kInvalidProtobuf, what, " has an empty external data location");
   const size_t expected = StorageBytes(type, shape.Size());
   if (length < 0) length = static_cast<int64_t>(expected);
   PRISM_ENFORCE(static_cast<uint64_t>(length) == expected, kInvalidGraph, what,
                 ": external data length ", length, " does not match shape ", shape.ToString(),
                 " of ", ElementTypeName(type), " (", expected, " bytes)");
+  if (policy.files_in_memory != nullptr) {
+    if (const ExternalFileInMemory* file =
+            FindExternalFileInMemory(*policy.files_in_memory, location)) {
+      return CopyFromFileInMemory(*file, location, offset, length, type, shape, what);
+    }
+  }
+  const fs::path path = ResolveExternalPath(location, policy, what);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   PRISM_ENFORCE(fd >= 0, kNoSuchFile, what, ": cannot open external data file '", path.string(),
                 "'");

@@ -15,13 +15,21 @@ struct DepthwiseGeometry {
   int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
 };
 
-// The SGEMM's register tile: panels of A are 6 rows tall, panels of B 16 columns wide (the
-// prepacked weights of packed_gemm.h have this panel width on every level).
+// The SGEMM's packing formats: panels of A are 6 rows tall, panels of B 16 columns wide (the
+// prepacked weights of packed_gemm.h have this panel width on every level). A level's register
+// tile covers one or two panels of each (IsaKernels::sgemm_tile_rows).
 constexpr int64_t kSgemmPanelRows = 6;
 constexpr int64_t kSgemmPanelCols = 16;
 
 struct IsaKernels {
   // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
+  // The micro-kernel's tile: rows a multiple of kSgemmPanelRows that divides kSgemmRowBlock,
+  // columns a multiple of kSgemmPanelCols that divides kSgemmColumnBlock. The thread split cuts C
+  // in multiples of them.
+  int64_t sgemm_tile_rows;
+  int64_t sgemm_tile_cols;
+  // The depth of a block of B packed at once (sgemm.h's kSgemmDepthBlock, or deeper).
+  int64_t sgemm_depth_block;
   // Packs op(A)'s m x k block (A stored m x k with leading dimension lda, k x m with trans_a)
   // into panels of kSgemmPanelRows rows: panel t holds rows 6t.. and, for each p, those rows'
   // values contiguously; the last panel holds only its rows (rows * k floats). Writes m * k floats.
@@ -87,6 +95,9 @@ namespace baseline {
 extern const IsaKernels kKernels;
 }
 namespace avx2 {
+extern const IsaKernels kKernels;
+}
+namespace avx512 {
 extern const IsaKernels kKernels;
 }
 

@@ -74,7 +74,7 @@ void ScaleC(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 void SgemmBlocked(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, int64_t k,
                   float alpha, const float* a, int64_t lda, const OperandB& b, int64_t col,
                   float beta, float* c, int64_t ldc) {
-  const int64_t depth_block = std::min(kSgemmDepthBlock, k);
+  const int64_t depth_block = std::min(kernels.sgemm_depth_block, k);
   // A is packed when transposed, and when its rows share storage (lda 0, which sgemm_block reads
   // as "packed").
   const bool pack_a = trans_a || lda == 0;
@@ -82,8 +82,8 @@ void SgemmBlocked(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n,
       pack_a ? packed_a_workspace.Get(std::min(kSgemmRowBlock, m) * depth_block) : nullptr;
   for (int64_t jc = 0; jc < n; jc += kSgemmColumnBlock) {
     const int64_t nc = std::min(kSgemmColumnBlock, n - jc);
-    for (int64_t pc = 0; pc < k; pc += kSgemmDepthBlock) {
-      const int64_t kc = std::min(kSgemmDepthBlock, k - pc);
+    for (int64_t pc = 0; pc < k; pc += depth_block) {
+      const int64_t kc = std::min(depth_block, k - pc);
       const float* panels;
       int64_t panel_stride;
       if (b.prepacked != nullptr) {
@@ -129,7 +129,8 @@ struct Split {
 // others. A block costs its multiply-adds (16 per cycle in the micro-kernel) plus what it copies
 // (about a cycle per value): all of its B unless B is prepacked, and its rows of A once per
 // column block when A is packed (transposed) or a quarter of that when A is read in place.
-Split ChooseSplit(int64_t m, int64_t n, int64_t k, int threads, bool trans_a, bool prepacked) {
+Split ChooseSplit(int64_t m, int64_t n, int64_t k, int threads, bool trans_a, bool prepacked,
+                  int64_t tile_rows, int64_t tile_cols) {
   constexpr int64_t kBlocksPerThread = 4;
   const double multiply_adds = static_cast<double>(m) * static_cast<double>(n) * k;
   const int64_t wanted = std::clamp<int64_t>(
@@ -147,8 +148,8 @@ Split ChooseSplit(int64_t m, int64_t n, int64_t k, int threads, bool trans_a, bo
     for (int64_t row_blocks = 1; row_blocks <= blocks; ++row_blocks) {
       if (blocks % row_blocks != 0) continue;
       const int64_t column_blocks = blocks / row_blocks;
-      const int64_t rows = RoundUp((m + row_blocks - 1) / row_blocks, kSgemmPanelRows);
-      const int64_t cols = RoundUp((n + column_blocks - 1) / column_blocks, kSgemmPanelCols);
+      const int64_t rows = RoundUp((m + row_blocks - 1) / row_blocks, tile_rows);
+      const int64_t cols = RoundUp((n + column_blocks - 1) / column_blocks, tile_cols);
       // Blocks past the edge would be empty: that cut does not have the blocks it counts.
       if ((row_blocks - 1) * rows >= m || (column_blocks - 1) * cols >= n) continue;
       const double column_passes =
@@ -175,7 +176,8 @@ void SgemmSplit(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, i
                 float alpha, const float* a, int64_t lda, const OperandB& b, float beta, float* c,
                 int64_t ldc, ThreadPool* pool) {
   const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
-  const Split split = ChooseSplit(m, n, k, threads, trans_a || lda == 0, b.prepacked != nullptr);
+  const Split split = ChooseSplit(m, n, k, threads, trans_a || lda == 0, b.prepacked != nullptr,
+                                  kernels.sgemm_tile_rows, kernels.sgemm_tile_cols);
   const int64_t blocks = split.row_blocks * split.column_blocks;
   if (blocks == 1) {
     SgemmBlocked(kernels, trans_a, m, n, k, alpha, a, lda, b, 0, beta, c, ldc);

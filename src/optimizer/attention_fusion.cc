@@ -22,6 +22,7 @@
 // every intermediate read by nothing but the next node. Anything else leaves the graph as it
 // is. As in onnxruntime, M is taken as 0/1: another value (e.g. 2) gives (1 - 2) * filter in
 // the original graph but "attend" in the fused one.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -323,9 +324,12 @@ class AttentionFusion final : public GraphTransformer {
     graph.AddInitializer(weight_name, std::move(weight));
     const std::string bias_name = graph.UniqueValueName(base + "_qkv_bias");
     graph.AddInitializer(bias_name, std::move(bias));
-    std::vector<std::string> old_constants;
-    for (const Projection* p : parts)
-      old_constants.insert(old_constants.end(), {p->weight_name, p->bias_name});
+    // The originals, held until the fusion is done (their buffers, not copies).
+    TransformContext::Sources old_weights, old_biases;
+    for (const Projection* p : parts) {
+      old_weights.emplace_back(p->weight_name, *p->weight);
+      old_biases.emplace_back(p->bias_name, *p->bias);
+    }
 
     std::map<std::string, Attribute> attributes = {{"num_heads", IntAttribute("num_heads", heads)}};
     if (mask_chain)
@@ -335,10 +339,28 @@ class AttentionFusion final : public GraphTransformer {
     if (mask_index != nullptr) inputs.push_back(mask_index);
     Node& fused = FuseChain(graph, context, chain, base + "_attention", "Attention",
                             "com.microsoft", 1, std::move(inputs), std::move(attributes));
-    RemoveUnreadInitializers(graph, old_constants);
+    // Wq, Wk and Wv are column blocks of the packed weight, bq, bk and bv slices of the bias:
+    // the session may free the model's copies (bert_base: 81 MiB) and rebuild them from those.
+    DropDerivedSources(graph, context, weight_name, old_weights, ColumnBlock);
+    DropDerivedSources(graph, context, bias_name, old_biases, ColumnBlock);
     if (mask_chain)
       RemoveDeadMaskChain(graph, context, *mask_chain, mask_index, fused.Index(), provider);
     return true;
+  }
+
+  // Part `part` of three equal column blocks of a float [rows, 3H] (or [3H]) tensor: [rows, H].
+  static Tensor ColumnBlock(const Tensor& packed, size_t part) {
+    const TensorShape& shape = packed.Shape();
+    const int64_t rows = shape.Rank() == 2 ? shape[0] : 1;
+    const int64_t width = shape[shape.Rank() - 1] / 3;
+    Tensor block(ElementType::kFloat,
+                 shape.Rank() == 2 ? TensorShape({rows, width}) : TensorShape({width}),
+                 GetCpuAllocator());
+    const float* in = packed.Data<float>() + static_cast<int64_t>(part) * width;
+    float* out = block.MutableData<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(in + r * 3 * width, in + r * 3 * width + width, out + r * width);
+    return block;
   }
 
   // M as int32: M itself, or the output of a Cast of M to int32 (made once and shared).

@@ -55,9 +55,32 @@ void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& name
   }
 }
 
+void DropDerivedSources(Graph& graph, const TransformContext& context, const std::string& derived,
+                        const TransformContext::Sources& sources,
+                        TransformContext::Rebuild rebuild) {
+  if (context.drop_derived_sources) {
+    context.drop_derived_sources(graph, derived, sources, std::move(rebuild));
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, value] : sources) names.push_back(name);
+  RemoveUnreadInitializers(graph, names);
+}
+
 bool IsOnnxOp(const Node* node, const char* op, int inputs) {
   return node != nullptr && node->OpType() == op && node->Domain().empty() &&
          (inputs < 0 || node->InputCount() == static_cast<size_t>(inputs)) && node->HasOutput(0);
+}
+
+bool IsPlainMatMul(const Node* node) {
+  if (IsOnnxOp(node, "MatMul", 2)) return true;
+  if (node == nullptr || node->OpType() != "FusedMatMul" || node->Domain() != "com.microsoft" ||
+      node->InputCount() != 2 || !node->HasOutput(0))
+    return false;
+  for (const char* name : {"transBatchA", "transBatchB"})
+    if (const Attribute* attr = node->FindAttribute(name); attr != nullptr && attr->i != 0)
+      return false;
+  return true;
 }
 
 std::optional<float> ScalarFloatConstant(const Graph& graph, const Node& node, size_t input) {

@@ -32,11 +32,23 @@ Node& ReplaceChain(Graph& graph, const std::vector<NodeIndex>& chain, std::strin
 // Drops initializers nothing reads any more (after a fusion replaced their readers).
 void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& names);
 
+// After a fusion replaced the readers of constant initializers `sources` (the tensors it read,
+// taken before the fusion changed the graph) by an initializer `derived` it computed from them:
+// drops the unread sources and lets the session free the model's copies
+// (TransformContext::drop_derived_sources), rebuilt from derived by `rebuild`.
+void DropDerivedSources(Graph& graph, const TransformContext& context, const std::string& derived,
+                        const TransformContext::Sources& sources,
+                        TransformContext::Rebuild rebuild);
+
 // ---- Pattern queries shared by the fusions ----
 
 // Whether node is the ONNX-domain op `op` with `inputs` inputs (any count when negative) and an
 // output 0.
 bool IsOnnxOp(const Node* node, const char* op, int inputs = -1);
+
+// Whether node is a MatMul the FusedMatMul fusions may rewrite: an ONNX MatMul, or a
+// com.microsoft FusedMatMul without batch transposes (transBatchA/B 0).
+bool IsPlainMatMul(const Node* node);
 
 // The value of a one-element float constant input, or nothing.
 std::optional<float> ScalarFloatConstant(const Graph& graph, const Node& node, size_t input);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/tensor.h"
@@ -35,6 +36,19 @@ struct TransformContext {
   std::function<void(const Graph& graph, const std::vector<std::string>& replaced, NodeIndex fused,
                      const IExecutionProvider* provider)>
       on_fused;
+  // Initializers a pass read, by name, with the tensor it read (sharing its buffer).
+  using Sources = std::vector<std::pair<std::string, Tensor>>;
+  // How source `source` comes back from the value of an initializer a pass computed from the
+  // sources (a column block of a packed weight), bit for bit.
+  using Rebuild = std::function<Tensor(const Tensor& derived, size_t source)>;
+  // For a pass that built initializer `derived` from constant initializers `sources` and stopped
+  // reading them: drops the sources nothing reads any more, as RemoveUnreadInitializers does,
+  // and lets the session release the model's own copies of them at once (rebuilt from `derived`
+  // by `rebuild` when a later session build needs them), so that the originals and the derived
+  // weight are never both held. Empty: RemoveUnreadInitializers alone (DropDerivedSources).
+  std::function<void(Graph& graph, const std::string& derived, const Sources& sources,
+                     Rebuild rebuild)>
+      drop_derived_sources;
 };
 
 class GraphTransformer {

@@ -86,15 +86,19 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
   if (optimization_level >= 2) {
     // In this order within a round: LayerNormalization before SkipLayerNormalization is formed
     // from it; GeluFusion before BiasGeluFusion takes the bias into its Gelu; MatMulAddFusion
-    // last, so that Attention, SkipLayerNormalization and BiasGelu take their projections'
-    // biases first.
+    // after them, so that Attention, SkipLayerNormalization, BiasGelu and FastGelu take their
+    // projections' biases first; the FusedMatMul fusions last, so that Attention keeps its
+    // scaled Q K^T MatMul and MatMulAddFusion its MatMuls with a bias (Gemm).
     manager->Register(MakeLayerNormFusion());
     manager->Register(MakeSkipLayerNormFusion());
     manager->Register(MakeAttentionFusion());
     manager->Register(MakeConvActivationFusion());
     manager->Register(MakeGeluFusion());
+    manager->Register(MakeFastGeluFusion());
     manager->Register(MakeBiasGeluFusion());
     manager->Register(MakeMatMulAddFusion());
+    manager->Register(MakeMatMulTransposeFusion());
+    manager->Register(MakeMatMulScaleFusion());
   }
   std::set<std::string> known;
   for (TransformerLevel level :

@@ -50,5 +50,8 @@ std::unique_ptr<GraphTransformer> MakeSkipLayerNormFusion();
 std::unique_ptr<GraphTransformer> MakeAttentionFusion();
 std::unique_ptr<GraphTransformer> MakeBiasGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulAddFusion();
+std::unique_ptr<GraphTransformer> MakeFastGeluFusion();
+std::unique_ptr<GraphTransformer> MakeMatMulTransposeFusion();
+std::unique_ptr<GraphTransformer> MakeMatMulScaleFusion();
 
 }  // namespace prism

@@ -158,7 +158,9 @@ void InferenceSession::Load(const std::string& path) {
   ScopedLogSettings log_scope(&log_settings_);
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  model_ = Model::LoadFromFile(path, LoadLimits());
+  model_ = Model::LoadFromFile(path, LoadLimits(), &options_.model_adjustments);
+  // The in-memory files were copied and their buffers may go now: forget the pointers.
+  options_.model_adjustments.external_files.clear();
   if (profiler_) profiler_->RecordSession("model_loading_uri", start, Profiler::Clock::now());
   Initialize();
 }
@@ -167,7 +169,13 @@ void InferenceSession::Load(const void* data, size_t size, const std::string& mo
   ScopedLogSettings log_scope(&log_settings_);
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
-  model_ = Model::LoadFromBytes(data, size, model_directory, LoadLimits());
+  // onnxruntime's key for where a model given as bytes keeps its external data files.
+  const std::string folder =
+      !model_directory.empty()
+          ? model_directory
+          : options_.ConfigOr("session.model_external_initializers_file_folder_path", "");
+  model_ = Model::LoadFromBytes(data, size, folder, LoadLimits(), &options_.model_adjustments);
+  options_.model_adjustments.external_files.clear();  // copied; the buffers may go now
   if (profiler_) profiler_->RecordSession("model_loading_array", start, Profiler::Clock::now());
   Initialize();
 }

@@ -1,7 +1,9 @@
 // The allocators one session's plan allocates from: each EP allocator the session uses is
 // wrapped once, CPU-accessible memory in an arena (enable_cpu_mem_arena) or, with the arena off,
 // in a counting pass-through; device memory in a counting pass-through (a device EP brings its own
-// arena). Every wrapper keeps statistics, so requests per run are visible either way.
+// arena); with session.use_env_allocators = 1, a memory space the environment has an allocator
+// for uses that one, counted per session. Every wrapper keeps statistics, so requests per run are
+// visible either way.
 #pragma once
 
 #include <map>
@@ -19,6 +21,7 @@ namespace prism {
 struct NamedAllocatorStats {
   std::string memory;  // MemoryInfo::ToString()
   bool arena = false;
+  bool shared = false;  // the environment's allocator (session.use_env_allocators)
   AllocatorStats stats;
 };
 
@@ -41,12 +44,14 @@ class SessionAllocators {
     const IAllocator* backing = nullptr;
     AllocatorPtr wrapper;
     bool arena = false;
+    bool shared = false;
   };
   bool use_arena_;
   AllocationLimits limits_;
   mutable std::mutex mutex_;
   std::vector<Entry> entries_;
   std::map<std::string, std::string> config_;
+  std::vector<AllocatorPtr> shared_;  // the environment's, when the session opts in
 };
 
 }  // namespace prism

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/execution_provider.h"
+#include "graph/model_adjustments.h"
 
 namespace prism {
 
@@ -72,7 +73,15 @@ struct SessionOptions {
   //     forms; the originals stay in the session).
   //   session.set_denormal_as_zero = "1": runs compute with denormal floats flushed to zero
   //     (operands and results), on the calling thread and the pool threads working for it.
+  //   session.model_external_initializers_file_folder_path: the folder a model loaded from
+  //     bytes reads its external data files from (default: none, such data is refused).
+  //   session.use_env_allocators = "1": memory spaces with an allocator in
+  //     environment_allocators use it (shared with every session of that environment that
+  //     opts in) instead of one of the session's own.
   std::map<std::string, std::string> config_entries;
+  // The allocators the session's environment shares (environment_allocators.h), set by the API
+  // layer when session.use_env_allocators is "1"; empty otherwise.
+  std::vector<AllocatorPtr> environment_allocators;
   // Where kernels' packed forms of constant weights are kept: sessions given one container share
   // the packing of identical weights (onnxruntime's PrepackedWeightsContainer). nullptr: each
   // session keeps its own.
@@ -80,6 +89,9 @@ struct SessionOptions {
   // Custom op domains (framework/custom_op.h): their ops are offered to their EP (the CPU EP
   // unless an op names another) before its own kernels. Shared, never changed once added.
   std::vector<std::shared_ptr<const CustomOpDomain>> custom_op_domains;
+  // Free dimension overrides, initializers and external data the application supplies, applied
+  // as the model loads (graph/model_adjustments.h). Tensors share the application's memory.
+  ModelAdjustments model_adjustments;
 
   std::string ConfigOr(const std::string& key, const std::string& fallback) const {
     auto it = config_entries.find(key);

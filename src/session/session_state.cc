@@ -1,11 +1,16 @@
 #include "session/session_state.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "common/logging.h"
 #include "graph/model_writer.h"
 #include "graph/shape_inference.h"
+#include "optimizer/fusion_util.h"
 #include "optimizer/transformer_manager.h"
 #include "session/cpu_node_evaluator.h"
 #include "session/execution_planner.h"
@@ -39,6 +44,45 @@ CompiledKernels CompileFusedNodes(const std::vector<FusedNode>& fused) {
     kernels.emplace(&node, std::move(kernel));
   }
   return kernels;
+}
+
+// The value that sources released for a derived weight are rebuilt from: the state graph's
+// tensor (sharing its buffer), or once prepacked, the packed form's unpack.
+struct DerivedWeight {
+  std::optional<Tensor> plain;
+  std::function<Tensor()> unpack;
+  Tensor Value() const { return plain ? *plain : unpack(); }
+};
+
+// TransformContext::drop_derived_sources for a session that may release the model's weights:
+// drops the unread sources from owner, and releases the model's copy of each dropped source
+// whose bytes the pass read from the model (main graph only), with a rebuild from `derived`.
+void ReleaseDerivedSources(const Model& model, const Graph& main_graph, Graph& owner,
+                           const std::string& derived, const TransformContext::Sources& sources,
+                           TransformContext::Rebuild rebuild,
+                           std::map<std::string, std::shared_ptr<DerivedWeight>>& derived_weights,
+                           const SessionState::WeightReleaser& release_model_weight) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : sources) names.push_back(name);
+  RemoveUnreadInitializers(owner, names);
+  const Tensor* value = owner.FindInitializer(derived);
+  if (&owner != &main_graph || value == nullptr) return;
+  const Graph& model_graph = model.MainGraph();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const auto& [name, read] = sources[i];
+    const Tensor* in_model = model_graph.FindInitializer(name);
+    // Released only when nothing in the state reads it and it is the model's own bytes.
+    if (owner.FindInitializer(name) != nullptr || in_model == nullptr ||
+        !model_graph.IsConstantInitializer(name) || in_model->RawData() != read.RawData())
+      continue;
+    std::shared_ptr<DerivedWeight>& holder = derived_weights[derived];
+    if (!holder) holder = std::make_shared<DerivedWeight>(DerivedWeight{*value, {}});
+    PrePackedWeight restore;
+    restore.type = in_model->Type();
+    restore.shape = in_model->Shape();
+    restore.unpack = [holder, rebuild, i] { return rebuild(holder->Value(), i); };
+    release_model_weight(name, restore);
+  }
 }
 
 }  // namespace
@@ -201,6 +245,19 @@ std::shared_ptr<const SessionState> SessionState::Build(
         FusedGroupRecord{graph_assignment.path, node.Name(), node.Domain(),
                          provider != nullptr ? provider->Type() : "", replaced});
   };
+  // Weights a fusion computed from the model's own (packed Q/K/V): the model's copies of the
+  // sources are released as soon as the state graph drops them, and rebuilt from the derived
+  // weight for a later build. Until a kernel takes the derived weight prepacked, that is the
+  // state graph's tensor; from then on its packed form, so no plain copy stays alive.
+  auto derived_weights = std::make_shared<std::map<std::string, std::shared_ptr<DerivedWeight>>>();
+  if (release_model_weight)
+    transform_context.drop_derived_sources =
+        [&graph, &model, &release_model_weight, derived_weights](
+            Graph& owner, const std::string& derived, const TransformContext::Sources& sources,
+            TransformContext::Rebuild rebuild) {
+          ReleaseDerivedSources(*model, graph, owner, derived, sources, std::move(rebuild),
+                                *derived_weights, release_model_weight);
+        };
   if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);
   if (level >= static_cast<int>(GraphOptimizationLevel::kLayout))
@@ -238,6 +295,11 @@ std::shared_ptr<const SessionState> SessionState::Build(
                             model->MainGraph().IsConstantInitializer(name) &&
                             in_model->RawData() == in_state->RawData();
     graph.RemoveInitializer(name);
+    // A derived weight now lives only packed: released sources are rebuilt from that form.
+    if (auto derived = derived_weights->find(name); derived != derived_weights->end()) {
+      derived->second->unpack = packed.unpack;
+      derived->second->plain.reset();
+    }
     if (!models_own) return;
     state->model_weights_prepacked_.emplace_back(name, packed);
     if (release_model_weight) release_model_weight(name, packed);

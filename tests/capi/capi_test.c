@@ -1145,6 +1145,7 @@ static void TestMaps(PrismEnv* env) {
   CHECK(((const float*)data)[0] == 3.0f && ((const float*)data)[1] == 1.0f &&
         ((const float*)data)[2] == 2.0f);
   g_api->ReleaseValue(output);
+  output = NULL; /* a non-NULL slot would be a preallocated output */
   EXPECT_ERROR(g_api->Run(session, NULL, input_names, (const PrismValue* const*)&value_tensor, 1,
                           vector_outputs, 1, &output),
                PRISM_INVALID_ARGUMENT, "input 'X' expects map(int64,tensor(float))");

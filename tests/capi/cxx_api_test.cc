@@ -1,5 +1,6 @@
 // Tests of the header-only C++ wrapper (prism_cxx_api.h). Built as C++17 and linked with
 // libprism.so only: everything goes through the C ABI.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -7,7 +8,9 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -175,6 +178,52 @@ TEST_F(CxxApiTest, StringIdentity) {
   std::vector<prism::Value> outputs = session.Run({"text"}, inputs, {"text_out"});
   EXPECT_EQ(outputs[0].GetStringTensor(), strings);
   EXPECT_EQ(outputs[0].GetStringTensorElement(2).size(), 10u);
+}
+
+TEST_F(CxxApiTest, ModelAdjustments) {
+  prism::SessionOptions options;
+  options.AddFreeDimensionOverrideByName("n", 2);
+  prism::Session session(env_, DataPath("string_identity.onnx"), options);
+  EXPECT_EQ(session.GetInputTypeInfo(0).GetTensorInfo().Shape(), std::vector<int64_t>{2});
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateStringTensor({"a", "b", "c"}, {3}));
+  const prism::Exception wrong_size =
+      CatchPrism([&] { session.Run({"text"}, inputs, {"text_out"}); });
+  EXPECT_EQ(wrong_size.Code(), PRISM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(wrong_size.what()).find("input 'text' expects shape [2], got [3]"),
+            std::string::npos)
+      << wrong_size.what();
+  EXPECT_EQ(CatchPrism([&] { options.AddFreeDimensionOverride("DATA_BATCH", -1); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+
+  // Initializers and external data the model lacks fail session creation, naming them.
+  prism::SessionOptions initializer_options;
+  initializer_options.AddInitializer("nope", prism::Value::CreateStringTensor({"x"}, {1}));
+  const prism::Exception no_initializer = CatchPrism(
+      [&] { prism::Session(env_, DataPath("string_identity.onnx"), initializer_options); });
+  EXPECT_NE(std::string(no_initializer.what()).find("the model has no initializer named 'nope'"),
+            std::string::npos)
+      << no_initializer.what();
+  prism::SessionOptions external_options;
+  std::vector<prism::Value> values;
+  values.push_back(prism::Value::CreateStringTensor({"x"}, {1}));
+  external_options.AddExternalInitializers({"gone"}, values);
+  EXPECT_NE(std::string(CatchPrism([&] {
+                          prism::Session(env_, DataPath("string_identity.onnx"), external_options);
+                        }).what())
+                .find("AddExternalInitializers: the model has no initializer named 'gone'"),
+            std::string::npos);
+  EXPECT_EQ(CatchPrism([&] {
+              external_options.AddExternalInitializers({"a", "b"}, values);
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  const std::string file = "bytes";
+  external_options.AddExternalInitializersFromFilesInMemory({"w.bin"}, {file.data()},
+                                                            {file.size()});
+  EXPECT_EQ(CatchPrism([&] {
+              external_options.AddExternalInitializersFromFilesInMemory({"w.bin"}, {nullptr}, {4});
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
 }
 
 TEST_F(CxxApiTest, ErrorsBecomeExceptions) {
@@ -393,6 +442,256 @@ TEST_F(CxxApiTest, IoBindingWithDeviceMemory) {
       << error.what();
   // A binding runs only with the session it was made for.
   EXPECT_EQ(CatchPrism([&] { cpu_session.Run(binding); }).Code(), PRISM_INVALID_ARGUMENT);
+}
+
+// Environment allocators: a CPU arena registered with the env serves the sessions that opt in
+// (session.use_env_allocators = 1), and only those.
+TEST_F(CxxApiTest, SharedAllocatorServesOnlySessionsThatOptIn) {
+  prism::MemoryInfo arena_info = prism::MemoryInfo::CreateCpu(PRISM_ARENA_ALLOCATOR);
+  env_.CreateAndRegisterAllocator(
+      arena_info,
+      {{"max_mem", "0"}, {"arena_extend_strategy", "1"}, {"initial_chunk_size_bytes", "-1"}});
+  std::optional<prism::Allocator> shared = env_.GetSharedAllocator(arena_info);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->GetInfo().Name(), "Cpu");
+  EXPECT_EQ(shared->GetStats().at("NumAllocs"), 0);
+
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  // A session that does not opt in leaves the shared arena untouched.
+  prism::SessionOptions own;
+  own.SetIntraOpNumThreads(1);
+  prism::Session own_session(env_, DataPath("mnist_cnn.onnx"), own);
+  ExpectMnistOutput(own_session.Run({"input"}, inputs, {"output"})[0].GetTensorData<float>(), 10);
+  EXPECT_EQ(shared->GetStats().at("NumAllocs"), 0);
+
+  // Two sessions that opt in allocate from it; the arena's regions are reused by the second.
+  prism::SessionOptions opted;
+  opted.SetIntraOpNumThreads(1).AddConfigEntry("session.use_env_allocators", "1");
+  prism::Session first(env_, DataPath("mnist_cnn.onnx"), opted);
+  ExpectMnistOutput(first.Run({"input"}, inputs, {"output"})[0].GetTensorData<float>(), 10);
+  const std::map<std::string, int64_t> after_first = shared->GetStats();
+  EXPECT_GT(after_first.at("NumAllocs"), 0);
+  EXPECT_GT(after_first.at("NumReserves"), 0);
+  prism::Session second(env_, DataPath("mnist_cnn.onnx"), opted);
+  ExpectMnistOutput(second.Run({"input"}, inputs, {"output"})[0].GetTensorData<float>(), 10);
+  const std::map<std::string, int64_t> after_second = shared->GetStats();
+  EXPECT_GT(after_second.at("NumAllocs"), after_first.at("NumAllocs"));
+
+  // One allocator per memory; unregistering frees the slot (the handle keeps it alive).
+  EXPECT_EQ(CatchPrism([&] { env_.CreateAndRegisterAllocator(arena_info); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  env_.UnregisterAllocator(arena_info);
+  EXPECT_FALSE(env_.GetSharedAllocator(arena_info).has_value());
+  EXPECT_EQ(CatchPrism([&] { env_.UnregisterAllocator(arena_info); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  EXPECT_GE(shared->GetStats().at("NumAllocs"), after_second.at("NumAllocs"));
+}
+
+TEST_F(CxxApiTest, SharedArenaConfigIsHonouredOrRefused) {
+  prism::MemoryInfo arena_info = prism::MemoryInfo::CreateCpu(PRISM_ARENA_ALLOCATOR);
+  const prism::Exception unknown = CatchPrism([&] {
+    env_.CreateAndRegisterAllocator(arena_info, {{"max_memory", "1"}});
+  });
+  EXPECT_NE(std::string(unknown.what()).find("unknown arena config key 'max_memory'"),
+            std::string::npos)
+      << unknown.what();
+  const prism::Exception unsupported = CatchPrism([&] {
+    env_.CreateAndRegisterAllocator(arena_info, {{"max_dead_bytes_per_chunk", "128"}});
+  });
+  EXPECT_NE(std::string(unsupported.what()).find("not supported by Prism's arena"),
+            std::string::npos)
+      << unsupported.what();
+  EXPECT_EQ(CatchPrism([&] {
+              env_.CreateAndRegisterAllocator(arena_info, {{"arena_extend_strategy", "2"}});
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  // Device memory is not registered through the CPU call.
+  prism::MemoryInfo device("TestDevice", PRISM_DEVICE_ALLOCATOR, 0, PRISM_MEM_DEFAULT);
+  EXPECT_EQ(CatchPrism([&] { env_.CreateAndRegisterAllocator(device); }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  EXPECT_FALSE(env_.GetSharedAllocator(arena_info).has_value());  // nothing half-registered
+
+  // max_mem bounds the shared arena: a session using it cannot grow past it.
+  env_.CreateAndRegisterAllocator(arena_info, {{"max_mem", "4096"}});
+  prism::SessionOptions opted;
+  opted.SetIntraOpNumThreads(1).AddConfigEntry("session.use_env_allocators", "1");
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  const prism::Exception limited = CatchPrism([&] {
+    prism::Session session(env_, DataPath("mnist_cnn.onnx"), opted);
+    session.Run({"input"}, inputs, {"output"});
+  });
+  EXPECT_NE(limited.Code(), PRISM_OK);
+  EXPECT_NE(std::string(limited.what()).find("4096"), std::string::npos) << limited.what();
+
+  prism::SessionOptions bad;
+  bad.AddConfigEntry("session.use_env_allocators", "yes");
+  const prism::Exception bad_value =
+      CatchPrism([&] { prism::Session session(env_, DataPath("mnist_cnn.onnx"), bad); });
+  EXPECT_NE(std::string(bad_value.what()).find("session.use_env_allocators must be"),
+            std::string::npos)
+      << bad_value.what();
+}
+
+// Device values outside a session: the test EP's simulated device memory (bytes XOR 0xA5)
+// registered with the env, filled and read back with CopyTensors.
+TEST_F(CxxApiTest, DeviceValuesOutsideASession) {
+  prism::MemoryInfo device("TestDevice", PRISM_DEVICE_ALLOCATOR, 0, PRISM_MEM_DEFAULT);
+  prism::Value host_input = prism::Value::CreateTensor<float>(
+      prism::MemoryInfo::CreateCpu(), input_.data(), input_.size(), {1, 1, 28, 28});
+  {
+    // CPU to CPU needs nothing registered.
+    prism::Value target =
+        prism::Value::CreateTensor<float>(prism::AllocatorWithDefaultOptions(), {1, 1, 28, 28});
+    env_.CopyTensors({&host_input}, {&target});
+    EXPECT_EQ(std::memcmp(target.GetTensorRawData(), input_.data(), input_.size() * 4), 0);
+  }
+  prism::Env fresh(PRISM_LOGGING_ERROR, "no-device");
+  EXPECT_FALSE(fresh.GetSharedAllocator(device).has_value());
+  EXPECT_EQ(CatchPrism([&] {
+              fresh.CreateAndRegisterAllocatorV2("CPUExecutionProvider", device);
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      CatchPrism([&] {
+        fresh.CreateAndRegisterAllocatorV2("TestExecutionProvider", device, {{"device_id", "1"}});
+      }).Code(),
+      PRISM_INVALID_ARGUMENT);
+  EXPECT_EQ(CatchPrism([&] {
+              fresh.CreateAndRegisterAllocatorV2("NoSuchExecutionProvider", device);
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+
+  env_.CreateAndRegisterAllocatorV2("TestExecutionProvider", device, {{"device_id", "0"}});
+  std::optional<prism::Allocator> allocator = env_.GetSharedAllocator(device);
+  ASSERT_TRUE(allocator.has_value());
+  prism::Value device_input = prism::Value::CreateTensor<float>(*allocator, {1, 1, 28, 28});
+  EXPECT_EQ(device_input.GetTensorMemoryInfo().Name(), "TestDevice");
+  env_.CopyTensors({&host_input}, {&device_input});
+  // The device holds the bytes its own way.
+  const auto* device_bytes = static_cast<const uint8_t*>(device_input.GetTensorRawData());
+  const auto* host_bytes = reinterpret_cast<const uint8_t*>(input_.data());
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(device_bytes[i], host_bytes[i] ^ 0xA5) << i;
+
+  prism::SessionOptions options;
+  options.AppendExecutionProvider("TestExecutionProvider", {{"ops", "Relu"}});
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  prism::IoBinding binding(session);
+  binding.BindInput("input", device_input);
+  prism::Value device_output = prism::Value::CreateTensor<float>(*allocator, {1, 10});
+  binding.BindOutput("output", device_output);
+  session.Run(binding);
+  prism::Value host_output =
+      prism::Value::CreateTensor<float>(prism::AllocatorWithDefaultOptions(), {1, 10});
+  env_.CopyTensors({&device_output}, {&host_output});
+  ExpectMnistOutput(host_output.GetTensorData<float>(), 10);
+
+  // Pairs are checked before anything is copied.
+  prism::Value wrong_shape =
+      prism::Value::CreateTensor<float>(prism::AllocatorWithDefaultOptions(), {10});
+  const prism::Exception shape_error = CatchPrism([&] {
+    env_.CopyTensors({&device_output, &device_output}, {&host_output, &wrong_shape});
+  });
+  EXPECT_NE(std::string(shape_error.what()).find("pair 1"), std::string::npos)
+      << shape_error.what();
+  const prism::Exception unregistered =
+      CatchPrism([&] { fresh.CopyTensors({&device_output}, {&host_output}); });
+  EXPECT_NE(std::string(unregistered.what()).find("CreateAndRegisterAllocatorV2"),
+            std::string::npos)
+      << unregistered.what();
+}
+
+TEST_F(CxxApiTest, CudaProviderOptionsAreCheckedAndAppended) {
+  prism::CUDAProviderOptions cuda;
+  cuda.Update({{"device_id", "1"},
+               {"gpu_mem_limit", "2147483648"},
+               {"cudnn_conv_algo_search", "HEURISTIC"},
+               {"do_copy_in_default_stream", "false"}});
+  const std::string text = cuda.GetOptionsAsString();
+  for (const char* expected :
+       {"device_id=1;", "gpu_mem_limit=2147483648;", "cudnn_conv_algo_search=HEURISTIC;",
+        "do_copy_in_default_stream=0;", "arena_extend_strategy=kNextPowerOfTwo;"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << " in " << text;
+  // A bad pair changes nothing.
+  const prism::Exception unknown = CatchPrism([&] {
+    cuda.Update({{"device_id", "2"}, {"gpu_memory_limit", "1"}});
+  });
+  EXPECT_NE(std::string(unknown.what()).find("unknown CUDA provider option 'gpu_memory_limit'"),
+            std::string::npos)
+      << unknown.what();
+  EXPECT_EQ(CatchPrism([&] {
+              cuda.Update({{"use_tf32", "maybe"}});
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  EXPECT_EQ(CatchPrism([&] {
+              cuda.Update({{"cudnn_conv_algo_search", "FAST"}});
+            }).Code(),
+            PRISM_INVALID_ARGUMENT);
+  EXPECT_NE(cuda.GetOptionsAsString().find("device_id=1;"), std::string::npos);
+
+  // Appended under the CUDA EP's name: where it is unavailable, the session falls back (logged)
+  // or, when asked to, fails naming it.
+  prism::SessionOptions options;
+  options.AppendExecutionProvider_CUDA_V2(cuda);
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  const std::vector<std::string> providers = session.GetProviders();
+  if (std::find(providers.begin(), providers.end(), "CUDAExecutionProvider") == providers.end()) {
+    options.AddConfigEntry("session.fail_on_unavailable_provider", "1");
+    const prism::Exception unavailable =
+        CatchPrism([&] { prism::Session strict(env_, DataPath("mnist_cnn.onnx"), options); });
+    EXPECT_NE(std::string(unavailable.what()).find("CUDAExecutionProvider"), std::string::npos)
+        << unavailable.what();
+  } else {
+    EXPECT_EQ(session.GetProviderOptions(0).at("device_id"), "1");
+  }
+}
+
+// onnxruntime's preallocated outputs: a tensor in an output slot receives the result in place;
+// an empty slot gets a new value.
+TEST_F(CxxApiTest, RunWritesIntoPreallocatedOutputs) {
+  prism::SessionOptions options;
+  options.AppendExecutionProvider("TestExecutionProvider", {{"ops", "Relu"}});
+  prism::Session session(env_, DataPath("mnist_cnn.onnx"), options);
+  std::vector<prism::Value> inputs;
+  inputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), input_.data(),
+                                                     input_.size(), {1, 1, 28, 28}));
+  std::vector<float> host(10, -7.0f);
+  std::vector<prism::Value> outputs;
+  outputs.push_back(prism::Value::CreateTensor<float>(prism::MemoryInfo::CreateCpu(), host.data(),
+                                                      host.size(), {1, 10}));
+  const void* before = outputs[0].GetTensorRawData();
+  session.Run(nullptr, {"input"}, inputs, {"output"}, outputs);
+  EXPECT_EQ(outputs[0].GetTensorRawData(), before);
+  ExpectMnistOutput(host.data(), 10);  // written where the caller's memory is
+
+  // In device memory (the session's test EP allocator), mixed with an output left to the run.
+  prism::MemoryInfo device("TestDevice", PRISM_DEVICE_ALLOCATOR, 0, PRISM_MEM_DEFAULT);
+  prism::Allocator allocator = session.CreateAllocator(device);
+  std::vector<prism::Value> mixed;
+  mixed.push_back(prism::Value::CreateTensor<float>(allocator, {1, 10}));
+  mixed.emplace_back();
+  session.Run(nullptr, {"input"}, inputs, {"output", "output"}, mixed);
+  EXPECT_EQ(mixed[0].GetTensorMemoryInfo().Name(), "TestDevice");
+  ExpectMnistOutput(session.CopyToCpu(mixed[0]).GetTensorData<float>(), 10);
+  ASSERT_NE(mixed[1].get(), nullptr);
+  ExpectMnistOutput(mixed[1].GetTensorData<float>(), 10);
+
+  // A preallocated tensor of another shape or type is refused, naming the output.
+  std::vector<prism::Value> wrong;
+  wrong.push_back(prism::Value::CreateTensor<float>(prism::AllocatorWithDefaultOptions(), {10}));
+  const prism::Exception shape_error =
+      CatchPrism([&] { session.Run(nullptr, {"input"}, inputs, {"output"}, wrong); });
+  EXPECT_NE(std::string(shape_error.what()).find("output"), std::string::npos)
+      << shape_error.what();
+  std::vector<prism::Value> not_tensor;
+  not_tensor.push_back(prism::Value::CreateEmptyOptional());
+  const prism::Exception kind_error =
+      CatchPrism([&] { session.Run(nullptr, {"input"}, inputs, {"output"}, not_tensor); });
+  EXPECT_NE(std::string(kind_error.what()).find("not a tensor"), std::string::npos)
+      << kind_error.what();
 }
 
 TEST_F(CxxApiTest, SetProvidersKeepsNamesValid) {

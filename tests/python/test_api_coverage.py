@@ -34,10 +34,10 @@ _EP_DEVICES = ("onnxruntime's plugin-EP device discovery (OrtEpDevice, OrtHardwa
                "in Prism; Prism finds plugin EPs by library name")
 _COMPILE = "EP context models (model compilation) are not implemented"
 _SPARSE = "sparse tensors are not implemented in the C ABI"
-_DLPACK = "DLPack exchange is not implemented (the device OrtValues/DLPack slice)"
-_SHARED_ALLOCATORS = "shared (environment) allocators are not implemented yet"
-_ADJUST = ("a model/session adjustment of a later slice of the public-API issue (free dimension "
-           "overrides, initializers, external initializers)")
+_EXTERNAL_INFO = ("the location of an external initializer's data (file, offset, size) is "
+                  "reported only by onnxruntime's model-editor and EP-compile APIs, which Prism "
+                  "does not have; SessionOptions.add_external_initializers and "
+                  "add_external_initializers_from_files_in_memory supply such data")
 _CAPTURE = "graph capture (CUDA graphs) is not implemented: Prism has no CUDA graph support"
 _TUNING = "kernel tuning results are an onnxruntime ROCm/CUDA feature Prism does not have"
 
@@ -73,21 +73,8 @@ MISSING = {
     "onnxruntime.OrtSparseFormat": _SPARSE,
     "OrtValue.as_sparse_tensor": _SPARSE,
     "OrtValue.ort_value_from_sparse_tensor": _SPARSE,
-    "OrtValue.from_dlpack": _DLPACK,
-    "OrtValueVector.dlpack_at": _DLPACK,
-    "OrtValueVector.to_dlpacks": _DLPACK,
     "onnxruntime.OrtSyncStream": "device streams are not exposed by the C ABI",
-    "onnxruntime.copy_tensors": ("device-to-device copies outside a session are not in the C ABI "
-                                 "(a session copies: SessionCopyValueToCpu, IO binding)"),
-    "onnxruntime.OrtArenaCfg": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator": _SHARED_ALLOCATORS,
-    "onnxruntime.create_and_register_allocator_v2": _SHARED_ALLOCATORS,
-    "onnxruntime.OrtExternalInitializerInfo": _ADJUST,
-    "SessionOptions.add_external_initializers": _ADJUST,
-    "SessionOptions.add_external_initializers_from_files_in_memory": _ADJUST,
-    "SessionOptions.add_free_dimension_override_by_denotation": _ADJUST,
-    "SessionOptions.add_free_dimension_override_by_name": _ADJUST,
-    "SessionOptions.add_initializer": _ADJUST,
+    "onnxruntime.OrtExternalInitializerInfo": _EXTERNAL_INFO,
     "SessionOptions.add_provider": ("providers are given to InferenceSession(providers=...), as "
                                     "onnxruntime's documentation shows; the options-object form "
                                     "of the plugin-EP API is not implemented"),
@@ -141,6 +128,17 @@ DIFFERS = {
                                                  "either way (tests/python/"
                                                  "test_options_have_effect.py)"),
     "SessionOptions.enable_profiling": "Prism's trace has onnxruntime's layout, not its events",
+    "SessionOptions.add_free_dimension_override_by_denotation": (
+        "a negative value raises; conflicting overrides of one dim fail at session creation"),
+    "SessionOptions.add_free_dimension_override_by_name": (
+        "a negative value raises; the last value given for a name wins"),
+    "SessionOptions.add_initializer": (
+        "session creation fails for a name that is no initializer and for another element type "
+        "or shape (onnxruntime ignores or misreads them); the options keep the OrtValue alive"),
+    "SessionOptions.add_external_initializers": ("the options keep the OrtValues alive; used in "
+                                                 "place, not copied"),
+    "SessionOptions.add_external_initializers_from_files_in_memory": (
+        "the options keep the buffers alive (each session copies the bytes it uses)"),
     "RunOptions.only_execute_path_to_fetches": ("prunes the main graph to the requested outputs "
                                                 "(onnxruntime 1.31 still ran other nodes in the "
                                                 "same test)"),

@@ -183,9 +183,11 @@ def test_bind_output_to_caller_device_buffer(add_relu_path):
         sess.run_with_iobinding(third)
 
 
-def test_device_ortvalue_creation_is_reported():
-    # The C API allocates device memory only through a session (see docs/python.md).
-    with pytest.raises(ort.NotImplemented):
-        ort.OrtValue.ortvalue_from_numpy(np.zeros(3, np.float32), "cuda", 0)
-    with pytest.raises(ort.NotImplemented):
-        ort.OrtValue.ortvalue_from_shape_and_type([3], np.float32, "TestDevice", 0)
+def test_device_ortvalue_creation_without_a_session():
+    # Device values need no session (the environment's allocator for the memory, see
+    # docs/python.md); a device that cannot be used here is an error naming its EP.
+    value = ort.OrtValue.ortvalue_from_shape_and_type([3], np.float32, "TestDevice", 0)
+    assert value.device_name() == "testdevice" and value.shape() == [3]
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        with pytest.raises(ort.PrismError, match="CUDAExecutionProvider"):
+            ort.OrtValue.ortvalue_from_numpy(np.zeros(3, np.float32), "cuda", 0)

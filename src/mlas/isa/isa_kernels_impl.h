@@ -3,7 +3,9 @@
 // own for Eigen. Eigen's inline templates would otherwise have the same symbols in every unit,
 // and the linker would keep one copy, compiled for whichever level it saw first, for all callers;
 // renamed, each level's copies stay its own (scripts/check_isa_leaks.py proves it on the binary).
-// No include guard: each unit includes this once.
+// The AVX-512 unit adds its SGEMM macro- and micro-kernel and peak probe (sgemm_avx512.h) and
+// puts them in its table in place of the 6 x 16 ones. No include guard: each unit includes this
+// once.
 
 #if !defined(PRISM_ISA_NAMESPACE) || !defined(PRISM_EIGEN_NAMESPACE)
 #error "define PRISM_ISA_NAMESPACE and PRISM_EIGEN_NAMESPACE before including isa_kernels_impl.h"
@@ -19,6 +21,7 @@
 #endif
 
 #include "mlas/isa_kernels.h"
+#include "mlas/sgemm.h"
 
 // Header names in #include <...> are not macro-expanded; the namespace inside them is.
 #define Eigen PRISM_EIGEN_NAMESPACE
@@ -312,9 +315,10 @@ inline void SgemmTile(int rows, int64_t cols, int64_t k, const float* a, int64_t
 
 // The macro-kernel: every tile of an m x n block of C. Column panels outside, rows inside, so
 // that one panel of B (k x 16 floats, 16 KiB at k = 256) stays in the L1 cache while the rows of
-// A stream past it from the L2 cache.
-void SgemmBlock(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                int64_t b_panel_stride, float alpha, float beta, float* c, int64_t ldc) {
+// A stream past it from the L2 cache. (Unused on AVX-512, which has its own: sgemm_avx512.h.)
+[[maybe_unused]] void SgemmBlock(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                 const float* packed_b, int64_t b_panel_stride, float alpha,
+                                 float beta, float* c, int64_t ldc) {
   for (int64_t j = 0; j < n; j += kTileCols) {
     const int64_t cols = std::min<int64_t>(kTileCols, n - j);
     const float* panel = packed_b + (j / kTileCols) * b_panel_stride;
@@ -533,8 +537,8 @@ void GemvColsF32(int64_t k, int64_t n, float alpha, const float* a, int64_t lda,
   }
 }
 
-// ---- The peak probe ----
-int64_t FmaProbeF32(int64_t iterations) {
+// ---- The peak probe (AVX-512 has its own, with zmm chains: sgemm_avx512.h) ----
+[[maybe_unused]] int64_t FmaProbeF32(int64_t iterations) {
   if (iterations <= 0) return 0;
 #if defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
     // 12 independent chains of 8-lane multiply-adds, 24 per round: enough in flight for two FMA
@@ -792,15 +796,34 @@ void GeluErfF32(const float* src, float* dst, int64_t count) {
   MapFloat8(src, dst, count, [](Float8 x) { return GeluErf8(x); });
 }
 
+#if defined(__AVX512F__)
+#include "mlas/isa/sgemm_avx512.h"
+#endif
+
 }  // namespace
 
 extern const IsaKernels kKernels;
-const IsaKernels kKernels = {.sgemm_pack_a = &SgemmPackA,
+#if defined(__AVX512F__)
+const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
+                             .sgemm_tile_cols = kWideTileCols,
+                             .sgemm_depth_block = kSgemmDepthBlockAvx512,
+                             .sgemm_pack_a = &SgemmPackA,
+                             .sgemm_pack_b = &SgemmPackB,
+                             .sgemm_block = &SgemmBlockAvx512,
+                             .gemv_rows_f32 = &GemvRowsF32,
+                             .gemv_cols_f32 = &GemvColsF32,
+                             .fma_probe_f32 = &FmaProbeF32Avx512,
+#else
+const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
+                             .sgemm_tile_cols = kTileCols,
+                             .sgemm_depth_block = kSgemmDepthBlock,
+                             .sgemm_pack_a = &SgemmPackA,
                              .sgemm_pack_b = &SgemmPackB,
                              .sgemm_block = &SgemmBlock,
                              .gemv_rows_f32 = &GemvRowsF32,
                              .gemv_cols_f32 = &GemvColsF32,
                              .fma_probe_f32 = &FmaProbeF32,
+#endif
                              .gemm_accumulate_f64 = &GemmAccumulate<double>,
                              .scaled_add_f32 = &ScaledAdd<float>,
                              .scaled_add_f64 = &ScaledAdd<double>,

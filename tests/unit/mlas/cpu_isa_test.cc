@@ -1,5 +1,5 @@
 // Run-time ISA choice: the PRISM_CPU_ISA override, and every level's kernels against a plain
-// reference (the AVX2 level is skipped, visibly, on CPUs without it).
+// reference (the AVX2 and AVX-512 levels are skipped, visibly, on CPUs without them).
 #include "mlas/cpu_isa.h"
 
 #include <gtest/gtest.h>
@@ -16,31 +16,56 @@ namespace prism::mlas {
 namespace {
 
 TEST(CpuIsa, EnvironmentOverride) {
-  const CpuFeatures with{true};
-  const CpuFeatures without{false};
+  const CpuFeatures with{true, false};
+  const CpuFeatures without{false, false};
   std::string warning;
-  EXPECT_EQ(ResolveIsa(nullptr, with, true, &warning), CpuIsa::kAvx2Fma);
-  EXPECT_EQ(ResolveIsa("", without, true, &warning), CpuIsa::kBaseline);
-  EXPECT_EQ(ResolveIsa(nullptr, with, false, &warning), CpuIsa::kBaseline);  // not built
+  EXPECT_EQ(ResolveIsa(nullptr, with, true, true, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveIsa("", without, true, true, &warning), CpuIsa::kBaseline);
+  EXPECT_EQ(ResolveIsa(nullptr, with, false, false, &warning), CpuIsa::kBaseline);  // not built
   EXPECT_EQ(warning, "");
-  EXPECT_EQ(ResolveIsa("baseline", with, true, &warning), CpuIsa::kBaseline);
-  EXPECT_EQ(ResolveIsa("AVX2", with, true, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveIsa("baseline", with, true, true, &warning), CpuIsa::kBaseline);
+  EXPECT_EQ(ResolveIsa("AVX2", with, true, true, &warning), CpuIsa::kAvx2Fma);
   EXPECT_EQ(warning, "");
-  EXPECT_EQ(ResolveIsa("avx2", without, true, &warning), CpuIsa::kBaseline);
+  EXPECT_EQ(ResolveIsa("avx2", without, true, true, &warning), CpuIsa::kBaseline);
   EXPECT_NE(warning.find("this CPU lacks AVX2+FMA"), std::string::npos) << warning;
   warning.clear();
-  EXPECT_EQ(ResolveIsa("avx2", with, false, &warning), CpuIsa::kBaseline);
+  EXPECT_EQ(ResolveIsa("avx2", with, false, false, &warning), CpuIsa::kBaseline);
   EXPECT_NE(warning.find("this build has no AVX2 kernels"), std::string::npos) << warning;
   warning.clear();
-  EXPECT_EQ(ResolveIsa("sse9", with, true, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveIsa("sse9", with, true, true, &warning), CpuIsa::kAvx2Fma);
   EXPECT_NE(warning.find("PRISM_CPU_ISA=sse9 is not a known level"), std::string::npos) << warning;
+}
+
+TEST(CpuIsa, Avx512OverrideAndFallback) {
+  const CpuFeatures avx2_only{true, false};
+  const CpuFeatures avx512{true, true};
+  std::string warning;
+  // The best level by default; any lower one on request.
+  EXPECT_EQ(ResolveIsa(nullptr, avx512, true, true, &warning), CpuIsa::kAvx512);
+  EXPECT_EQ(ResolveIsa("AVX512", avx512, true, true, &warning), CpuIsa::kAvx512);
+  EXPECT_EQ(ResolveIsa("avx2", avx512, true, true, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveIsa("baseline", avx512, true, true, &warning), CpuIsa::kBaseline);
+  EXPECT_EQ(warning, "");
+  // Not built: AVX2 is the best.
+  EXPECT_EQ(ResolveIsa(nullptr, avx512, true, false, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_EQ(warning, "");
+  EXPECT_EQ(ResolveIsa("avx512", avx512, true, false, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_NE(warning.find("this build has no AVX-512 kernels; using AVX2+FMA"), std::string::npos)
+      << warning;
+  warning.clear();
+  EXPECT_EQ(ResolveIsa("avx512", avx2_only, true, true, &warning), CpuIsa::kAvx2Fma);
+  EXPECT_NE(warning.find("this CPU lacks AVX-512"), std::string::npos) << warning;
+  warning.clear();
+  EXPECT_EQ(ResolveIsa("sse9", avx512, true, true, &warning), CpuIsa::kAvx512);
+  EXPECT_NE(warning.find("(baseline, avx2, avx512)"), std::string::npos) << warning;
 }
 
 TEST(CpuIsa, ActiveLevelFollowsTheEnvironment) {
   std::string warning;
-  const CpuIsa expected =
-      ResolveIsa(std::getenv("PRISM_CPU_ISA"), DetectCpuFeatures(), BuiltWithAvx2(), &warning);
+  const CpuIsa expected = ResolveIsa(std::getenv("PRISM_CPU_ISA"), DetectCpuFeatures(),
+                                     BuiltWithAvx2(), BuiltWithAvx512(), &warning);
   EXPECT_EQ(ActiveIsa(), expected);
+  EXPECT_TRUE(IsaUsable(ActiveIsa()));
   std::cout << "active ISA: " << IsaName(ActiveIsa()) << "\n";
 }
 
@@ -95,6 +120,14 @@ TEST(CpuIsa, Avx2KernelsAreRight) {
   EXPECT_NE(&KernelsFor(CpuIsa::kAvx2Fma), &KernelsFor(CpuIsa::kBaseline));
   CheckLevel<float>(KernelsFor(CpuIsa::kAvx2Fma));
   CheckLevel<double>(KernelsFor(CpuIsa::kAvx2Fma));
+}
+
+TEST(CpuIsa, Avx512KernelsAreRight) {
+  if (!BuiltWithAvx512()) GTEST_SKIP() << "this build has no AVX-512 kernels";
+  if (!DetectCpuFeatures().avx512) GTEST_SKIP() << "this CPU lacks AVX-512 F/BW/DQ/VL";
+  EXPECT_NE(&KernelsFor(CpuIsa::kAvx512), &KernelsFor(CpuIsa::kAvx2Fma));
+  CheckLevel<float>(KernelsFor(CpuIsa::kAvx512));
+  CheckLevel<double>(KernelsFor(CpuIsa::kAvx512));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <vector>
 
@@ -13,9 +14,19 @@
 namespace prism::mlas {
 namespace {
 
+// Every level this build and CPU run; the missing ones are said once (their tests pass empty).
 std::vector<CpuIsa> Levels() {
-  std::vector<CpuIsa> levels = {CpuIsa::kBaseline};
-  if (BuiltWithAvx2() && DetectCpuFeatures().avx2_fma) levels.push_back(CpuIsa::kAvx2Fma);
+  const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
+  static const bool said = [&all] {
+    for (CpuIsa level : all)
+      if (!IsaUsable(level))
+        std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
+    return true;
+  }();
+  (void)said;
+  std::vector<CpuIsa> levels;
+  for (CpuIsa level : all)
+    if (IsaUsable(level)) levels.push_back(level);
   return levels;
 }
 

@@ -1,6 +1,7 @@
 // Prism's SGEMM (mlas/sgemm.h) on every instruction-set level this machine runs, each chosen
 // explicitly through its IsaKernels table, against a double-precision reference: random shapes
-// with ragged edges (sizes that are not multiples of the 6 x 16 tile or of the cache blocks: 1,
+// with ragged edges (sizes that are not multiples of the 6 x 16 tile, 12 x 32 on AVX-512, or of
+// the cache blocks: 1,
 // primes, one past a block), every transpose, alpha and beta, leading dimensions wider than the
 // matrices (whose padding must stay untouched), the matrix-vector paths, prepacked B, and splits
 // over thread pools against the single-threaded result.
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <vector>
@@ -21,9 +23,19 @@
 namespace prism::mlas {
 namespace {
 
+// Every level this build and CPU run; the missing ones are said once (their tests pass empty).
 std::vector<CpuIsa> Levels() {
-  std::vector<CpuIsa> levels = {CpuIsa::kBaseline};
-  if (BuiltWithAvx2() && DetectCpuFeatures().avx2_fma) levels.push_back(CpuIsa::kAvx2Fma);
+  const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
+  static const bool said = [&all] {
+    for (CpuIsa level : all)
+      if (!IsaUsable(level))
+        std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
+    return true;
+  }();
+  (void)said;
+  std::vector<CpuIsa> levels;
+  for (CpuIsa level : all)
+    if (IsaUsable(level)) levels.push_back(level);
   return levels;
 }
 
@@ -245,6 +257,51 @@ TEST(SgemmTest, PackingFormats) {
           const float expected = j >= n ? 0.0f : (trans ? b[j * k + p] : b[p * n + j]);
           ASSERT_EQ(panels[(j / 16) * stride + p * 16 + j % 16], expected) << j << "," << p;
         }
+    }
+  }
+}
+
+// The AVX-512 level's 12 x 32 tile against the baseline's kernels on random shapes around its
+// edges: rows left over from 12 (packed A's second 6-row panel short or absent), a last single
+// 16-column panel, columns not a multiple of 16 (masked), several depth and row blocks, every
+// transpose (A packed when transposed, in place otherwise), beta 0 / 1 / other, padded leading
+// dimensions whose padding must stay untouched, and prepacked B.
+TEST(SgemmTest, Avx512MatchesTheBaselineOnRandomShapes) {
+  if (!IsaUsable(CpuIsa::kAvx512)) GTEST_SKIP() << "the AVX-512 level is not on this CPU or build";
+  const IsaKernels& wide = KernelsFor(CpuIsa::kAvx512);
+  const IsaKernels& baseline = KernelsFor(CpuIsa::kBaseline);
+  std::mt19937 random(42);
+  auto size = [&random](int64_t most) {
+    return std::uniform_int_distribution<int64_t>(2, most)(random);
+  };
+  const float betas[] = {0.0f, 1.0f, -0.75f};
+  for (int trial = 0; trial < 120; ++trial) {
+    const bool large = trial % 8 == 0;
+    Shape s{(trial & 1) != 0,       (trial & 2) != 0,       size(large ? 300 : 40),
+            size(large ? 300 : 70), size(large ? 600 : 40), trial % 5 == 0 ? -1.5f : 1.0f,
+            betas[trial % 3]};
+    SCOPED_TRACE(::testing::Message() << s);
+    Operands o = MakeOperands(s, static_cast<uint32_t>(trial));
+    std::vector<float> expected = o.c, got = o.c, got_packed = o.c;
+    Sgemm(baseline, s.trans_a, s.trans_b, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda, o.b.data(),
+          o.ldb, s.beta, expected.data(), o.ldc, nullptr);
+    Sgemm(wide, s.trans_a, s.trans_b, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda, o.b.data(), o.ldb,
+          s.beta, got.data(), o.ldc, nullptr);
+    const PackedMatrixB packed = PackedMatrixB::Pack(s.trans_b, s.k, s.n, o.b.data(), o.ldb);
+    SgemmPackedB(wide, s.trans_a, s.m, o.a.data(), o.lda, s.alpha, packed, s.beta,
+                 got_packed.data(), o.ldc, nullptr);
+    for (size_t at = 0; at < expected.size(); ++at) {
+      const int64_t row = static_cast<int64_t>(at) / o.ldc,
+                    column = static_cast<int64_t>(at) % o.ldc;
+      if (column >= s.n) {
+        ASSERT_EQ(got[at], o.c[at]) << "padding (" << row << ", " << column << ") was written";
+        ASSERT_EQ(got_packed[at], o.c[at]) << "padding (" << row << ", " << column << ")";
+        continue;
+      }
+      // Both sum in float, in different orders: |terms| <= 1, so k * 2e-7 * (k + 4) bounds it.
+      const double tolerance = 2e-7 * (s.k + 4) * (std::fabs(s.alpha) * s.k + 2);
+      ASSERT_NEAR(got[at], expected[at], tolerance) << "(" << row << ", " << column << ")";
+      ASSERT_NEAR(got_packed[at], expected[at], tolerance) << "(" << row << ", " << column << ")";
     }
   }
 }

@@ -560,6 +560,59 @@ TEST(AttentionFusion, LayersShareOneMaskIndexAndTheMaskChainGoes) {
   }
 }
 
+// The Q/K/V weights and biases the packed ones replace leave the session's model as well (they
+// doubled bert_base's weights in memory), and come back bit for bit when the session is rebuilt
+// without the fusion: from the prepacked weight, or (prepacking off) the packed initializer.
+TEST(AttentionFusion, TheModelsProjectionConstantsAreReleasedAndComeBackOnARebuild) {
+  AttentionBlock two_layers;
+  two_layers.layers = 2;
+  const onnx::ModelProto model = BertAttention(two_layers);
+  SessionOptions keep_all;  // the originals, as loaded
+  keep_all.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  keep_all.config_entries["session.disable_prepacking"] = "1";
+  auto plain = MakeSession(model, {}, keep_all);
+  std::vector<std::string> projections;
+  for (const char* layer : {"l0_", "l1_"})
+    for (const char* part : {"q", "k", "v"})
+      for (const char* what : {"_w", "_b"}) projections.push_back(std::string(layer) + part + what);
+  const auto expect_same_as_plain = [&](const InferenceSession& fused) {
+    const auto a = RunFloat(fused, {"X", "M"}, AttentionFeeds(two_layers));
+    const auto b = RunFloat(*plain, {"X", "M"}, AttentionFeeds(two_layers));
+    EXPECT_EQ(CompareValues(b[0], a[0], {1e-5, 1e-5}), "");
+  };
+
+  for (const char* disable_prepacking : {"0", "1"}) {
+    SCOPED_TRACE(std::string("session.disable_prepacking ") + disable_prepacking);
+    SessionOptions options;
+    options.config_entries["session.disable_prepacking"] = disable_prepacking;
+    auto session = MakeSession(model, {}, options);
+    ASSERT_EQ(Ops(*session->SessionGraph()),
+              (std::vector<std::string>{"Cast", "Attention", "Attention"}));
+    for (const std::string& name : projections)
+      EXPECT_EQ(session->GetModel().MainGraph().FindInitializer(name), nullptr) << name;
+    expect_same_as_plain(*session);
+
+    // MatMul and Softmax on the test EP: no fusion and no prepacking, so every projection
+    // constant is back in the model, as loaded.
+    session->SetProviders({TestEp("MatMul,Softmax")});
+    const std::vector<std::string> unfused = Ops(*session->SessionGraph());
+    ASSERT_EQ(std::count(unfused.begin(), unfused.end(), "Attention"), 0);
+    for (const std::string& name : projections) {
+      const Tensor* restored = session->GetModel().MainGraph().FindInitializer(name);
+      const Tensor* original = plain->GetModel().MainGraph().FindInitializer(name);
+      ASSERT_NE(restored, nullptr) << name;
+      ASSERT_EQ(restored->Shape(), original->Shape()) << name;
+      for (int64_t i = 0; i < original->NumElements(); ++i)
+        ASSERT_EQ(restored->Data<float>()[i], original->Data<float>()[i]) << name << " " << i;
+    }
+    expect_same_as_plain(*session);
+    // Back on the CPU EP: fused and released again.
+    session->SetProviders({});
+    EXPECT_EQ(session->GetModel().MainGraph().FindInitializer("l1_v_w"), nullptr);
+    expect_same_as_plain(*session);
+  }
+}
+
 TEST(AttentionFusion, LeavesWhatItMustNot) {
   AttentionBlock wrong_scale;  // divided by 3, not sqrt(8)
   wrong_scale.divisor = 3.0f;

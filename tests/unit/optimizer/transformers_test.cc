@@ -282,8 +282,9 @@ TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
             (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
-                                      "ConvActivationFusion", "GeluFusion", "BiasGeluFusion",
-                                      "MatMulAddFusion"}));
+                                      "ConvActivationFusion", "GeluFusion", "FastGeluFusion",
+                                      "BiasGeluFusion", "MatMulAddFusion", "MatMulTransposeFusion",
+                                      "MatMulScaleFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {

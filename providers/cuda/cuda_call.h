@@ -1,0 +1,27 @@
+// Error checks for CUDA runtime and cuBLAS calls: a failed call throws Prism's kEpFail naming the
+// call and CUDA's error (the session then falls back or fails as its options say).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "common/status.h"
+
+namespace prism::cuda {
+
+inline void ThrowOnCudaError(cudaError_t error, const char* call) {
+  if (error != cudaSuccess)
+    PRISM_THROW(kEpFail, "CUDAExecutionProvider: ", call, " failed: ", cudaGetErrorName(error),
+                " (", cudaGetErrorString(error), ")");
+}
+
+inline void ThrowOnCublasError(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    PRISM_THROW(kEpFail, "CUDAExecutionProvider: ", call, " failed: cuBLAS status ",
+                static_cast<int>(status));
+}
+
+}  // namespace prism::cuda
+
+#define PRISM_CUDA_CALL(call) ::prism::cuda::ThrowOnCudaError((call), #call)
+#define PRISM_CUBLAS_CALL(call) ::prism::cuda::ThrowOnCublasError((call), #call)

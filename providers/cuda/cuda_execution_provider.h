@@ -1,0 +1,61 @@
+// The CUDA execution provider, a plugin (libprism_provider_cuda.so) like any other EP: device
+// memory behind Prism's arena, copies on its stream, and kernels for float32 MatMul and Gemm
+// (cuBLAS), elementwise math and activations with broadcasting, and Softmax/LogSoftmax
+// (kernels/). Nodes it cannot run are declined with the reason, and the CPU EP runs them. On a
+// machine without a usable GPU the plugin loads, reports itself unavailable with CUDA's error,
+// and a session asking for it falls back (or fails when told to).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "framework/execution_provider.h"
+#include "providers/cuda/cuda_provider_options.h"
+
+namespace prism::cuda {
+
+constexpr const char* kProviderName = "CUDAExecutionProvider";
+
+// Whether a GPU can be used here; *why says what is missing (driver, device, the id asked for).
+bool CudaDeviceUsable(int device_id, std::string* why);
+
+class CudaExecutionProvider final : public IExecutionProvider {
+ public:
+  explicit CudaExecutionProvider(const ProviderOptions& options);
+  ~CudaExecutionProvider() override;
+
+  std::vector<ComputeCapability> GetCapability(const GraphViewer& graph, const KernelLookup& lookup,
+                                               std::vector<DeclinedNode>* declined) const override;
+  std::shared_ptr<KernelRegistry> GetKernelRegistry() const override { return registry_; }
+  AllocatorPtr GetAllocator(MemType mem_type) const override;
+  std::shared_ptr<IDataTransfer> GetDataTransfer() const override { return transfer_; }
+  ProviderOptions GetProviderOptions() const override { return options_.ToMap(); }
+
+  // For the kernels: the stream they enqueue on, and cuBLAS (one handle, calls serialized).
+  int DeviceId() const { return options_.device_id; }
+  cudaStream_t Stream() const { return stream_; }
+  template <typename Fn>
+  void WithCublas(Fn&& fn) const {
+    std::lock_guard<std::mutex> lock(cublas_mutex_);
+    fn(cublas_);
+  }
+
+ private:
+  CudaProviderOptions options_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  mutable std::mutex cublas_mutex_;
+  AllocatorPtr device_allocator_;
+  AllocatorPtr pinned_allocator_;
+  std::shared_ptr<IDataTransfer> transfer_;
+  std::shared_ptr<KernelRegistry> registry_;
+};
+
+// The EP a CUDA kernel was created for (the kernels are registered only with this EP).
+const CudaExecutionProvider& ProviderOf(const OpKernelInfo& info);
+
+}  // namespace prism::cuda

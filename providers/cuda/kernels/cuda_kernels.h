@@ -1,0 +1,21 @@
+// The CUDA EP's kernels: registration, and the checks GetCapability makes beyond the kernel
+// definitions (shapes and attributes a kernel cannot honour, declined with the reason).
+#pragma once
+
+#include <string>
+
+#include "framework/kernel_registry.h"
+#include "graph/node.h"
+
+namespace prism::cuda {
+
+void RegisterElementwiseKernels(KernelRegistry& registry);
+void RegisterMatMulKernels(KernelRegistry& registry);
+void RegisterSoftmaxKernels(KernelRegistry& registry);
+
+// "" when a registered kernel can run node as the graph describes it, else why not.
+std::string ElementwiseDeclineReason(const Node& node);
+std::string MatMulDeclineReason(const Node& node);
+std::string SoftmaxDeclineReason(const Node& node);
+
+}  // namespace prism::cuda
