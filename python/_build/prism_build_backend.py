@@ -4,7 +4,8 @@
 tools: it copies the Python sources and the libraries of a Prism CMake build folder into a wheel.
 
 The build folder is $PRISM_BUILD_DIR, else <repo>/build. It must hold libprism.so and
-libprism_core.so; every libprism_provider_*.so found there is packed too. They all land in
+libprism_core.so; every libprism_provider_*.so found there is packed too, with the EP libraries
+plugins open next to themselves (libprism_*_ep.so, e.g. the oneDNN EP's). They all land in
 prismrt/_lib/, where libprism_core.so finds the plugin EPs (next to itself).
 """
 import base64
@@ -46,6 +47,7 @@ def _libraries():
             (", ".join(missing), build_dir))
     paths = [os.path.join(build_dir, name) for name in _REQUIRED_LIBRARIES]
     paths += sorted(glob.glob(os.path.join(build_dir, "libprism_provider_*.so")))
+    paths += sorted(glob.glob(os.path.join(build_dir, "libprism_*_ep.so")))
     return paths
 
 

@@ -40,6 +40,10 @@ void Usage(std::ostream& out) {
          "                           the others are skipped\n"
          "  --providers P1,P2        execution providers (default CPUExecutionProvider)\n"
          "  --expected-failures FILE lines `suite/test_name  # reason`\n"
+         "  --require-provider-ops FILE\n"
+         "                           fail unless every op of FILE (ops-file format) ran on a\n"
+         "                           provider other than the CPU EP (the partition report) in at\n"
+         "                           least one passed test: an EP that declines its ops fails\n"
          "  --report-dir DIR         per-test JSON reports (default: <build>/conformance-report)\n"
          "  --rtol X --atol X        one tolerance |a-b| <= atol + rtol*|b| for every floating\n"
          "                           type (default: ONNX's checker, rtol 1e-3 atol 1e-7, bfloat16\n"
@@ -93,6 +97,7 @@ struct Options {
   std::string ops_file;
   std::string providers;
   std::string expected_failures;
+  std::string require_provider_ops;
   std::string report_dir;
   std::optional<double> rtol;  // unset: the per-type Tolerance::OnnxSpecData()
   std::optional<double> atol;
@@ -146,6 +151,8 @@ Options ParseArgs(int argc, char** argv) {
       options.providers = value();
     } else if (arg == "--expected-failures") {
       options.expected_failures = value();
+    } else if (arg == "--require-provider-ops") {
+      options.require_provider_ops = value();
     } else if (arg == "--report-dir") {
       options.report_dir = value();
     } else if (arg == "--rtol") {
@@ -248,6 +255,7 @@ int Main(int argc, char** argv) {
   std::vector<TestCase> tests;
   RunConfig config;
   std::map<std::string, std::string> expected;
+  std::optional<OpSet> required_ops;
   try {
     options = ParseArgs(argc, argv);
   } catch (const std::exception& e) {
@@ -272,6 +280,8 @@ int Main(int argc, char** argv) {
     if (!options.ops_file.empty()) config.allowed_ops = LoadOpsFile(options.ops_file);
     if (!options.expected_failures.empty())
       expected = LoadExpectedFailuresFile(options.expected_failures);
+    if (!options.require_provider_ops.empty())
+      required_ops = LoadOpsFile(options.require_provider_ops);
   } catch (const std::exception& e) {
     std::cerr << "prism_onnx_test: " << e.what() << "\n";
     return kUsageError;
@@ -357,6 +367,21 @@ int Main(int argc, char** argv) {
                              std::to_string(summary.skipped) + " skipped); --min-run asks for " +
                              std::to_string(options.min_run) +
                              ": a suite or its selection lost tests");
+
+  if (required_ops) {
+    std::set<std::string> ran;
+    for (const TestResult& result : results)
+      if (result.status == TestStatus::kPassed)
+        ran.insert(result.ops_on_other_providers.begin(), result.ops_on_other_providers.end());
+    std::string list;
+    for (const std::string& op : ran) list += (list.empty() ? "" : " ") + op;
+    std::cout << "ops run on " << options.providers << " in passed tests (" << ran.size()
+              << "): " << list << "\n";
+    for (const std::string& op : OpsNeverRunOnProviders(results, *required_ops))
+      summary.errors.push_back(op + " (listed in " + options.require_provider_ops +
+                               ") ran on " + options.providers +
+                               " in no passed test: the EP claims it but never takes it here");
+  }
 
   try {
     for (const TestResult& result : results)

@@ -532,7 +532,7 @@ std::string CompareWithCpu(const TestCase& test, InferenceSession& session,
 // Runs all data sets; returns "" on success, else what went wrong.
 // Records in `providers` the EPs the session actually uses (unavailable ones are dropped).
 std::string RunDataSets(const TestCase& test, const RunConfig& config,
-                        std::vector<std::string>& providers) {
+                        std::vector<std::string>& providers, std::vector<std::string>& ops) {
   const fs::path model_path = test.dir / "model.onnx";
   const onnx::ModelProto model = LoadModelProto(model_path);
   std::set<std::string> initializers;
@@ -576,6 +576,8 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
 
   SessionOptions options;
   options.graph_optimization_level = config.optimization_level;
+  // An EP failure must fail the test, not vanish in the session's retry on the CPU EP.
+  options.config_entries["session.disable_ep_failure_fallback"] = "1";
   InferenceSession session(options, config.providers);
   try {
     session.Load(load_path.string());
@@ -585,6 +587,13 @@ std::string RunDataSets(const TestCase& test, const RunConfig& config,
            e.what();
   }
   providers = session.Providers();
+  {
+    std::set<std::string> placed;
+    for (const NodePlacement& node : session.Report().nodes)
+      if (node.provider != "CPUExecutionProvider")
+        placed.insert(FormatOp(OpId{node.domain == "ai.onnx" ? "" : node.domain, node.op_type}));
+    ops.assign(placed.begin(), placed.end());
+  }
   if (config.compare_with_cpu)
     return CompareWithCpu(test, session, inputs, output_names, sets, config.optimization_level);
   static const ComputeTraceHooks kShapeHooks{CheckComputedShapes, nullptr};
@@ -669,7 +678,7 @@ TestResult RunTest(const TestCase& test, const RunConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   testing::BeginEvidenceUnit();
   try {
-    result.message = RunDataSets(test, config, result.providers);
+    result.message = RunDataSets(test, config, result.providers, result.ops_on_other_providers);
   } catch (const std::exception& e) {
     result.message = e.what();
     if (result.message.empty()) result.message = "exception without message";
@@ -735,6 +744,9 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
     std::string payload = std::to_string(static_cast<int>(child.status));
     for (size_t i = 0; i < child.providers.size(); ++i)
       payload += (i ? "," : "") + child.providers[i];
+    payload += "\n";
+    for (size_t i = 0; i < child.ops_on_other_providers.size(); ++i)
+      payload += (i ? "," : "") + child.ops_on_other_providers[i];
     payload += "\n" + child.message;
     ::_exit(WriteAll(fds[1], payload) ? 0 : 3);
   }
@@ -782,7 +794,10 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
     result.status = status == static_cast<int>(TestStatus::kPassed)    ? TestStatus::kPassed
                     : status == static_cast<int>(TestStatus::kSkipped) ? TestStatus::kSkipped
                                                                        : TestStatus::kFailed;
+    // "<status><providers>\n<ops on other providers>\n<message>"
     const size_t newline = payload.find('\n');
+    const size_t second =
+        newline == std::string::npos ? std::string::npos : payload.find('\n', newline + 1);
     if (newline != std::string::npos) {
       const std::vector<ProviderSpec> used = ParseProviders(payload.substr(1, newline - 1));
       if (!used.empty()) {
@@ -790,7 +805,15 @@ TestResult RunTestIsolated(const TestCase& test, const RunConfig& config, double
         for (const auto& p : used) result.providers.push_back(p.name);
       }
     }
-    result.message = newline == std::string::npos ? payload.substr(1) : payload.substr(newline + 1);
+    if (second != std::string::npos) {
+      std::stringstream ops(payload.substr(newline + 1, second - newline - 1));
+      std::string op;
+      while (std::getline(ops, op, ','))
+        if (!op.empty()) result.ops_on_other_providers.push_back(op);
+    }
+    result.message = second != std::string::npos    ? payload.substr(second + 1)
+                     : newline != std::string::npos ? payload.substr(newline + 1)
+                                                    : payload.substr(1);
   }
   return result;
 }
@@ -862,6 +885,9 @@ std::string ResultToJson(const TestResult& result) {
       << "\", \"duration_ms\": " << result.duration_ms << ", \"providers\": [";
   for (size_t i = 0; i < result.providers.size(); ++i)
     out << (i ? ", " : "") << '"' << JsonEscape(result.providers[i]) << '"';
+  out << "], \"ops_on_other_providers\": [";
+  for (size_t i = 0; i < result.ops_on_other_providers.size(); ++i)
+    out << (i ? ", " : "") << '"' << JsonEscape(result.ops_on_other_providers[i]) << '"';
   out << "]}";
   return out.str();
 }
@@ -878,6 +904,18 @@ std::string SummaryToJson(const RunSummary& summary, const std::vector<TestResul
     out << (i ? ",\n    " : "\n    ") << ResultToJson(results[i]);
   out << "\n  ]\n}\n";
   return out.str();
+}
+
+std::vector<std::string> OpsNeverRunOnProviders(const std::vector<TestResult>& results,
+                                                const OpSet& required) {
+  std::set<std::string> ran;
+  for (const TestResult& result : results)
+    if (result.status == TestStatus::kPassed)
+      ran.insert(result.ops_on_other_providers.begin(), result.ops_on_other_providers.end());
+  std::vector<std::string> missing;
+  for (const OpId& op : required)
+    if (!ran.count(FormatOp(op))) missing.push_back(FormatOp(op));
+  return missing;
 }
 
 std::vector<ProviderSpec> ParseProviders(const std::string& comma_separated) {

@@ -80,6 +80,9 @@ struct TestResult {
   std::string message;
   double duration_ms = 0;
   std::vector<std::string> providers;
+  // Op types ("Conv", "com.microsoft:Gelu") the partition report placed on an EP other than the
+  // CPU EP, in a test that got as far as creating its session.
+  std::vector<std::string> ops_on_other_providers;
   std::string Key() const { return suite + "/" + name; }
 };
 
@@ -131,6 +134,11 @@ RunSummary ApplyExpectedFailures(std::vector<TestResult>& results,
 std::string JsonEscape(const std::string& text);
 std::string ResultToJson(const TestResult& result);
 std::string SummaryToJson(const RunSummary& summary, const std::vector<TestResult>& results);
+
+// Ops file entries (see ParseOpsList) that no passed test ran on an EP other than the CPU EP
+// (TestResult::ops_on_other_providers), formatted and sorted: the --require-provider-ops check.
+std::vector<std::string> OpsNeverRunOnProviders(const std::vector<TestResult>& results,
+                                                const OpSet& required);
 
 // "Name" or "Name:key=value:key=value" entries, comma separated.
 std::vector<ProviderSpec> ParseProviders(const std::string& comma_separated);

@@ -532,6 +532,42 @@ TEST(ConsistencyTest, CatchesAWrongKernelOnAnotherProvider) {
   EXPECT_EQ(idle.message, "no node is placed on the providers tested");
 }
 
+// --require-provider-ops: the ops placed on another EP are recorded per test (also through the
+// isolated child's payload), and ops no passed test ran there are reported.
+TEST(ProviderOpsTest, OpsOnOtherProvidersAreRecordedAndRequired) {
+  const std::string shared = testing::SharedDataDir();
+  ASSERT_TRUE(fs::is_directory(shared))
+      << "shared data folder " << shared << " is missing (set PRISM_SHARED_DIR)";
+  const fs::path node = fs::path(shared) / "onnx-tests" / "node";
+  RunConfig config;
+  config.providers = ParseProviders("TestExecutionProvider:ops=Add");
+  std::vector<TestResult> results;
+  results.push_back(RunTestIsolated(TestCase{"node", "test_add", node / "test_add"}, config, 60));
+  results.push_back(RunTest(TestCase{"node", "test_relu", node / "test_relu"}, config));
+  ASSERT_EQ(results[0].status, TestStatus::kPassed) << results[0].message;
+  ASSERT_EQ(results[1].status, TestStatus::kPassed) << results[1].message;
+  EXPECT_EQ(results[0].ops_on_other_providers, std::vector<std::string>{"Add"});
+  EXPECT_TRUE(results[1].ops_on_other_providers.empty());
+  EXPECT_NE(ResultToJson(results[0]).find("\"ops_on_other_providers\": [\"Add\"]"),
+            std::string::npos);
+  const OpSet required = ParseOpsList("Add\nRelu\n", "test");
+  EXPECT_EQ(OpsNeverRunOnProviders(results, required), std::vector<std::string>{"Relu"});
+  // Only passed tests count.
+  results[0].status = TestStatus::kFailed;
+  EXPECT_EQ(OpsNeverRunOnProviders(results, required), (std::vector<std::string>{"Add", "Relu"}));
+}
+
+// A failing EP fails the test: the runner's sessions do not retry on the CPU EP.
+TEST(ProviderOpsTest, EpFailuresAreNotHiddenByTheCpuFallback) {
+  const std::string shared = testing::SharedDataDir();
+  ASSERT_TRUE(fs::is_directory(shared));
+  RunConfig config;
+  config.providers = ParseProviders("TestExecutionProvider:ops=Add:fail_compute=1");
+  const TestResult result = RunTest(
+      TestCase{"node", "test_add", fs::path(shared) / "onnx-tests" / "node" / "test_add"}, config);
+  EXPECT_EQ(result.status, TestStatus::kFailed);
+}
+
 }  // namespace
 
 }  // namespace prism::conformance
