@@ -26,7 +26,6 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -49,21 +48,10 @@ def make_models_script():
 
 
 def sidecar_inputs(sidecar, seed):
-    """Arrays by the sidecar's fill spec (as compare.py draws them)."""
-    rng = np.random.RandomState(seed)
-    feeds = {}
-    for spec in sidecar["inputs"]:
-        shape, dtype, fill = spec["shape"], np.dtype(spec["dtype"]), spec["fill"]
-        if fill["kind"] == "normal":
-            value = rng.normal(fill.get("mean", 0.0), fill.get("std", 1.0), shape)
-        elif fill["kind"] == "randint":
-            value = rng.randint(fill["low"], fill["high"], shape)
-        elif fill["kind"] == "ones":
-            value = np.ones(shape)
-        else:
-            raise ValueError("unknown fill kind %r" % fill["kind"])
-        feeds[spec["name"]] = value.astype(dtype)
-    return feeds
+    """Arrays by the sidecar's fill spec, drawn as compare.py draws them."""
+    sys.path.insert(0, HERE)
+    from compare import make_inputs  # noqa: PLC0415 (imports onnxruntime)
+    return dict(make_inputs(sidecar, seed))
 
 
 def split_mask_unsqueeze(model):

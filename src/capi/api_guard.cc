@@ -59,13 +59,9 @@ void FreeCStringArray(char** texts, size_t count) noexcept {
   delete[] texts;
 }
 
-void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
-                     char*** values, size_t* count) {
-  std::vector<std::string> key_list, value_list;
-  for (const auto& [key, value] : entries) {
-    key_list.push_back(key);
-    value_list.push_back(std::to_string(value));
-  }
+void CopyKeyValueArrays(const std::vector<std::string>& key_list,
+                        const std::vector<std::string>& value_list, char*** keys, char*** values,
+                        size_t* count) {
   char** key_array = nullptr;
   size_t key_count = 0;
   CopyToCStringArray(key_list, &key_array, &key_count);
@@ -76,6 +72,16 @@ void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries
     throw;
   }
   *keys = key_array;
+}
+
+void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
+                     char*** values, size_t* count) {
+  std::vector<std::string> key_list, value_list;
+  for (const auto& [key, value] : entries) {
+    key_list.push_back(key);
+    value_list.push_back(std::to_string(value));
+  }
+  CopyKeyValueArrays(key_list, value_list, keys, values, count);
 }
 
 }  // namespace prism::capi

@@ -53,8 +53,12 @@ char* CopyToCString(const std::string& text);
 // *out receives count strings, all allocated before anything is stored (no partial results).
 void CopyToCStringArray(const std::vector<std::string>& texts, char*** out, size_t* count);
 void FreeCStringArray(char** texts, size_t count) noexcept;
-// keys/values out-parameters of the *Stats functions from (name, number) pairs: two string
-// arrays [out, owned] ReleaseStringArray(count).
+// keys/values out-parameters (two string arrays [out, owned] ReleaseStringArray(count)) from
+// equally long lists; nothing is left allocated when it throws.
+void CopyKeyValueArrays(const std::vector<std::string>& key_list,
+                        const std::vector<std::string>& value_list, char*** keys, char*** values,
+                        size_t* count);
+// The same for the *Stats functions, from (name, number) pairs.
 void CopyNamedCounts(const std::vector<std::pair<std::string, int64_t>>& entries, char*** keys,
                      char*** values, size_t* count);
 

@@ -262,16 +262,7 @@ PrismStatus* SessionGetProviderOptions(const PrismSession* session, size_t provi
       key_list.push_back(key);
       value_list.push_back(value);
     }
-    char** key_array = nullptr;
-    size_t key_count = 0;
-    CopyToCStringArray(key_list, &key_array, &key_count);
-    try {
-      CopyToCStringArray(value_list, values, count);
-    } catch (...) {
-      FreeCStringArray(key_array, key_count);
-      throw;
-    }
-    *keys = key_array;
+    CopyKeyValueArrays(key_list, value_list, keys, values, count);
   });
 }
 
