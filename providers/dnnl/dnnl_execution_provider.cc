@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/logging.h"
+#include "framework/fused_claim.h"
 #include "graph/graph.h"
 #include "providers/dnnl/dnnl_op_support.h"
 
@@ -42,8 +43,8 @@ int ParseCount(const std::string& key, const std::string& value, int minimum) {
     used = 0;
   }
   PRISM_ENFORCE(used == value.size() && !value.empty() && parsed >= minimum && parsed <= 1 << 20,
-                kInvalidArgument, kProviderName, ": option ", key, " must be an integer >= ",
-                minimum, ", got '", value, "'");
+                kInvalidArgument, kProviderName, ": option ", key,
+                " must be an integer >= ", minimum, ", got '", value, "'");
   return static_cast<int>(parsed);
 }
 
@@ -122,7 +123,8 @@ std::vector<ComputeCapability> DnnlExecutionProvider::GetCapability(
   std::vector<bool> done(count, false);  // visited so far in topological order
   // Whether group g reaches, in the contracted graph over the nodes visited so far, a node of
   // `targets` or a node of a group in `target_groups`.
-  auto reaches = [&](int g, const std::set<NodeIndex>& targets, const std::set<int>& target_groups) {
+  auto reaches = [&](int g, const std::set<NodeIndex>& targets,
+                     const std::set<int>& target_groups) {
     std::vector<bool> visited_group(groups.size(), false);
     std::fill(visited_node.begin(), visited_node.end(), false);
     std::vector<NodeIndex> stack(groups[g].begin(), groups[g].end());
@@ -178,38 +180,10 @@ std::vector<ComputeCapability> DnnlExecutionProvider::GetCapability(
   }
   std::vector<ComputeCapability> claims;
   for (std::vector<NodeIndex>& group : groups)
-    claims.push_back(MakeFusedClaim(graph, std::move(group)));
+    claims.push_back(MakeFusedClaim(graph, std::move(group),
+                                    MakeString(kProviderName, "_fused_", fused_groups_made_++),
+                                    kFusedDomain));
   return claims;
-}
-
-ComputeCapability DnnlExecutionProvider::MakeFusedClaim(const Graph& graph,
-                                                        std::vector<NodeIndex> nodes) const {
-  auto meta = std::make_unique<MetaDef>();
-  meta->name = MakeString(kProviderName, "_fused_", fused_groups_made_++);
-  meta->domain = kFusedDomain;
-  std::set<NodeIndex> members(nodes.begin(), nodes.end());
-  std::set<std::string> produced;
-  for (NodeIndex index : nodes)
-    for (const NodeArg* arg : graph.GetNode(index).Outputs())
-      if (arg) produced.insert(arg->name);
-  std::set<std::string> listed;
-  for (NodeIndex index : nodes) {
-    for (const NodeArg* arg : graph.GetNode(index).Inputs()) {
-      if (!arg || produced.count(arg->name) || !listed.insert(arg->name).second) continue;
-      meta->inputs.push_back(arg->name);
-      if (graph.IsConstantInitializer(arg->name)) meta->constant_initializers.push_back(arg->name);
-    }
-  }
-  for (NodeIndex index : nodes) {
-    for (const NodeArg* arg : graph.GetNode(index).Outputs()) {
-      if (!arg) continue;
-      bool read_outside = graph.IsOutput(arg);
-      for (NodeIndex consumer : graph.Consumers(arg->name))
-        read_outside = read_outside || !members.count(consumer);
-      if (read_outside) meta->outputs.push_back(arg->name);
-    }
-  }
-  return ComputeCapability{std::move(nodes), std::move(meta)};
 }
 
 std::unique_ptr<OpKernel> DnnlExecutionProvider::Compile(const MetaDef&, const Graph& body,

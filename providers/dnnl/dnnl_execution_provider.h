@@ -38,11 +38,9 @@ class DnnlExecutionProvider final : public IExecutionProvider {
                                     const OpKernelInfo& info) const override;
 
  private:
-  ComputeCapability MakeFusedClaim(const Graph& graph, std::vector<NodeIndex> nodes) const;
-
   DnnlSettings settings_;
   dnnl::engine engine_;
-  std::shared_ptr<KernelRegistry> registry_;     // empty: the EP only compiles fused groups
+  std::shared_ptr<KernelRegistry> registry_;       // empty: the EP only compiles fused groups
   mutable std::atomic<int> fused_groups_made_{0};  // names fused nodes uniquely per EP instance
 };
 

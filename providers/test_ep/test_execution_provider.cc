@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "framework/fused_claim.h"
 #include "graph/graph.h"
 #include "providers/cpu/cpu_execution_provider.h"
 #include "providers/test_ep/compiled_group_kernel.h"
@@ -158,7 +159,9 @@ std::vector<ComputeCapability> TestExecutionProvider::GetCapability(
     return claims;
   }
   for (std::vector<NodeIndex>& group : GroupClaimable(graph, claimable))
-    claims.push_back(MakeFusedClaim(graph.GetGraph(), std::move(group)));
+    claims.push_back(MakeFusedClaim(graph.GetGraph(), std::move(group),
+                                    MakeString(kProviderName, "_fused_", fused_groups_made_++),
+                                    "com.prism.test"));
   return claims;
 }
 
@@ -196,36 +199,6 @@ std::vector<std::vector<NodeIndex>> TestExecutionProvider::GroupClaimable(
     for (auto& [root, piece] : pieces) groups.push_back(std::move(piece));
   }
   return groups;
-}
-
-ComputeCapability TestExecutionProvider::MakeFusedClaim(const Graph& graph,
-                                                        std::vector<NodeIndex> nodes) const {
-  auto meta = std::make_unique<MetaDef>();
-  meta->name = MakeString(kProviderName, "_fused_", fused_groups_made_++);
-  meta->domain = "com.prism.test";
-  std::set<NodeIndex> members(nodes.begin(), nodes.end());
-  std::set<std::string> produced;
-  for (NodeIndex index : nodes)
-    for (const NodeArg* arg : graph.GetNode(index).Outputs())
-      if (arg) produced.insert(arg->name);
-  std::set<std::string> listed;
-  for (NodeIndex index : nodes) {
-    for (const NodeArg* arg : graph.GetNode(index).Inputs()) {
-      if (!arg || produced.count(arg->name) || !listed.insert(arg->name).second) continue;
-      meta->inputs.push_back(arg->name);
-      if (graph.IsConstantInitializer(arg->name)) meta->constant_initializers.push_back(arg->name);
-    }
-  }
-  for (NodeIndex index : nodes) {
-    for (const NodeArg* arg : graph.GetNode(index).Outputs()) {
-      if (!arg) continue;
-      bool read_outside = graph.IsOutput(arg);
-      for (NodeIndex consumer : graph.Consumers(arg->name))
-        read_outside = read_outside || !members.count(consumer);
-      if (read_outside) meta->outputs.push_back(arg->name);
-    }
-  }
-  return ComputeCapability{std::move(nodes), std::move(meta)};
 }
 
 std::unique_ptr<OpKernel> TestExecutionProvider::Compile(const MetaDef&, const Graph& body,

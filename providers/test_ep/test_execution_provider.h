@@ -67,7 +67,6 @@ class TestExecutionProvider final : public IExecutionProvider {
  private:
   std::vector<std::vector<NodeIndex>> GroupClaimable(const GraphViewer& graph,
                                                      const std::vector<NodeIndex>& claimable) const;
-  ComputeCapability MakeFusedClaim(const Graph& graph, std::vector<NodeIndex> nodes) const;
 
   ProviderOptions options_;
   bool all_ops_ = false;  // ops '*': every op the CPU EP has
