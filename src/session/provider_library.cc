@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "common/logging.h"
+#include "framework/ep_sdk/sdk_provider.h"
 
 namespace prism {
 namespace {
@@ -49,6 +50,35 @@ std::string CoreLibraryDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// A plugin written against the public EP SDK (include/prism/ep/): it exports
+// PrismGetEpPluginDescriptor instead of the internal interface's descriptor.
+PluginFile OpenSdkPlugin(void* handle, PluginFile file) {
+  auto get_descriptor =
+      reinterpret_cast<PrismGetEpPluginDescriptorFn>(dlsym(handle, "PrismGetEpPluginDescriptor"));
+  const PrismEpPluginDescriptor* descriptor = get_descriptor ? get_descriptor() : nullptr;
+  if (descriptor == nullptr) {
+    file.error =
+        "exports neither PrismGetProviderDescriptor nor PrismGetEpPluginDescriptor (not a Prism "
+        "provider plugin)";
+    return file;
+  }
+  file.name = descriptor->name ? descriptor->name : "";
+  std::string error;
+  std::unique_ptr<IExecutionProviderFactory> factory =
+      ep_sdk::FactoryFromDescriptor(*descriptor, &error);
+  if (!factory) {
+    file.error = error;
+    return file;
+  }
+  if (factory->Name() != file.name) {
+    file.error = MakeString("descriptor names '", file.name, "' but its factory names '",
+                            factory->Name(), "'");
+    return file;
+  }
+  file.factory = std::move(factory);
+  return file;
+}
+
 PluginFile OpenPlugin(const std::string& path) {
   PluginFile file;
   file.path = path;
@@ -61,10 +91,7 @@ PluginFile OpenPlugin(const std::string& path) {
   auto get_descriptor =
       reinterpret_cast<PrismGetProviderDescriptorFn>(dlsym(handle, "PrismGetProviderDescriptor"));
   const PrismProviderDescriptor* descriptor = get_descriptor ? get_descriptor() : nullptr;
-  if (descriptor == nullptr) {
-    file.error = "does not export PrismGetProviderDescriptor (not a Prism provider plugin)";
-    return file;
-  }
+  if (descriptor == nullptr) return OpenSdkPlugin(handle, std::move(file));
   file.name = descriptor->name ? descriptor->name : "";
   if (descriptor->interface_version != kProviderInterfaceVersion) {
     file.error = MakeString("was built for provider interface version ",
