@@ -207,6 +207,77 @@ struct LpPoolImpl {
   }
 };
 
+// 2-D float MaxPool (without indices) and AveragePool, the pooling of CNNs: output row by output
+// row, each valid input row of the window is folded into the whole output row, so that the inner
+// loop runs over output columns with a fixed input stride (vectorizable), and only the columns
+// whose window crosses the left or right border look their taps up one by one. Results equal the
+// general path's, except that AveragePool sums in float, as onnxruntime's MLAS does.
+void Pool2dFloat(const PoolJob& job, bool is_max) {
+  const PoolGeometry& g = *job.geometry;
+  const WindowTaps& taps = *job.taps;
+  const int64_t in_h = g.input[0], in_w = g.input[1];
+  const int64_t out_h = g.output[0], out_w = g.output[1];
+  const int64_t kernel_w = job.attrs->kernel_shape[1];
+  const int64_t stride_w = job.attrs->strides[1];
+  const int64_t dilation_w = job.attrs->dilations[1];
+  const int64_t pad_left = g.pad_begin[1];
+  const bool include_pad = job.attrs->count_include_pad;
+  // Output columns whose every tap lies inside the input: [interior_begin, interior_end).
+  const int64_t interior_begin = std::min(out_w, CeilDiv(pad_left, stride_w));
+  const int64_t last_start = in_w - 1 - (kernel_w - 1) * dilation_w + pad_left;
+  const int64_t interior_end =
+      std::max(interior_begin, last_start < 0 ? 0 : std::min(out_w, last_start / stride_w + 1));
+  const float* x = job.x->Data<float>();
+  float* y = job.y->MutableData<float>();
+  const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
+  const float start = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
+  ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p) {
+      const float* plane = x + p * in_h * in_w;
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        float* out = y + (p * out_h + oh) * out_w;
+        std::fill(out, out + out_w, start);
+        const std::vector<int64_t>& rows = taps.positions[0][oh];
+        for (int64_t row : rows) {
+          const float* in = plane + row * in_w;
+          for (int64_t kw = 0; kw < kernel_w; ++kw) {
+            const float* source = in + kw * dilation_w - pad_left;
+            if (is_max) {
+              // NaN wins: a NaN tap replaces the maximum, and nothing replaces a NaN.
+              for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
+                const float v = source[ow * stride_w];
+                out[ow] = (v > out[ow] || v != v) ? v : out[ow];
+              }
+            } else {
+              for (int64_t ow = interior_begin; ow < interior_end; ++ow)
+                out[ow] += source[ow * stride_w];
+            }
+          }
+          auto border = [&](int64_t ow) {
+            for (int64_t col : taps.positions[1][ow]) {
+              const float v = in[col];
+              out[ow] = is_max ? ((v > out[ow] || v != v) ? v : out[ow]) : out[ow] + v;
+            }
+          };
+          for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
+          for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
+        }
+        if (is_max) continue;
+        const auto row_count = static_cast<int64_t>(rows.size());
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t count =
+              include_pad ? taps.padded_counts[0][oh] * taps.padded_counts[1][ow]
+                          : row_count * static_cast<int64_t>(taps.positions[1][ow].size());
+          // A window without any counted cell has no average: 0 / 0 gives NaN.
+          out[ow] = count == 0 ? std::numeric_limits<float>::quiet_NaN()
+                               : out[ow] / static_cast<float>(count);
+        }
+      }
+    }
+  });
+}
+
 using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
 using AveragePoolTypes = TypeList<float, double, Float16, BFloat16>;
 
@@ -233,7 +304,10 @@ class Pool final : public OpKernel {
       indices = &context.Output(1, TensorShape(out_dims), ElementType::kInt64);
     const WindowTaps taps = BuildTaps(attrs_, geometry);
     const PoolJob job{&x, &y, indices, &attrs_, &geometry, &taps, context.IntraOpThreadPool()};
-    if (kind_ == PoolKind::kMax) {
+    if (x.Type() == ElementType::kFloat && geometry.output.size() == 2 && indices == nullptr &&
+        kind_ != PoolKind::kLp) {
+      Pool2dFloat(job, kind_ == PoolKind::kMax);
+    } else if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
     } else if (kind_ == PoolKind::kLp) {
       DispatchByType<LpPoolImpl, AveragePoolTypes>(x.Type(), GetNode().OpType(), job, p_);
