@@ -84,6 +84,14 @@ struct IsaKernels {
   // dst[i] = 0.5 x (1 + erf(x / sqrt(2))), the tail x < -sqrt(2) through erfc (relative error
   // below 5e-7 there too). dst may be src.
   void (*gelu_erf_f32)(const float* src, float* dst, int64_t count);
+  // One output row of a 2-D pooling window, whose every tap lies inside the input:
+  // out[i] = max (NaN wins) or sum over r < row_count, t < taps of
+  // rows[r][i * stride + t * dilation], for i < count. out is written, not read; rows are read
+  // only at the positions named.
+  void (*pool_max_row_f32)(float* out, int64_t count, const float* const* rows, int64_t row_count,
+                           int64_t taps, int64_t dilation, int64_t stride);
+  void (*pool_sum_row_f32)(float* out, int64_t count, const float* const* rows, int64_t row_count,
+                           int64_t taps, int64_t dilation, int64_t stride);
 };
 
 // The table of a level; a level this build lacks gives the baseline table.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/nn/pool_attributes.h"
@@ -207,11 +208,11 @@ struct LpPoolImpl {
   }
 };
 
-// 2-D float MaxPool (without indices) and AveragePool, the pooling of CNNs: output row by output
-// row, each valid input row of the window is folded into the whole output row, so that the inner
-// loop runs over output columns with a fixed input stride (vectorizable), and only the columns
-// whose window crosses the left or right border look their taps up one by one. Results equal the
-// general path's, except that AveragePool sums in float, as onnxruntime's MLAS does.
+// 2-D float MaxPool (without indices) and AveragePool, the pooling of CNNs. The output columns
+// whose window lies inside the input row go to the ISA kernel a row at a time (each output
+// computed in registers from the window's valid rows); the columns whose window crosses the left
+// or right border look their taps up one by one. Results equal the general path's, except that
+// AveragePool sums in float, as onnxruntime's MLAS does.
 void Pool2dFloat(const PoolJob& job, bool is_max) {
   const PoolGeometry& g = *job.geometry;
   const WindowTaps& taps = *job.taps;
@@ -227,44 +228,39 @@ void Pool2dFloat(const PoolJob& job, bool is_max) {
   const int64_t last_start = in_w - 1 - (kernel_w - 1) * dilation_w + pad_left;
   const int64_t interior_end =
       std::max(interior_begin, last_start < 0 ? 0 : std::min(out_w, last_start / stride_w + 1));
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  const auto pool_row = is_max ? kernels.pool_max_row_f32 : kernels.pool_sum_row_f32;
   const float* x = job.x->Data<float>();
   float* y = job.y->MutableData<float>();
   const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
-  const float start = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
   const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
   ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    std::vector<const float*> row_starts;
     for (int64_t p = first; p < last; ++p) {
       const float* plane = x + p * in_h * in_w;
       for (int64_t oh = 0; oh < out_h; ++oh) {
         float* out = y + (p * out_h + oh) * out_w;
-        std::fill(out, out + out_w, start);
         const std::vector<int64_t>& rows = taps.positions[0][oh];
-        for (int64_t row : rows) {
-          const float* in = plane + row * in_w;
-          for (int64_t kw = 0; kw < kernel_w; ++kw) {
-            const float* source = in + kw * dilation_w - pad_left;
-            if (is_max) {
-              // NaN wins: a NaN tap replaces the maximum, and nothing replaces a NaN.
-              for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
-                const float v = source[ow * stride_w];
-                out[ow] = (v > out[ow] || v != v) ? v : out[ow];
-              }
-            } else {
-              for (int64_t ow = interior_begin; ow < interior_end; ++ow)
-                out[ow] += source[ow * stride_w];
-            }
-          }
-          auto border = [&](int64_t ow) {
-            for (int64_t col : taps.positions[1][ow]) {
-              const float v = in[col];
-              out[ow] = is_max ? ((v > out[ow] || v != v) ? v : out[ow]) : out[ow] + v;
-            }
-          };
-          for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
-          for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
-        }
-        if (is_max) continue;
         const auto row_count = static_cast<int64_t>(rows.size());
+        row_starts.clear();
+        for (int64_t row : rows)
+          row_starts.push_back(plane + row * in_w + interior_begin * stride_w - pad_left);
+        if (interior_end > interior_begin)
+          pool_row(out + interior_begin, interior_end - interior_begin, row_starts.data(),
+                   row_count, kernel_w, dilation_w, stride_w);
+        auto border = [&](int64_t ow) {
+          float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+          for (int64_t row : rows)
+            for (int64_t col : taps.positions[1][ow]) {
+              const float v = plane[row * in_w + col];
+              // NaN wins: a NaN tap replaces the maximum, and nothing replaces a NaN.
+              acc = is_max ? ((v > acc || v != v) ? v : acc) : acc + v;
+            }
+          out[ow] = acc;
+        };
+        for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
+        for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
+        if (is_max) continue;
         for (int64_t ow = 0; ow < out_w; ++ow) {
           const int64_t count =
               include_pad ? taps.padded_counts[0][oh] * taps.padded_counts[1][ow]

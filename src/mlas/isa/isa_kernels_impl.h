@@ -15,6 +15,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -796,6 +797,133 @@ void GeluErfF32(const float* src, float* dst, int64_t count) {
   MapFloat8(src, dst, count, [](Float8 x) { return GeluErf8(x); });
 }
 
+// ---- pooling ----
+
+// The pooling accumulators of kVectors groups of eight outputs. A maximum ignores NaN taps while
+// it runs (v > acc is false for them) and remembers them in a mask that makes the output NaN at
+// the end, as ONNX MaxPool propagates NaN: the running maximum's dependency chain is then one
+// compare-and-select per tap, and several groups of outputs in flight hide its latency.
+template <bool kMax, int kVectors>
+struct PoolAccumulators {
+  Float8 acc[kVectors];
+  Int8 nan[kVectors];
+  PoolAccumulators() {
+    for (int v = 0; v < kVectors; ++v) {
+      acc[v] = Splat8(kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+      nan[v] = SplatInt8(0);
+    }
+  }
+  void Add(int v, Float8 value) {
+    if constexpr (kMax) {
+      acc[v] = value > acc[v] ? value : acc[v];
+      nan[v] |= value != value;
+    } else {
+      acc[v] += value;
+    }
+  }
+  Float8 Result(int v) const {
+    if constexpr (kMax)
+      return nan[v] ? Splat8(std::numeric_limits<float>::quiet_NaN()) : acc[v];
+    else
+      return acc[v];
+  }
+};
+
+// Eight values p[lane * kStride], stride 1 or 2. For stride 2 the sixteen values from p are read
+// and the even ones kept.
+template <int kStride>
+inline Float8 LoadStrided8(const float* p) {
+  if constexpr (kStride == 1) {
+    return LoadFloat8(p);
+  } else {
+    const Int8 even = {0, 2, 4, 6, 8, 10, 12, 14};
+    return __builtin_shuffle(LoadFloat8(p), LoadFloat8(p + 8), even);
+  }
+}
+
+// out[i .. i + 8 kVectors) from the window's rows and taps, in registers.
+template <bool kMax, int kStride, int kVectors>
+inline void PoolBlock(float* out, int64_t i, const float* const* rows, int64_t row_count,
+                      int64_t taps, int64_t dilation) {
+  PoolAccumulators<kMax, kVectors> block;
+  for (int64_t r = 0; r < row_count; ++r) {
+    const float* row = rows[r] + i * kStride;
+    for (int64_t t = 0; t < taps; ++t) {
+      const float* source = row + t * dilation;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v)
+        block.Add(v, LoadStrided8<kStride>(source + 8 * v * kStride));
+    }
+  }
+  for (int v = 0; v < kVectors; ++v) StoreFloat8(out + i + 8 * v, block.Result(v));
+}
+
+// The outputs that whole groups of eight cover; returns how many that is.
+template <bool kMax, int kStride>
+int64_t PoolRowVector(float* out, int64_t count, const float* const* rows, int64_t row_count,
+                      int64_t taps, int64_t dilation) {
+  // Stride 2 reads one value past the last one used: stop while that is still inside the row.
+  const int64_t limit = kStride == 1 ? count : count - 1;
+  int64_t i = 0;
+  for (; i + 32 <= limit; i += 32)
+    PoolBlock<kMax, kStride, 4>(out, i, rows, row_count, taps, dilation);
+  for (; i + 8 <= limit; i += 8)
+    PoolBlock<kMax, kStride, 1>(out, i, rows, row_count, taps, dilation);
+  return i;
+}
+
+template <bool kMax>
+void PoolRowF32(float* out, int64_t count, const float* const* rows, int64_t row_count,
+                int64_t taps, int64_t dilation, int64_t stride) {
+  int64_t i = 0;
+  // Strides 1 and 2: groups of eight, then one more group ending at the last output (stride 2:
+  // at the one before it, so as not to read past the row) that recomputes a few outputs.
+  if (stride == 1) {
+    i = PoolRowVector<kMax, 1>(out, count, rows, row_count, taps, dilation);
+    if (i < count && count >= 8) {
+      PoolBlock<kMax, 1, 1>(out, count - 8, rows, row_count, taps, dilation);
+      i = count;
+    }
+  } else if (stride == 2) {
+    i = PoolRowVector<kMax, 2>(out, count, rows, row_count, taps, dilation);
+    if (i < count - 1 && count >= 9) {
+      PoolBlock<kMax, 2, 1>(out, count - 9, rows, row_count, taps, dilation);
+      i = count - 1;
+    }
+  }
+  if (stride <= 2) {
+    for (; i < count; ++i) {
+      float acc = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+      bool nan = false;
+      for (int64_t r = 0; r < row_count; ++r)
+        for (int64_t t = 0; t < taps; ++t) {
+          const float v = rows[r][i * stride + t * dilation];
+          acc = kMax ? (v > acc ? v : acc) : acc + v;
+          nan = nan || v != v;
+        }
+      out[i] = kMax && nan ? std::numeric_limits<float>::quiet_NaN() : acc;
+    }
+    return;
+  }
+  // Other strides eight at a time, from values gathered one by one (nothing read outside the
+  // positions named).
+  for (; i < count; i += 8) {
+    const int64_t lanes = std::min<int64_t>(8, count - i);
+    PoolAccumulators<kMax, 1> block;
+    alignas(32) float values[8] = {};
+    for (int64_t r = 0; r < row_count; ++r) {
+      for (int64_t t = 0; t < taps; ++t) {
+        const float* source = rows[r] + i * stride + t * dilation;
+        for (int64_t lane = 0; lane < lanes; ++lane) values[lane] = source[lane * stride];
+        block.Add(0, LoadFloat8(values));
+      }
+    }
+    alignas(32) float result[8];
+    StoreFloat8(result, block.Result(0));
+    std::memcpy(out + i, result, sizeof(float) * static_cast<size_t>(lanes));
+  }
+}
+
 #if defined(__AVX512F__)
 #include "mlas/isa/sgemm_avx512.h"
 #endif
@@ -832,7 +960,9 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .normalize_f32 = &NormalizeF32,
                              .clamp_f32 = &ClampF32,
                              .erf_f32 = &ErfF32,
-                             .gelu_erf_f32 = &GeluErfF32};
+                             .gelu_erf_f32 = &GeluErfF32,
+                             .pool_max_row_f32 = &PoolRowF32<true>,
+                             .pool_sum_row_f32 = &PoolRowF32<false>};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 
