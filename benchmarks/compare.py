@@ -19,6 +19,18 @@ runs add are measured too, in fresh processes through both Python packages alike
 
 Writes <work-dir>/results.json, and with --markdown / --chart a table (with the geometric mean of
 the median ratios per thread count) and a bar chart of the prism/onnxruntime median ratios.
+
+--prism-eps times Prism with several execution-provider variants in the same alternating run:
+each round runs prism_perf once per variant (`-e EPS`; a variant lists prism_perf's -e names
+joined by "+", the CPU EP always last: `cpu`, `dnnl` = oneDNN then CPU) and then onnxruntime, and
+each model / thread count gets one row with every variant's median, onnxruntime's and the ratios
+(each variant / onnxruntime, and each later variant / the first):
+
+    .venv/bin/python benchmarks/compare.py --build-dir build-perf --prism-eps cpu,dnnl \
+        --models squeezenet1_1 --rounds 5 --runs 20
+
+Without --prism-eps the output is the single-variant table above (prism_perf with its default
+providers).
 """
 import argparse
 import datetime
@@ -208,56 +220,144 @@ def compare_model(name, args, models_dir, work_dir, threads):
     for _ in range(args.warmup):
         session.run(None, feeds)
 
-    summary_path = os.path.join(work_dir, name, "prism_summary.json")
-    prism_command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
-                     "-w", str(args.warmup), "-x", str(threads), "--json", summary_path]
-    prism_samples, ort_samples, rounds = [], [], []
+    # One prism_perf command per EP variant (one with prism_perf's default providers when
+    # --prism-eps is not given).
+    variants = args.prism_ep_variants or [None]
+    commands = []
+    for k, variant in enumerate(variants):
+        summary_path = os.path.join(work_dir, name, "prism_summary%s.json" % ("" if k == 0 else k))
+        command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
+                   "-w", str(args.warmup), "-x", str(threads), "--json", summary_path]
+        if variant is not None:
+            command += ["-e", ",".join(variant)]
+        commands.append((command, summary_path))
+    prism_samples = [[] for _ in variants]
+    prism_rounds = [[] for _ in variants]
+    last_stdout = [None for _ in variants]
+    ort_samples, ort_rounds = [], []
     load = CpuLoad()
     load.start()
     for r in range(args.rounds):
-        result = subprocess.run(prism_command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError("%s failed:\n%s%s" % (shlex.join(prism_command), result.stdout,
-                                                     result.stderr))
-        with open(summary_path) as f:
-            prism_round = json.load(f)["samples_ms"]
+        for k, (command, summary_path) in enumerate(commands):
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError("%s failed:\n%s%s" % (shlex.join(command), result.stdout,
+                                                         result.stderr))
+            with open(summary_path) as f:
+                prism_round = json.load(f)["samples_ms"]
+            prism_samples[k] += prism_round
+            prism_rounds[k].append(float(np.median(prism_round)))
+            last_stdout[k] = result.stdout
         ort_round = []
         for _ in range(args.runs):
             start = time.perf_counter()
             session.run(None, feeds)
             ort_round.append(1000.0 * (time.perf_counter() - start))
-        prism_samples += prism_round
         ort_samples += ort_round
-        rounds.append({"prism_median_ms": float(np.median(prism_round)),
-                       "ort_median_ms": float(np.median(ort_round))})
-        print("  %s (%d thread%s) round %d/%d: prism %.3f ms, onnxruntime %.3f ms" % (
-            name, threads, "" if threads == 1 else "s", r + 1, args.rounds, rounds[-1]["prism_median_ms"], rounds[-1]["ort_median_ms"]),
-            flush=True)
+        ort_rounds.append(float(np.median(ort_round)))
+        prism_text = ", ".join("prism%s %.3f ms" % ("" if v is None else "(%s)" % variant_label(v),
+                                                    prism_rounds[k][-1])
+                               for k, v in enumerate(variants))
+        print("  %s (%d thread%s) round %d/%d: %s, onnxruntime %.3f ms" % (
+            name, threads, "" if threads == 1 else "s", r + 1, args.rounds, prism_text,
+            ort_rounds[-1]), flush=True)
     cpu = load.stop()
-    prism, ours = stats(prism_samples), stats(ort_samples)
-    return {
+    ours = stats(ort_samples)
+    per_variant = []
+    for k, variant in enumerate(variants):
+        prism = stats(prism_samples[k])
+        per_variant.append({
+            "eps": None if variant is None else list(variant),
+            "label": "prism" if variant is None else "prism(%s)" % variant_label(variant),
+            "prism_ms": prism,
+            "ratio_median": prism["median"] / ours["median"],
+            "ratio_p90": prism["p90"] / ours["p90"],
+            "ratio_min": prism["min"] / ours["min"],
+            "round_ratios": [p / o for p, o in zip(prism_rounds[k], ort_rounds)],
+            "outputs_agree": first_values_match(last_stdout[k], ort_outputs),
+            "prism_command": shlex.join(commands[k][0]),
+        })
+    first = per_variant[0]
+    row = {
         "model": name,
         "threads": threads,
         "footprint": footprint(name, model_path, input_dir, threads, args) if args.footprint
         else None,
         "nodes": len(onnx.load(model_path, load_external_data=False).graph.node),
-        "prism_ms": prism,
+        # The first variant's numbers (the only one without --prism-eps).
+        "prism_ms": first["prism_ms"],
         "ort_ms": ours,
-        "ratio_median": prism["median"] / ours["median"],
-        "ratio_p90": prism["p90"] / ours["p90"],
-        "ratio_min": prism["min"] / ours["min"],
-        "round_ratios": [r["prism_median_ms"] / r["ort_median_ms"] for r in rounds],
-        "outputs_agree": first_values_match(result.stdout, ort_outputs),
+        "ratio_median": first["ratio_median"],
+        "ratio_p90": first["ratio_p90"],
+        "ratio_min": first["ratio_min"],
+        "round_ratios": first["round_ratios"],
+        "outputs_agree": first["outputs_agree"],
         "cpu": cpu,
-        "prism_command": shlex.join(prism_command),
+        "prism_command": first["prism_command"],
     }
+    if args.prism_ep_variants:
+        for v in per_variant[1:]:
+            v["ratio_to_first"] = v["prism_ms"]["median"] / first["prism_ms"]["median"]
+        row["variants"] = per_variant
+    return row
+
+
+def variant_label(variant):
+    """prism_perf -e names as the table shows them: cpu, dnnl+cpu (the CPU EP is always last)."""
+    names = [n for n in variant if n != "cpu"] + ["cpu"]
+    return "+".join(names)
+
+
+def parse_prism_eps(text):
+    """--prism-eps "cpu,dnnl,dnnl+test": one list of prism_perf -e names per variant."""
+    variants = []
+    for item in text.split(","):
+        names = [n.strip() for n in item.split("+") if n.strip()]
+        if not names:
+            raise ValueError("empty variant in %r" % text)
+        variants.append(names)
+    return variants
 
 
 def geometric_mean(values):
     return float(np.exp(np.mean(np.log(values)))) if values else float("nan")
 
 
+def variants_table(results):
+    """One row per model and thread count with every EP variant's median (--prism-eps)."""
+    labels = [v["label"] for v in results[0]["variants"]]
+    first = labels[0]
+    header = "| model | threads | nodes |" + "".join(" %s median ms |" % l for l in labels)
+    header += " ORT median ms |" + "".join(" %s / ORT |" % l for l in labels)
+    header += "".join(" %s / %s |" % (l, first) for l in labels[1:])
+    header += " foreign load (cores) | outputs agree |"
+    rule = "|---|---:|---:|" + "---:|" * (2 * len(labels) + 1 + len(labels) - 1) + "---:|---|"
+    lines = [header, rule]
+    for r in results:
+        vs = r["variants"]
+        line = "| %s | %d | %d |" % (r["model"], r.get("threads", 1), r["nodes"])
+        line += "".join(" %.3f |" % v["prism_ms"]["median"] for v in vs)
+        line += " %.3f |" % r["ort_ms"]["median"]
+        line += "".join(" **%.2fx** |" % v["ratio_median"] for v in vs)
+        line += "".join(" %.2fx |" % v["ratio_to_first"] for v in vs[1:])
+        agree = ", ".join({True: "yes", False: "NO", None: "?"}[v["outputs_agree"]] for v in vs)
+        line += " %.2f | %s |" % (r["cpu"]["foreign_cores"], agree)
+        lines.append(line)
+    lines.append("")
+    for threads in sorted({r.get("threads", 1) for r in results}):
+        rows = [r for r in results if r.get("threads", 1) == threads]
+        for k, label in enumerate(labels):
+            ratios = [r["variants"][k]["ratio_median"] for r in rows]
+            lines.append("Geometric mean of the %s / ORT median ratios at %d thread%s: **%.2fx** "
+                         "over %d models; the largest %.2fx." % (
+                             label, threads, "" if threads == 1 else "s", geometric_mean(ratios),
+                             len(ratios), max(ratios)))
+    return "\n".join(lines)
+
+
 def table(results):
+    if results and results[0].get("variants"):
+        return variants_table(results)
     footprints = any(r.get("footprint") for r in results)
     header = ("| model | threads | nodes | prism median ms | prism p90 | prism min | ORT median ms | "
               "ORT p90 | ORT min | ratio (median) | ratio p90 | ratio min |")
@@ -367,12 +467,15 @@ def markdown(results, args, command, started, load_before):
         "",
     ]
     for r in results:
-        lines.append("- %s, %d thread%s: %s" % (r["model"], r.get("threads", 1),
-                                                 "" if r.get("threads", 1) == 1 else "s",
-                                                 ", ".join("%.2f" % x for x in r["round_ratios"])))
+        for v in r.get("variants") or [{"label": None, "round_ratios": r["round_ratios"]}]:
+            lines.append("- %s, %d thread%s%s: %s" % (
+                r["model"], r.get("threads", 1), "" if r.get("threads", 1) == 1 else "s",
+                "" if v["label"] is None else ", %s / ORT" % v["label"],
+                ", ".join("%.2f" % x for x in v["round_ratios"])))
     lines += ["", "prism_perf commands of the last round:", ""]
     for r in results:
-        lines.append("    " + r["prism_command"])
+        for v in r.get("variants") or [{"prism_command": r["prism_command"]}]:
+            lines.append("    " + v["prism_command"])
     return "\n".join(lines) + "\n"
 
 
@@ -399,6 +502,13 @@ def main():
                         help="fresh processes per runtime for --footprint (median)")
     parser.add_argument("--ort-opt", choices=sorted(ORT_LEVELS), default="all",
                         help="onnxruntime graph optimization level (default: all, its default)")
+    parser.add_argument("--prism-eps",
+                        help="comma-separated execution-provider variants of Prism to time in the "
+                             "same alternating run, each a '+'-joined list of prism_perf -e names "
+                             "(the CPU EP is always last), e.g. cpu,dnnl: one row per model and "
+                             "thread count with prism(cpu), prism(dnnl+cpu) and onnxruntime "
+                             "medians and the ratios (default: one variant, prism_perf's default "
+                             "providers, and the usual table)")
     parser.add_argument("--work-dir", help="inputs and results (default: <build-dir>/compare)")
     parser.add_argument("--markdown", help="append the results table to this Markdown file")
     parser.add_argument("--chart", help="write a PNG bar chart of the ratios here")
@@ -412,6 +522,12 @@ def main():
         parser.error("--threads takes comma-separated integers, got %r" % args.threads)
     if not args.thread_counts or min(args.thread_counts) < 1:
         parser.error("--threads needs counts of at least 1, got %r" % args.threads)
+    args.prism_ep_variants = None
+    if args.prism_eps is not None:
+        try:
+            args.prism_ep_variants = parse_prism_eps(args.prism_eps)
+        except ValueError as e:
+            parser.error("--prism-eps: %s" % e)
     args.prism_perf = args.prism_perf or os.path.join(args.build_dir, "prism_perf")
     if not os.path.exists(args.prism_perf):
         parser.error("prism_perf not found at %s (build it, or give --build-dir)" % args.prism_perf)

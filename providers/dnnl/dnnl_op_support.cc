@@ -9,12 +9,14 @@ const std::vector<std::string>& ClaimedOpTypes() {
   static const std::vector<std::string> ops = [] {
     std::vector<std::string> list = {
         "Abs",         "Add",           "AveragePool",        "BatchNormalization",
-        "Clip",        "Concat",        "Conv",               "Div",
-        "Elu",         "Exp",           "Flatten",            "Gelu",
-        "Gemm",        "GlobalAveragePool", "GlobalMaxPool",  "LayerNormalization",
-        "LeakyRelu",   "MatMul",
-        "MaxPool",     "Mul",           "Neg",                "Relu",
-        "Reshape",     "Sigmoid",       "Softmax",
+        "Clip",        "Concat",        "Conv",               "ConvTranspose",
+        "Div",         "Elu",           "Exp",                "Flatten",
+        "Gelu",        "Gemm",          "GlobalAveragePool",  "GlobalMaxPool",
+        "LayerNormalization",           "LeakyRelu",          "LRN",
+        "MatMul",      "MaxPool",       "Mul",                "Neg",
+        "ReduceL1",    "ReduceL2",      "ReduceMax",          "ReduceMean",
+        "ReduceMin",   "ReduceProd",    "ReduceSum",          "ReduceSumSquare",
+        "Relu",        "Reshape",       "Sigmoid",            "Softmax",
         "Sqrt",        "Squeeze",       "Sub",                "Sum",
         "Tanh",        "Transpose",     "Unsqueeze"};
     std::sort(list.begin(), list.end());
@@ -100,6 +102,68 @@ std::string WindowAttributes(const Node& node, int64_t spatial, bool kernel_requ
     return MakeString("pads ", Join(pads), " does not match ", spatial, " spatial dims");
   for (int64_t p : pads)
     if (p < 0) return MakeString("pads ", Join(pads), " has a negative entry (oneDNN pads >= 0)");
+  return "";
+}
+
+// ConvTranspose: the window attributes, output_padding and output_shape, and pads oneDNN can
+// take. oneDNN's deconvolution derives its output size from the pads, (in - 1) * stride +
+// window - pad_l - pad_r, with pad_l >= 0 and pad_r > -stride; ONNX's output_padding (cells added
+// at the end) becomes a smaller right pad, and output_shape / SAME_* give the pads of the spec's
+// equations (DeconvPads, shared with the subgraph compiler).
+std::string ConvTransposeAttributes(const Node& node) {
+  const NodeArg* x = node.Inputs()[0];
+  if (std::string why = NeedRank(x, "X", 3, 5); !why.empty()) return why;
+  const int64_t rank = RankOf(x), spatial = rank - 2;
+  if (!node.HasInput(1)) return "no weights W";
+  if (RankOf(node.Inputs()[1]) != rank)
+    return MakeString("W has rank ", RankOf(node.Inputs()[1]), ", X has rank ", rank);
+  if (node.HasInput(2) && RankOf(node.Inputs()[2]) != 1) return "bias B is not 1-D";
+  if (AttrInt(node, "group", 1) < 1) return "group < 1";
+  if (std::string why = WindowAttributes(node, spatial, false); !why.empty()) return why;
+  const std::vector<int64_t> output_padding = AttrInts(node, "output_padding");
+  if (!output_padding.empty() && static_cast<int64_t>(output_padding.size()) != spatial)
+    return MakeString("output_padding ", Join(output_padding), " does not match ", spatial,
+                      " spatial dims");
+  for (int64_t p : output_padding)
+    if (p < 0) return MakeString("output_padding ", Join(output_padding), " has a negative entry");
+  std::vector<int64_t> output_shape = AttrInts(node, "output_shape");
+  if (static_cast<int64_t>(output_shape.size()) == rank)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty() && static_cast<int64_t>(output_shape.size()) != spatial)
+    return MakeString("output_shape ", Join(AttrInts(node, "output_shape")), " does not match ",
+                      spatial, " spatial dims");
+  const std::string auto_pad = AttrString(node, "auto_pad", "NOTSET");
+  // The pads follow from the input's spatial size only with output_shape; then it must be known.
+  std::vector<int64_t> in(spatial, 1);
+  if (!output_shape.empty()) {
+    for (int64_t i = 0; i < spatial; ++i) {
+      const Dim& d = x->shape->dims[2 + i];
+      if (!d.IsKnown())
+        return MakeString("output_shape with a dynamic spatial dim of X (axis ", 2 + i,
+                          "): the pads it implies are checked when the EP claims the node");
+      in[i] = d.value;
+    }
+  }
+  const std::vector<int64_t> kernel = AttrInts(node, "kernel_shape");
+  if (kernel.empty()) {
+    const NodeArg* w = node.Inputs()[1];
+    for (int64_t i = 0; i < spatial; ++i)
+      if (!w->shape->dims[2 + i].IsKnown())
+        return "W has a dynamic spatial dim and there is no kernel_shape";
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    const int64_t k = kernel.empty() ? node.Inputs()[1]->shape->dims[2 + i].value : kernel[i];
+    const DeconvAxis axis = DeconvPads(node, static_cast<size_t>(i), in[i], k);
+    if (axis.pad_l < 0)
+      return MakeString(!output_shape.empty() ? "output_shape " : "auto_pad ",
+                        !output_shape.empty() ? Join(AttrInts(node, "output_shape")) : auto_pad,
+                        " gives a negative begin pad ", axis.pad_l, " on spatial axis ", i,
+                        " (oneDNN pads >= 0)");
+    if (axis.pad_r + axis.stride <= 0)
+      return MakeString("output_padding/output_shape leave an end pad of ", axis.pad_r,
+                        " on spatial axis ", i, ", beyond oneDNN's limit of -stride + 1 (",
+                        1 - axis.stride, ")");
+  }
   return "";
 }
 
@@ -268,6 +332,35 @@ std::string CheckNode(const Node& node, const Graph& graph) {
       return MakeString("axis ", axis, " is out of range for rank ", rank);
     return "";
   }
+  if (op == "ConvTranspose") return ConvTransposeAttributes(node);
+  if (op == "LRN") {
+    if (std::string why = NeedRank(input(0), "X", 2, int64_t(kMaxRank)); !why.empty()) return why;
+    if (Find(node, "size") == nullptr) return "size is missing";
+    const int64_t size = AttrInt(node, "size", 0);
+    if (size < 1) return MakeString("size ", size, " is not positive");
+    // oneDNN's window is c - (size-1)/2 .. c + (size-1)/2; ONNX's reaches one channel further
+    // up when size is even (c - floor((size-1)/2) .. c + ceil((size-1)/2)).
+    if (size % 2 == 0)
+      return MakeString("size ", size,
+                        " is even: oneDNN's window is symmetric (size - 1 channels), ONNX's "
+                        "reaches one channel further up");
+    return "";
+  }
+  if (IsReduceOp(op)) {
+    if (RankOf(input(0)) < 1) return "input has rank 0";
+    if (ReduceAxesFromInput(node)) {
+      if (node.HasInput(1)) {
+        if (in[1]->type.elem != ElementType::kInt64) return "axes is not int64";
+        return HostReadable(node, 1, graph, "axes");
+      }
+      return "";
+    }
+    const int64_t rank = RankOf(input(0));
+    for (int64_t axis : AttrInts(node, "axes"))
+      if (axis < -rank || axis >= rank)
+        return MakeString("axis ", axis, " is out of range for rank ", rank);
+    return "";
+  }
   return MakeString("op ", op, " is not supported by the oneDNN EP");
 }
 
@@ -308,14 +401,73 @@ bool IsHostReadInput(const Node& node, size_t input) {
   if (op == "Reshape") return input == 1;
   if (op == "Clip") return input >= 1;
   if (op == "Squeeze" || op == "Unsqueeze") return input == 1;
+  if (IsReduceOp(op)) return input == 1;
   return false;
+}
+
+namespace {
+int64_t RankOfNode(const Node& node) { return RankOf(node.Inputs()[0]); }
+}  // namespace
+
+bool IsReduceOp(const std::string& op) {
+  static const std::set<std::string> ops = {"ReduceSum", "ReduceMean",  "ReduceMax",
+                                            "ReduceMin", "ReduceProd",  "ReduceL1",
+                                            "ReduceL2",  "ReduceSumSquare"};
+  return ops.count(op) > 0;
+}
+
+bool ReduceAxesFromInput(const Node& node) {
+  return node.OpsetVersion() >= (node.OpType() == "ReduceSum" ? 13 : 18);
+}
+
+DeconvAxis DeconvPads(const Node& node, size_t i, int64_t in, int64_t kernel) {
+  const size_t spatial = static_cast<size_t>(RankOfNode(node) - 2);
+  DeconvAxis a;
+  a.stride = AttrInts(node, "strides", std::vector<int64_t>(spatial, 1))[i];
+  a.dilation = AttrInts(node, "dilations", std::vector<int64_t>(spatial, 1))[i];
+  a.window = (kernel - 1) * a.dilation + 1;
+  const std::vector<int64_t> pads = AttrInts(node, "pads", std::vector<int64_t>(2 * spatial, 0));
+  const int64_t output_padding =
+      AttrInts(node, "output_padding", std::vector<int64_t>(spatial, 0))[i];
+  const std::string auto_pad = AttrString(node, "auto_pad", "NOTSET");
+  std::vector<int64_t> wanted = AttrInts(node, "output_shape");
+  if (wanted.size() == spatial + 2) wanted.erase(wanted.begin(), wanted.begin() + 2);
+  // As the CPU EP (providers/cpu/nn/conv_transpose.cc): the full result, then the pads.
+  const int64_t full = a.stride * (in - 1) + output_padding + a.window;
+  int64_t want = -1;
+  if (!wanted.empty()) want = wanted[i];
+  else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") want = in * a.stride;
+  if (want >= 0) {
+    // The spec's equations (SAME_UPPER puts the smaller half first) with floor division.
+    const int64_t total = full - want;
+    const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+    a.pad_l = auto_pad == "SAME_UPPER" ? half : total - half;
+    a.out = want;
+  } else if (auto_pad == "VALID") {
+    a.pad_l = 0;
+    a.out = full;
+  } else {
+    a.pad_l = pads[i];
+    a.out = full - pads[i] - pads[spatial + i];
+  }
+  // oneDNN: out = (in - 1) * stride + window - pad_l - pad_r.
+  a.pad_r = (in - 1) * a.stride + a.window - a.pad_l - a.out;
+  return a;
 }
 
 std::string WhyNotSupported(const Node& node, const Graph& graph) {
   if (!node.Domain().empty())
     return MakeString("domain '", node.Domain(), "' is not supported (only ai.onnx ops)");
-  if (!IsClaimedOpType(node.OpType()))
-    return MakeString("op ", node.OpType(), " is not supported by the oneDNN EP");
+  if (!IsClaimedOpType(node.OpType())) {
+    const std::string& op = node.OpType();
+    // Reduce ops no oneDNN 2.6 reduction algorithm computes (it has max, min, sum, mul, mean and
+    // the Lp norms); they would need a log after it, which the EP does not run (see Log).
+    if (op == "ReduceLogSum" || op == "ReduceLogSumExp")
+      return MakeString("op ", op,
+                        " is not supported by the oneDNN EP: oneDNN 2.6's reduction has no "
+                        "log-sum algorithm, and its vectorized log is off by 1.4e-6 at log(1)");
+    return MakeString("op ", op, " is not supported by the oneDNN EP");
+  }
   if (!node.Subgraphs().empty()) return "nodes with subgraphs are not supported";
   return CheckNode(node, graph);
 }

@@ -540,6 +540,9 @@ class PlanBuilder {
       return BuildReshape(n);
     if (op == "Concat") return BuildConcat(n);
     if (op == "LayerNormalization") return BuildLayerNorm(n);
+    if (op == "ConvTranspose") return BuildConvTranspose(n);
+    if (op == "LRN") return BuildLrn(n);
+    if (IsReduceOp(op)) return BuildReduce(n);
     PRISM_THROW(kEpFail, "oneDNN subgraph '", ir_.name, "': no builder for ", node.Describe());
   }
 
@@ -965,6 +968,248 @@ class PlanBuilder {
     ApplySeparately(rest, dst, out);
     MarkDone(absorbed);
     Define(final_value, out, dst);
+  }
+
+  // ConvTranspose as oneDNN's deconvolution: ONNX's W [C, M / group, k...] is viewed (strides,
+  // no copy) as oneDNN's [group, M / group, C / group, k...] (or [M, C, k...]); the pads come from
+  // DeconvPads; post-ops fuse as after a Conv.
+  void BuildConvTranspose(int n) {
+    const IrNode& ir_node = ir_.nodes[n];
+    const Node& node = *ir_node.node;
+    const int x = ir_node.inputs[0], w = ir_node.inputs[1];
+    const int b = ir_node.inputs.size() > 2 ? ir_node.inputs[2] : -1;
+    const Dims xd = DimsOf(x), wd = DimsOf(w);
+    const size_t rank = xd.size(), spatial = rank - 2;
+    const int64_t group = AttrInt(node, "group", 1);
+    PRISM_ENFORCE(wd.size() == rank, kInvalidArgument, node.Describe(), ": W ", Text(wd),
+                  " and X ", Text(xd), " differ in rank");
+    PRISM_ENFORCE(xd[1] == wd[0] && wd[0] % group == 0, kInvalidArgument, node.Describe(),
+                  ": X ", Text(xd), " and W ", Text(wd), " do not fit group ", group);
+    const int64_t in_g = wd[0] / group, out_g = wd[1], out_channels = out_g * group;
+    if (b >= 0)
+      PRISM_ENFORCE(DimsOf(b) == Dims{out_channels}, kInvalidArgument, node.Describe(), ": B ",
+                    Text(DimsOf(b)), " is not [", out_channels, "]");
+    const Dims kernel(wd.begin() + 2, wd.end());
+    const Dims kernel_attr = AttrInts(node, "kernel_shape");
+    PRISM_ENFORCE(kernel_attr.empty() || kernel_attr == kernel, kInvalidArgument, node.Describe(),
+                  ": kernel_shape ", Text(kernel_attr), " differs from W's ", Text(kernel));
+    Dims out = {xd[0], out_channels};
+    memory::dims strides(spatial), dilations(spatial), pad_l(spatial), pad_r(spatial);
+    for (size_t i = 0; i < spatial; ++i) {
+      const DeconvAxis a = DeconvPads(node, i, xd[2 + i], kernel[i]);
+      PRISM_ENFORCE(a.out >= 0, kInvalidArgument, node.Describe(),
+                    ": the output would have negative size ", a.out, " on spatial axis ", i);
+      PRISM_ENFORCE(a.pad_l >= 0 && a.pad_r + a.stride > 0, kEpFail, node.Describe(),
+                    ": pads ", a.pad_l, " and ", a.pad_r, " on spatial axis ", i,
+                    " are beyond oneDNN's deconvolution");
+      out.push_back(a.out);
+      strides[i] = a.stride;
+      dilations[i] = a.dilation - 1;
+      pad_l[i] = a.pad_l;
+      pad_r[i] = a.pad_r;
+    }
+    const int y = ir_node.outputs[0];
+    if (DefineIfEmpty(y, out)) return;
+    PRISM_ENFORCE(Volume(xd) > 0 && out_g > 0, kEpFail, node.Describe(), ": X ", Text(xd),
+                  " is empty but the output ", Text(out), " is not");
+
+    std::vector<PostItem> items;
+    int final_value = y;
+    std::vector<int> absorbed = CollectChain(y, out, Anchor::kConv, rank, items, &final_value);
+    PrepareOperands(items);
+    // oneDNN's weights and their strides in ONNX's plain W.
+    const int64_t taps = Volume(kernel);
+    const Dims tap_strides = RowMajorStrides(kernel);
+    Dims wdims = {out_g, in_g}, wstrides = {taps, out_g * taps};
+    if (group > 1) {
+      wdims.insert(wdims.begin(), group);
+      wstrides.insert(wstrides.begin(), in_g * out_g * taps);
+    }
+    wdims.insert(wdims.end(), kernel.begin(), kernel.end());
+    wstrides.insert(wstrides.end(), tap_strides.begin(), tap_strides.end());
+    const memory::desc w_view(ToDnnl(wdims), dt::f32,
+                              memory::dims(wstrides.begin(), wstrides.end()));
+    const bool blocked = settings_.blocked_layouts;
+    auto any_or_plain = [&](const Dims& dims, bool plain) {
+      return plain ? PlainMd(dims) : memory::desc(ToDnnl(dims), dt::f32, memory::format_tag::any);
+    };
+    auto make_pd = [&](const std::vector<PostItem>& with, bool all_plain) {
+      dnnl::primitive_attr attr = Attr();
+      attr.set_post_ops(PostOps(with));
+      const memory::desc src_md = any_or_plain(xd, all_plain || !blocked);
+      const memory::desc w_md = any_or_plain(wdims, all_plain || !blocked);
+      const memory::desc dst_md = any_or_plain(out, all_plain || !blocked || IsOutput(final_value));
+      auto desc = b >= 0 ? dnnl::deconvolution_forward::desc(
+                               prop_kind::forward_inference, algorithm::deconvolution_direct,
+                               src_md, w_md, PlainMd({out_channels}), dst_md, strides, dilations,
+                               pad_l, pad_r)
+                         : dnnl::deconvolution_forward::desc(
+                               prop_kind::forward_inference, algorithm::deconvolution_direct,
+                               src_md, w_md, dst_md, strides, dilations, pad_l, pad_r);
+      return dnnl::deconvolution_forward::primitive_desc(desc, attr, engine_);
+    };
+    dnnl::deconvolution_forward::primitive_desc pd;
+    const std::vector<PostItem> fused = LongestFastPrefix(
+        items, [&](const std::vector<PostItem>& with) { return make_pd(with, false); }, &pd);
+    if (IsReference(pd) && blocked) pd = make_pd(fused, true);
+    const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
+    const int src = As(x, pd.src_desc());
+    const int weights_source = View(Plain(w), w_view);
+    const int weights = ir_.values[w].constant ? ConstantAs(w, weights_source, pd.weights_desc())
+                                               : (Md(weights_source) == pd.weights_desc()
+                                                      ? weights_source
+                                                      : Reorder(weights_source, pd.weights_desc()));
+    std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
+    if (b >= 0) args.emplace_back(DNNL_ARG_BIAS, Plain(b));
+    const int dst = SumDst(fused, final_value, out, pd.dst_desc());
+    PostOpArgs(fused, args);
+    args.emplace_back(DNNL_ARG_DST, dst);
+    AddStep(dnnl::deconvolution_forward(pd), pd, args);
+    ApplySeparately(rest, dst, out);
+    MarkDone(absorbed);
+    Define(final_value, out, dst);
+  }
+
+  // LRN across channels (odd sizes: GetCapability declines even ones). ONNX's
+  // X / (bias + alpha / size * square_sum) ^ beta is oneDNN's formula with k = bias, and oneDNN
+  // divides alpha by the size too. A 4-D input keeps its layout (blocked after a Conv); other
+  // ranks run as a plain [N, C, D1 * D2 * ..., 1] view (the window is across channels only).
+  void BuildLrn(int n) {
+    const IrNode& ir_node = ir_.nodes[n];
+    const Node& node = *ir_node.node;
+    const int x = ir_node.inputs[0], y = ir_node.outputs[0];
+    const Dims xd = DimsOf(x);
+    if (DefineIfEmpty(y, xd)) return;
+    const int64_t size = AttrInt(node, "size", 1);
+    const float alpha = AttrFloat(node, "alpha", 1e-4f), beta = AttrFloat(node, "beta", 0.75f);
+    const float bias = AttrFloat(node, "bias", 1.0f);
+    auto make_pd = [&](const memory::desc& md) {
+      return dnnl::lrn_forward::primitive_desc(
+          dnnl::lrn_forward::desc(prop_kind::forward_inference, algorithm::lrn_across_channels,
+                                  md, size, alpha, beta, bias),
+          Attr(), engine_);
+    };
+    if (xd.size() == 4 && settings_.blocked_layouts && !IsOutput(y)) {
+      int src = State(x).handle;
+      dnnl::lrn_forward::primitive_desc pd = make_pd(Md(src));
+      if (IsReference(pd) && Md(src) != PlainMd(xd)) pd = make_pd(Md(src = Plain(x)));
+      const int dst = DstFor(y, xd, Md(src));
+      AddStep(dnnl::lrn_forward(pd), pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      Define(y, xd, dst);
+      return;
+    }
+    const Dims view =
+        xd.size() == 4 ? xd : Dims{xd[0], xd[1], Volume(Dims(xd.begin() + 2, xd.end())), 1};
+    const dnnl::lrn_forward::primitive_desc pd = make_pd(PlainMd(view));
+    const int dst_handle = DstFor(y, xd, PlainMd(xd));
+    AddStep(dnnl::lrn_forward(pd), pd,
+            {{DNNL_ARG_SRC, View(Plain(x), PlainMd(view))},
+             {DNNL_ARG_DST, View(dst_handle, PlainMd(view))}});
+    Define(y, xd, dst_handle);
+  }
+
+  // Reduce*: oneDNN's reduction over the plain input into the keepdims shape (keepdims=0 is a
+  // view of it). The algorithm gives exactly the ONNX op: L1 = norm_lp_sum p=1 (sum |x|), L2 =
+  // norm_lp_sum p=2 (sqrt(sum x^2)), SumSquare = norm_lp_power_p_sum p=2, eps 0. oneDNN refuses a
+  // reduction that reduces nothing (every reduced axis of size 1, or noop_with_empty_axes): then
+  // each element is its own reduction, x (|x| for L1 and L2, x^2 for SumSquare). An empty input
+  // gives the empty reduction: 0 (Sum, L1, L2, SumSquare), 1 (Prod), -inf (Max), +inf (Min), NaN
+  // (Mean), as the CPU EP.
+  void BuildReduce(int n) {
+    const IrNode& ir_node = ir_.nodes[n];
+    const Node& node = *ir_node.node;
+    const std::string& op = node.OpType();
+    const int x = ir_node.inputs[0], y = ir_node.outputs[0];
+    const Dims xd = DimsOf(x);
+    const int64_t rank = static_cast<int64_t>(xd.size());
+    Dims axes;
+    bool noop = false;
+    if (ReduceAxesFromInput(node)) {
+      if (ir_node.inputs.size() > 1 && ir_node.inputs[1] >= 0) axes = HostInts(ir_node.inputs[1]);
+      noop = axes.empty() && AttrInt(node, "noop_with_empty_axes", 0) != 0;
+    } else {
+      axes = AttrInts(node, "axes");
+    }
+    std::vector<bool> reduce(xd.size(), axes.empty() && !noop);
+    for (int64_t axis : axes) {
+      PRISM_ENFORCE(axis >= -rank && axis < rank, kInvalidArgument, node.Describe(), ": axis ",
+                    axis, " is out of range for rank ", rank);
+      if (axis < 0) axis += rank;
+      PRISM_ENFORCE(!reduce[axis], kInvalidArgument, node.Describe(), ": axis ", axis,
+                    " is listed twice");
+      reduce[axis] = true;
+    }
+    const bool keepdims = AttrInt(node, "keepdims", 1) != 0;
+    Dims kept, out;
+    for (int64_t i = 0; i < rank; ++i) {
+      kept.push_back(reduce[i] ? 1 : xd[i]);
+      if (!reduce[i] || keepdims) out.push_back(kept.back());
+    }
+    if (DefineIfEmpty(y, out)) return;
+    const int dst_handle = DstFor(y, out, PlainMd(out));
+    const int dst = View(dst_handle, PlainMd(kept));
+    if (Volume(xd) == 0) {
+      const float inf = std::numeric_limits<float>::infinity();
+      const float empty = op == "ReduceProd"   ? 1.0f
+                          : op == "ReduceMax"  ? -inf
+                          : op == "ReduceMin"  ? inf
+                          : op == "ReduceMean" ? std::nanf("")
+                                               : 0.0f;
+      AddZeroFill(dst);
+      if (empty != 0.0f) EltwiseStep({algorithm::eltwise_linear, 0.0f, empty}, dst, dst);
+      Define(y, out, dst_handle);
+      return;
+    }
+    const int src = Plain(x);
+    if (kept == xd) {
+      if (op == "ReduceL1" || op == "ReduceL2")
+        EltwiseStep({algorithm::eltwise_abs, 0.0f, 0.0f}, src, dst);
+      else if (op == "ReduceSumSquare")
+        EltwiseStep({algorithm::eltwise_square, 0.0f, 0.0f}, src, dst);
+      else
+        Reorder(src, PlainMd(kept), dst);
+      Define(y, out, dst_handle);
+      return;
+    }
+    algorithm alg = algorithm::reduction_sum;
+    float p = 0.0f;
+    if (op == "ReduceMean") alg = algorithm::reduction_mean;
+    if (op == "ReduceMax") alg = algorithm::reduction_max;
+    if (op == "ReduceMin") alg = algorithm::reduction_min;
+    if (op == "ReduceProd") alg = algorithm::reduction_mul;
+    if (op == "ReduceL1") alg = algorithm::reduction_norm_lp_sum, p = 1.0f;
+    if (op == "ReduceL2") alg = algorithm::reduction_norm_lp_sum, p = 2.0f;
+    if (op == "ReduceSumSquare") alg = algorithm::reduction_norm_lp_power_p_sum, p = 2.0f;
+    auto reduction = [&](int from, int to) {
+      dnnl::reduction::primitive_desc pd(
+          dnnl::reduction::desc(alg, PlainMd(xd), PlainMd(kept), p, 0.0f), Attr(), engine_);
+      AddStep(dnnl::reduction(pd), pd, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, to}});
+    };
+    reduction(src, dst);
+    if (op == "ReduceMax" || op == "ReduceMin")
+      ExactInfinities(op == "ReduceMax", reduction, src, xd, dst, kept);
+    Define(y, out, dst_handle);
+  }
+
+  // oneDNN's reduction_max starts from -FLT_MAX (reduction_min from FLT_MAX), so a row of -inf
+  // (a fully masked attention row) gives -3.4e38 where ONNX gives -inf. The max r2 of x / 2 tells
+  // the two apart: it is -FLT_MAX only when every element is -inf (a true maximum m >= -FLT_MAX
+  // gives m / 2 >= -FLT_MAX / 2). Then r - w with w = FLT_MAX there (0 elsewhere, so r - 0 keeps
+  // r bit for bit, signed zeros included) overflows to -inf. The same for min with signs flipped.
+  template <typename Reduction>
+  void ExactInfinities(bool max, const Reduction& reduction, int src, const Dims& xd, int dst,
+                       const Dims& kept) {
+    const float big = std::numeric_limits<float>::max(), sign = max ? 1.0f : -1.0f;
+    const int half = NewTemp(PlainMd(xd));
+    EltwiseStep({algorithm::eltwise_linear, 0.5f, 0.0f}, src, half);
+    const int w = NewTemp(PlainMd(kept));
+    reduction(half, w);
+    // u = sign * r2 + FLT_MAX: 0 exactly when every element is -inf (+inf for min), else
+    // >= FLT_MAX / 2; v = clip(u, 0, 1) is 0 or 1; w = sign * FLT_MAX * (1 - v).
+    EltwiseStep({algorithm::eltwise_linear, sign, big}, w, w);
+    EltwiseStep({algorithm::eltwise_clip, 0.0f, 1.0f}, w, w);
+    EltwiseStep({algorithm::eltwise_linear, -sign * big, sign * big}, w, w);
+    BinaryStep(algorithm::binary_sub, dst, w, dst);
   }
 
   // MatMul and Gemm: a oneDNN matmul over a (batch..., M, K) and b (batch..., K, N) views.

@@ -107,6 +107,48 @@ def test_small_cnn_runs_on_the_ep_and_matches_onnxruntime():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def decoder_head():
+    """ConvTranspose (group, strides, output_padding) + Relu -> LRN -> ReduceMean / ReduceL2 /
+    ReduceMax (axes as inputs, opset 18), with a symbolic batch: the ops the EP took last."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32),
+                                     "wt"),
+             numpy_helper.from_array(rng.standard_normal(6).astype(np.float32), "bt"),
+             numpy_helper.from_array(np.array([2, 3], dtype=np.int64), "spatial"),
+             numpy_helper.from_array(np.array([1], dtype=np.int64), "channels")]
+    nodes = [
+        helper.make_node("ConvTranspose", ["x", "wt", "bt"], ["d"], group=2, strides=[2, 2],
+                         pads=[1, 0, 1, 1], output_padding=[1, 1]),
+        helper.make_node("Relu", ["d"], ["r"]),
+        helper.make_node("LRN", ["r"], ["l"], size=3, alpha=0.01, beta=0.75, bias=1.5),
+        helper.make_node("ReduceMean", ["l", "spatial"], ["mean"], keepdims=0),
+        helper.make_node("ReduceL2", ["l", "channels"], ["l2"]),
+        helper.make_node("ReduceMax", ["l"], ["max"], keepdims=0),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8, 7, 5])
+    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+               for name in ("mean", "l2", "max")]
+    return make_model(nodes, [x], outputs, initializers=inits, opset=18).SerializeToString()
+
+
+def test_conv_transpose_lrn_and_reductions_match_onnxruntime():
+    model = decoder_head()
+    session = ort.InferenceSession(model, no_fallback(), providers=[DNNL, CPU])
+    report = session.get_partition_report()
+    assert "DnnlExecutionProvider: 6 nodes" in report, report
+    for op in ("ConvTranspose", "LRN", "ReduceMean", "ReduceL2", "ReduceMax"):
+        assert "(%s, opset 18) -> DnnlExecutionProvider" % op in report, report
+    reference = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    for batch in (1, 3):
+        x = rng.standard_normal((batch, 8, 7, 5)).astype(np.float32)
+        got = session.run(None, {"x": x})
+        want = reference.run(None, {"x": x})
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
 def test_provider_options_read_back_and_unknown_keys_are_refused():
     model = small_cnn()
     session = ort.InferenceSession(model, no_fallback(),

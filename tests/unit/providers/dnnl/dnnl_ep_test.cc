@@ -81,6 +81,10 @@ class Builder {
     AddInput(graph_, name, TensorProto::FLOAT, dims);
     return *this;
   }
+  Builder& IntInput(const std::string& name, const std::vector<DimSpec>& dims) {
+    AddInput(graph_, name, TensorProto::INT64, dims);
+    return *this;
+  }
   Builder& Weight(const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
                   float scale = 1.0f) {
     AddFloatInitializer(graph_, name, dims, Random(dims, seed, scale));
@@ -868,6 +872,358 @@ TEST(DnnlNumericsTest, LayerNormalization) {
   SetInt(ln, "axis", 1);
   b.Output("Y");
   ExpectMatchesCpu(b.Model(), {{"X", {3, 4, 16}, 5}});
+}
+
+struct ConvTransposeCase {
+  std::string name;
+  std::vector<int64_t> x, w;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads, output_padding, output_shape;
+  std::string auto_pad;
+  bool bias = true;
+};
+
+TEST(DnnlNumericsTest, ConvTransposeAttributes) {
+  SKIP_WITHOUT_DNNL();
+  const std::vector<ConvTransposeCase> cases = {
+      {"2d plain", {2, 3, 5, 6}, {3, 4, 3, 3}},
+      {"2d no bias", {1, 3, 5, 5}, {3, 4, 3, 3}, 1, {}, {}, {}, {}, {}, "", false},
+      {"2d strides 2 pads", {1, 3, 5, 7}, {3, 5, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
+      {"2d strides 2 asymmetric pads output_padding", {1, 3, 5, 6}, {3, 4, 3, 3}, 1, {2, 2}, {},
+       {1, 0, 0, 2}, {1, 1}},
+      {"2d strides 3x2 output_padding 2x1", {1, 2, 4, 5}, {2, 3, 3, 2}, 1, {3, 2}, {}, {}, {2, 1}},
+      {"2d dilations 2 strides 2", {1, 3, 6, 5}, {3, 2, 3, 3}, 1, {2, 2}, {2, 2}, {1, 2, 0, 1}},
+      {"2d group 2", {1, 4, 6, 7}, {4, 3, 3, 3}, 2, {}, {}, {1, 1, 1, 1}},
+      {"2d group 3 strides 2 output_padding", {2, 6, 5, 5}, {6, 2, 3, 3}, 3, {2, 2}, {}, {}, {1, 0}},
+      {"2d depthwise", {1, 8, 5, 5}, {8, 1, 3, 3}, 8, {2, 2}, {}, {1, 1, 1, 1}},
+      {"2d output_shape larger than full", {1, 1, 3, 3}, {1, 2, 3, 3}, 1, {3, 2}, {}, {}, {},
+       {10, 8}},
+      {"2d output_shape smaller than full", {1, 2, 4, 4}, {2, 3, 3, 3}, 1, {2, 2}, {}, {}, {},
+       {8, 7}},
+      {"2d output_shape with N and C", {1, 2, 4, 4}, {2, 3, 3, 3}, 1, {2, 2}, {}, {}, {},
+       {1, 3, 8, 8}},
+      {"2d output_shape SAME_UPPER", {1, 2, 4, 4}, {2, 3, 3, 3}, 1, {2, 2}, {}, {}, {}, {8, 7},
+       "SAME_UPPER"},
+      {"2d SAME_UPPER stride 2", {1, 3, 5, 6}, {3, 4, 3, 3}, 1, {2, 2}, {}, {}, {}, {},
+       "SAME_UPPER"},
+      {"2d SAME_LOWER stride 2 kernel 4", {1, 3, 5, 6}, {3, 4, 4, 4}, 1, {2, 2}, {}, {}, {}, {},
+       "SAME_LOWER"},
+      {"2d SAME_LOWER output_padding", {1, 3, 5, 6}, {3, 4, 3, 3}, 1, {2, 2}, {}, {}, {1, 1}, {},
+       "SAME_LOWER"},
+      {"2d VALID output_padding", {1, 3, 5, 6}, {3, 4, 3, 3}, 1, {2, 3}, {}, {4, 4, 4, 4}, {1, 2},
+       {}, "VALID"},
+      {"2d wide channels", {1, 32, 7, 7}, {32, 16, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}, {1, 1}},
+      {"1d", {2, 3, 7}, {3, 2, 4}, 1, {2}, {}, {1, 2}},
+      {"1d group dilation output_padding", {1, 4, 9}, {4, 3, 3}, 2, {3}, {2}, {0, 1}, {2}},
+      {"3d", {1, 2, 3, 4, 5}, {2, 3, 3, 2, 3}, 1, {2, 1, 2}, {}, {1, 0, 0, 0, 1, 1}, {1, 0, 1}},
+  };
+  for (const ConvTransposeCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Builder b;
+    b.Input("X", std::vector<DimSpec>(c.x.begin(), c.x.end())).Weight("W", c.w, 7, 0.3f);
+    std::vector<std::string> inputs = {"X", "W"};
+    if (c.bias) {
+      b.Weight("B", {c.w[1] * c.group}, 8);
+      inputs.push_back("B");
+    }
+    auto* node = b.Node("ConvTranspose", inputs, {"Y"});
+    if (c.group != 1) SetInt(node, "group", c.group);
+    if (!c.strides.empty()) AddIntsAttr(node, "strides", c.strides);
+    if (!c.dilations.empty()) AddIntsAttr(node, "dilations", c.dilations);
+    if (!c.pads.empty()) AddIntsAttr(node, "pads", c.pads);
+    if (!c.output_padding.empty()) AddIntsAttr(node, "output_padding", c.output_padding);
+    if (!c.output_shape.empty()) AddIntsAttr(node, "output_shape", c.output_shape);
+    if (!c.auto_pad.empty()) SetString(node, "auto_pad", c.auto_pad);
+    b.Output("Y");
+    ExpectMatchesCpu(b.Model(), {{"X", c.x, 4}});
+    ExpectMatchesCpu(b.Model(), {{"X", c.x, 4}}, Dnnl({{"blocked_layouts", "0"}}));
+  }
+}
+
+// Run-time weights, a dynamic batch, and a residual Add + Relu after it (the sum and eltwise
+// post-ops, or separate steps with fusion off).
+TEST(DnnlNumericsTest, ConvTransposeRuntimeWeightsAndPostOps) {
+  SKIP_WITHOUT_DNNL();
+  {
+    Builder b;
+    b.Input("X", {"N", 4, 5, 5}).Input("W", {4, 3, 3, 3}).Input("B", {6});
+    auto* node = b.Node("ConvTranspose", {"X", "W", "B"}, {"Y"});
+    SetInt(node, "group", 2);
+    AddIntsAttr(node, "strides", {2, 2});
+    AddIntsAttr(node, "output_padding", {1, 0});
+    b.Output("Y");
+    for (int64_t batch : {1, 3})
+      ExpectMatchesCpu(b.Model(), {{"X", {batch, 4, 5, 5}, 1}, {"W", {4, 3, 3, 3}, 2},
+                                   {"B", {6}, 3}});
+  }
+  for (const char* fusion : {"1", "0"}) {
+    SCOPED_TRACE(std::string("enable_fusion ") + fusion);
+    Builder b;
+    b.Input("X", {2, 16, 6, 6}).Input("R", {2, 8, 12, 12});
+    b.Weight("W", {16, 8, 4, 4}, 3, 0.2f).Weight("B", {8}, 4);
+    auto* node = b.Node("ConvTranspose", {"X", "W", "B"}, {"C"});
+    AddIntsAttr(node, "strides", {2, 2});
+    AddIntsAttr(node, "pads", {1, 1, 1, 1});
+    b.Node("Add", {"C", "R"}, {"S"});
+    b.Node("Relu", {"S"}, {"Y"});
+    b.Output("Y");
+    ExpectMatchesCpu(b.Model(), {{"X", {2, 16, 6, 6}, 5}, {"R", {2, 8, 12, 12}, 6}},
+                     Dnnl({{"enable_fusion", fusion}}));
+  }
+}
+
+TEST(DnnlNumericsTest, Lrn) {
+  SKIP_WITHOUT_DNNL();
+  struct Case {
+    std::vector<int64_t> x;
+    int64_t size;
+    std::map<std::string, float> floats;
+  };
+  const std::vector<Case> cases = {
+      {{2, 7, 5, 6}, 3},
+      {{2, 7, 5, 6}, 5, {{"alpha", 0.02f}, {"beta", 0.5f}, {"bias", 2.0f}}},
+      {{1, 5, 4, 3}, 1, {{"alpha", 0.3f}, {"beta", 0.9f}, {"bias", 1.5f}}},
+      {{1, 6, 3, 3}, 9, {{"alpha", 0.1f}}},  // the window is wider than the channels
+      {{2, 6, 11}, 3, {{"alpha", 0.05f}, {"beta", 1.0f}}},
+      {{3, 10}, 5, {{"alpha", 0.01f}}},
+      {{1, 5, 3, 4, 2}, 3, {{"alpha", 0.2f}, {"bias", 0.5f}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(Text(c.x) + " size " + std::to_string(c.size));
+    Builder b(13);
+    b.Input("X", std::vector<DimSpec>(c.x.begin(), c.x.end()));
+    auto* node = b.Node("LRN", {"X"}, {"Y"});
+    SetInt(node, "size", c.size);
+    for (const auto& [name, value] : c.floats) SetFloat(node, name, value);
+    b.Output("Y");
+    ExpectMatchesCpu(b.Model(), {{"X", c.x, 3, 3.0f}});
+    ExpectMatchesCpu(b.Model(), {{"X", c.x, 3, 3.0f}}, Dnnl({{"blocked_layouts", "0"}}));
+  }
+  // After a Conv: on its (blocked) layout, then a Relu.
+  for (const char* blocked : {"1", "0"}) {
+    SCOPED_TRACE(std::string("blocked_layouts ") + blocked);
+    Builder b(13);
+    b.Input("X", {2, 8, 9, 9}).Weight("W", {16, 8, 3, 3}, 2, 0.3f);
+    b.Node("Conv", {"X", "W"}, {"C"});
+    auto* node = b.Node("LRN", {"C"}, {"L"});
+    SetInt(node, "size", 5);
+    SetFloat(node, "alpha", 0.05f);
+    b.Node("Relu", {"L"}, {"Y"});
+    b.Output("Y");
+    ExpectMatchesCpu(b.Model(), {{"X", {2, 8, 9, 9}, 4}}, Dnnl({{"blocked_layouts", blocked}}));
+  }
+}
+
+struct ReduceCase {
+  std::vector<int64_t> x;
+  std::vector<int64_t> axes;  // {} with has_axes false: no axes (all)
+  bool has_axes = true;
+  int64_t keepdims = 1;
+  int64_t noop_with_empty_axes = 0;
+};
+
+const char* const kReduceOps[] = {"ReduceSum",  "ReduceMean", "ReduceMax", "ReduceMin",
+                                  "ReduceProd", "ReduceL1",   "ReduceL2",  "ReduceSumSquare"};
+
+TEST(DnnlNumericsTest, ReduceOps) {
+  SKIP_WITHOUT_DNNL();
+  const std::vector<ReduceCase> cases = {
+      {{3, 5, 7}, {1}},
+      {{3, 5, 7}, {1}, true, 0},
+      {{3, 5, 7}, {0, 2}},
+      {{3, 5, 7}, {-1}, true, 0},
+      {{3, 5, 7}, {}, false},
+      {{3, 5, 7}, {}, false, 0},  // every axis, to a scalar
+      {{2, 1, 4, 3}, {1}},        // a size-1 axis: nothing to reduce
+      {{2, 1, 4, 3}, {1}, true, 0},
+      {{2, 3, 4, 5, 3}, {1, 3, 4}, true, 0},
+      {{2, 0, 3}, {1}},     // the empty reduction
+      {{2, 0, 3}, {2}, true, 0},  // an empty result
+      {{13}, {0}},
+  };
+  for (int opset : {13, 18})
+    for (const char* op : kReduceOps)
+      for (const ReduceCase& c : cases) {
+        SCOPED_TRACE(std::string(op) + "-" + std::to_string(opset) + " " + Text(c.x) + " axes " +
+                     (c.has_axes ? Text(c.axes) : "none") + " keepdims " +
+                     std::to_string(c.keepdims));
+        const bool from_input = opset >= (std::string(op) == "ReduceSum" ? 13 : 18);
+        Builder b(opset);
+        b.Input("X", std::vector<DimSpec>(c.x.begin(), c.x.end()));
+        std::vector<std::string> inputs = {"X"};
+        if (c.has_axes && from_input) {
+          b.Ints("axes", c.axes);
+          inputs.push_back("axes");
+        }
+        auto* node = b.Node(op, inputs, {"Y"});
+        if (c.has_axes && !from_input) AddIntsAttr(node, "axes", c.axes);
+        SetInt(node, "keepdims", c.keepdims);
+        b.Output("Y");
+        // ReduceProd over up to 90 values: keep the product in float's range.
+        const float scale = std::string(op) == "ReduceProd" ? 0.6f : 1.0f;
+        ExpectMatchesCpu(b.Model(), {{"X", c.x, 5, scale}});
+      }
+}
+
+// noop_with_empty_axes with an empty axes input: each element is reduced alone (|x| for L1 and
+// L2, x^2 for SumSquare); without it, an empty axes input reduces every axis.
+TEST(DnnlNumericsTest, ReduceEmptyAxesAndNoop) {
+  SKIP_WITHOUT_DNNL();
+  for (const char* op : kReduceOps)
+    for (int64_t noop : {0, 1}) {
+      SCOPED_TRACE(std::string(op) + " noop_with_empty_axes " + std::to_string(noop));
+      Builder b(18);
+      b.Input("X", {3, 4, 5}).Ints("axes", {});
+      auto* node = b.Node(op, {"X", "axes"}, {"Y"});
+      SetInt(node, "noop_with_empty_axes", noop);
+      b.Node("Relu", {"Y"}, {"Z"});  // the result inside the group, then an output
+      b.Output("Y").Output("Z");
+      ExpectMatchesCpu(b.Model(), {{"X", {3, 4, 5}, 6, std::string(op) == "ReduceProd" ? 0.7f : 1.0f}});
+    }
+}
+
+// Axes fed at run time are read on the host and are part of the primitive cache key.
+TEST(DnnlNumericsTest, ReduceAxesFedAtRunTime) {
+  SKIP_WITHOUT_DNNL();
+  for (const char* op : {"ReduceMean", "ReduceL2"}) {
+    SCOPED_TRACE(op);
+    Builder b(18);
+    b.Input("X", {3, 4, 5});
+    b.IntInput("axes", {"K"});
+    auto* node = b.Node(op, {"X", "axes"}, {"Y"});
+    SetInt(node, "keepdims", 0);
+    b.Output("Y");
+    auto dnnl = MakeSession(b.Model(), {Dnnl()}, NoFallback());
+    auto cpu = MakeSession(b.Model(), {});
+    for (const NodePlacement& placement : dnnl->Report().nodes)
+      EXPECT_EQ(placement.provider, kDnnl) << placement.node_name;
+    for (const std::vector<int64_t>& axes :
+         {std::vector<int64_t>{1}, {0, 2}, {1}, {}, {-1}}) {
+      const std::vector<std::string> names = {"X", "axes"};
+      std::vector<Value> feeds = {
+          Value(MakeTensor<float>({3, 4, 5}, Builder::Random({3, 4, 5}, 2))),
+          Value(MakeTensor<int64_t>({static_cast<int64_t>(axes.size())}, axes))};
+      const auto expected = cpu->Run(RunOptions{}, names, feeds, {});
+      const auto actual = dnnl->Run(RunOptions{}, names, feeds, {});
+      ASSERT_EQ(expected[0].GetTensor().Shape(), actual[0].GetTensor().Shape()) << Text(axes);
+      EXPECT_EQ(CompareTensors(expected[0].GetTensor(), actual[0].GetTensor(), Tolerance(1e-4, 1e-5)),
+                "")
+          << "axes " << Text(axes);
+    }
+  }
+}
+
+// oneDNN's max starts from -FLT_MAX: rows of -inf (a fully masked attention row) must still give
+// -inf, and a row whose maximum is -FLT_MAX itself must give -FLT_MAX (min likewise).
+TEST(DnnlNumericsTest, ReduceMaxAndMinKeepInfinities) {
+  SKIP_WITHOUT_DNNL();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float big = std::numeric_limits<float>::max();
+  // Rows of 5: all -inf, -FLT_MAX among -inf, finite among -inf, all +inf, FLT_MAX among +inf,
+  // +inf among finite, -0 alone with -inf.
+  const std::vector<float> data = {-inf, -inf, -inf, -inf, -inf,  //
+                                   -inf, -big, -inf, -inf, -inf,  //
+                                   -inf, 1.5f, -inf, -3.0f, -inf,  //
+                                   inf,  inf,  inf,  inf,  inf,   //
+                                   inf,  big,  inf,  inf,  inf,   //
+                                   2.0f, inf,  -1.0f, 0.5f, 3.0f,  //
+                                   -inf, -0.0f, -inf, -inf, -inf};
+  for (const char* op : {"ReduceMax", "ReduceMin"})
+    for (int64_t axis : {1, 0}) {
+      SCOPED_TRACE(std::string(op) + " axis " + std::to_string(axis));
+      Builder b(13);
+      b.Input("X", {7, 5});
+      auto* node = b.Node(op, {"X"}, {"Y"});
+      AddIntsAttr(node, "axes", {axis});
+      b.Output("Y");
+      auto dnnl = MakeSession(b.Model(), {Dnnl()}, NoFallback());
+      for (const NodePlacement& placement : dnnl->Report().nodes)
+        EXPECT_EQ(placement.provider, kDnnl);
+      auto cpu = MakeSession(b.Model(), {});
+      const std::vector<Value> feeds = {Value(MakeTensor<float>({7, 5}, data))};
+      const auto expected = cpu->Run(RunOptions{}, {"X"}, feeds, {});
+      const auto actual = dnnl->Run(RunOptions{}, {"X"}, feeds, {});
+      EXPECT_EQ(CompareTensors(expected[0].GetTensor(), actual[0].GetTensor(), Tolerance(0, 0)), "");
+      const float* got = actual[0].GetTensor().Data<float>();
+      const float* want = expected[0].GetTensor().Data<float>();
+      for (int64_t i = 0; i < expected[0].GetTensor().NumElements(); ++i)
+        EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << "element " << i;
+    }
+}
+
+// A global mean over a Conv's (blocked) result: the reduction reads it in plain layout.
+TEST(DnnlNumericsTest, ReduceMeanAfterConv) {
+  SKIP_WITHOUT_DNNL();
+  for (const char* blocked : {"1", "0"}) {
+    SCOPED_TRACE(std::string("blocked_layouts ") + blocked);
+    Builder b(13);
+    b.Input("X", {2, 8, 9, 9}).Weight("W", {16, 8, 3, 3}, 2, 0.3f);
+    b.Node("Conv", {"X", "W"}, {"C"});
+    auto* mean = b.Node("ReduceMean", {"C"}, {"M"});
+    AddIntsAttr(mean, "axes", {2, 3});
+    b.Node("Relu", {"M"}, {"Y"});
+    b.Output("Y");
+    ExpectMatchesCpu(b.Model(), {{"X", {2, 8, 9, 9}, 4}}, Dnnl({{"blocked_layouts", blocked}}));
+  }
+}
+
+// What the EP refuses of ConvTranspose, LRN and the Reduce family, with the reason in the report.
+TEST(DnnlPartitionTest, DeclinesConvTransposeLrnAndReduceCasesWithReasons) {
+  SKIP_WITHOUT_DNNL();
+  Builder b(18);
+  b.Input("X", {1, 4, 8, 8}).Input("D", {1, 4, "H", 8}).Weight("W", {4, 4, 1, 1}, 1);
+  b.Weight("W3", {4, 4, 3, 3}, 2).Ints("axes", {1});
+  auto* same = b.Node("ConvTranspose", {"X", "W"}, {"Y1"}, "same_upper_negative_pad");
+  AddIntsAttr(same, "strides", {2, 2});
+  SetString(same, "auto_pad", "SAME_UPPER");  // total padding 1 - 2 = -1: begin pad -1
+  auto* big = b.Node("ConvTranspose", {"X", "W3"}, {"Y2"}, "output_padding_too_big");
+  AddIntsAttr(big, "strides", {2, 2});
+  AddIntsAttr(big, "output_padding", {2, 2});  // end pad -2 = -stride
+  auto* dynamic = b.Node("ConvTranspose", {"D", "W3"}, {"Y3"}, "output_shape_dynamic");
+  AddIntsAttr(dynamic, "output_shape", {9, 9});
+  auto* lrn = b.Node("LRN", {"X"}, {"Y4"}, "lrn_even");
+  SetInt(lrn, "size", 4);
+  b.Node("ReduceLogSum", {"X", "axes"}, {"Y5"}, "log_sum");
+  b.Node("ReduceLogSumExp", {"X", "axes"}, {"Y6"}, "log_sum_exp");
+  // Axes from a node of a type the EP claims (declined here, as its input is int64): the EP
+  // reads axes on the host when it builds primitives, so it declines the Reduce.
+  b.IntInput("I", {1}).Ints("one", {1});
+  b.Node("Reshape", {"I", "one"}, {"U"}, "reshape_int64");
+  b.Node("ReduceSum", {"X", "U"}, {"Y7"}, "axes_computed");
+  for (const char* out : {"Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"}) b.Output(out);
+  auto session = MakeSession(b.Model(), {Dnnl()}, NoFallback());
+  const std::map<std::string, std::string> wanted = {
+      {"same_upper_negative_pad", "auto_pad SAME_UPPER gives a negative begin pad -1"},
+      {"output_padding_too_big", "leave an end pad of -2 on spatial axis 0, beyond oneDNN's limit"},
+      {"output_shape_dynamic", "output_shape with a dynamic spatial dim of X (axis 2)"},
+      {"lrn_even", "size 4 is even: oneDNN's window is symmetric"},
+      {"log_sum", "op ReduceLogSum is not supported by the oneDNN EP: oneDNN 2.6's reduction has"},
+      {"log_sum_exp", "op ReduceLogSumExp is not supported"},
+      {"axes_computed", "axes 'U' is computed by"},
+      {"reshape_int64", "has element type int64 (only float32)"},
+  };
+  std::map<std::string, std::string> reasons;
+  for (const NodePlacement& node : session->Report().nodes) {
+    std::string why;
+    for (const auto& [provider, reason] : node.declined)
+      if (provider == kDnnl) why = reason;
+    reasons[node.node_name] = why;
+    EXPECT_EQ(node.provider, kCpu) << node.node_name;
+  }
+  for (const auto& [name, part] : wanted)
+    EXPECT_NE(reasons[name].find(part), std::string::npos) << name << ": " << reasons[name];
+  // The declined nodes still compute what the CPU EP does (they run on it).
+  const std::vector<std::string> names = {"X", "D", "I"};
+  const std::vector<Value> feeds = {
+      Value(MakeTensor<float>({1, 4, 8, 8}, Builder::Random({1, 4, 8, 8}, 1))),
+      Value(MakeTensor<float>({1, 4, 8, 8}, Builder::Random({1, 4, 8, 8}, 2))),
+      Value(MakeTensor<int64_t>({1}, {2}))};
+  const auto expected = MakeSession(b.Model(), {})->Run(RunOptions{}, names, feeds, {});
+  const auto actual = session->Run(RunOptions{}, names, feeds, {});
+  ASSERT_EQ(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(CompareTensors(expected[i].GetTensor(), actual[i].GetTensor(), Tolerance(0, 0)), "")
+        << "output " << i;
 }
 
 // ---- dynamic shapes: one plan per set of input shapes ----
