@@ -68,6 +68,8 @@ struct IsaKernels {
   void (*scaled_add_f64)(double* dst, const double* src, int64_t count, int64_t src_stride,
                          double weight);
   // y[oh, ow] = bias + sum over the window of x * w, for one channel (y is written, not read).
+  // The float kernel copies the plane into a zero-padded buffer of its thread's own (kept for
+  // the thread's life, as large as the largest padded plane it has seen).
   void (*depthwise2d_f32)(const DepthwiseGeometry& geometry, const float* x, const float* w,
                           float bias, float* y);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
