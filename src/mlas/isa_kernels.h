@@ -21,6 +21,12 @@ struct DepthwiseGeometry {
 constexpr int64_t kSgemmPanelRows = 6;
 constexpr int64_t kSgemmPanelCols = 16;
 
+// The activations bias_activation_row_f32 applies.
+constexpr int kActivationNone = 0;
+constexpr int kActivationRelu = 1;
+constexpr int kActivationLeakyRelu = 2;  // a: the slope below 0
+constexpr int kActivationClip = 3;       // a, b: the bounds
+
 struct IsaKernels {
   // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
   // The micro-kernel's tile: rows a multiple of kSgemmPanelRows that divides kSgemmRowBlock,
@@ -94,6 +100,11 @@ struct IsaKernels {
                            int64_t taps, int64_t dilation, int64_t stride);
   void (*pool_sum_row_f32)(float* out, int64_t count, const float* const* rows, int64_t row_count,
                            int64_t taps, int64_t dilation, int64_t stride);
+  // out[i] = f(out[i] + bias + sum[i]) for i < count (sum may be null: nothing added), f one of
+  // the kActivation kinds (NaN passes through Relu and Clip, as std::max/std::min do): a
+  // convolution's bias, residual sum and activation in one pass.
+  void (*bias_activation_row_f32)(float* out, const float* sum, int64_t count, float bias, int kind,
+                                  float a, float b);
 };
 
 // The table of a level; a level this build lacks gives the baseline table.

@@ -71,9 +71,10 @@ void ScaleC(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 
 // The blocked product of rows [0, m) of op(A) and columns [col, col + n) of op(B) into the m x n
 // block at c, on the calling thread.
+// row: the block's first row in the whole of C (for the epilogue).
 void SgemmBlocked(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, int64_t k,
-                  float alpha, const float* a, int64_t lda, const OperandB& b, int64_t col,
-                  float beta, float* c, int64_t ldc) {
+                  float alpha, const float* a, int64_t lda, const OperandB& b, int64_t row,
+                  int64_t col, float beta, float* c, int64_t ldc, const SgemmEpilogue* epilogue) {
   const int64_t depth_block = std::min(kernels.sgemm_depth_block, k);
   // A is packed when transposed, and when its rows share storage (lda 0, which sgemm_block reads
   // as "packed").
@@ -113,6 +114,9 @@ void SgemmBlocked(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n,
           kernels.sgemm_block(mc, nc, kc, a + ic * lda + pc, lda, panels, panel_stride, alpha,
                               block_beta, c + ic * ldc + jc, ldc);
         }
+        // The block is complete after the last depth block: finish it while it is in cache.
+        if (epilogue != nullptr && pc + kc >= k)
+          epilogue->apply(epilogue->context, row + ic, mc, col + jc, nc, c + ic * ldc + jc, ldc);
       }
     }
   }
@@ -174,13 +178,13 @@ Split ChooseSplit(int64_t m, int64_t n, int64_t k, int threads, bool trans_a, bo
 
 void SgemmSplit(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, int64_t k,
                 float alpha, const float* a, int64_t lda, const OperandB& b, float beta, float* c,
-                int64_t ldc, ThreadPool* pool) {
+                int64_t ldc, ThreadPool* pool, const SgemmEpilogue* epilogue) {
   const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
   const Split split = ChooseSplit(m, n, k, threads, trans_a || lda == 0, b.prepacked != nullptr,
                                   kernels.sgemm_tile_rows, kernels.sgemm_tile_cols);
   const int64_t blocks = split.row_blocks * split.column_blocks;
   if (blocks == 1) {
-    SgemmBlocked(kernels, trans_a, m, n, k, alpha, a, lda, b, 0, beta, c, ldc);
+    SgemmBlocked(kernels, trans_a, m, n, k, alpha, a, lda, b, 0, 0, beta, c, ldc, epilogue);
     return;
   }
   // One unit of the ParallelFor per block (cost: large enough never to run inline or merge).
@@ -192,7 +196,7 @@ void SgemmSplit(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, i
       const int64_t cols = std::min(split.cols, n - col);
       if (rows <= 0 || cols <= 0) continue;
       SgemmBlocked(kernels, trans_a, rows, cols, k, alpha, trans_a ? a + row : a + row * lda, lda,
-                   b, col, beta, c + row * ldc + col, ldc);
+                   b, row, col, beta, c + row * ldc + col, ldc, epilogue);
     }
   });
 }
@@ -245,12 +249,11 @@ void Gemv(const IsaKernels& kernels, bool rows_form, int64_t count, int64_t k, f
     for (int64_t i = 0; i < count; ++i) y[i * incy] = ys[i];
 }
 
-}  // namespace
-
-void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-           float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-           float* c, int64_t ldc, ThreadPool* pool) {
-  if (m <= 0 || n <= 0) return;
+// The products Sgemm does without blocks: k <= 0 (C scaled by beta), one row or one column of C
+// (matrix-vector kernels).
+void SgemmWithoutBlocks(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                        int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+                        int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool) {
   if (k <= 0) {
     ScaleC(m, n, beta, c, ldc);
     return;
@@ -271,13 +274,27 @@ void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int
       Gemv(kernels, false, m, k, alpha, a, lda, b, incx, beta, c, ldc, pool);
     else  // A stored m x k: C[i] = sum_p A[i, p] x[p]
       Gemv(kernels, true, m, k, alpha, a, lda, b, incx, beta, c, ldc, pool);
+  }
+}
+
+}  // namespace
+
+void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+           float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+           float* c, int64_t ldc, ThreadPool* pool, const SgemmEpilogue* epilogue) {
+  if (m <= 0 || n <= 0) return;
+  // The matrix-vector and empty products run the epilogue once over the whole of C.
+  if (k <= 0 || m == 1 || n == 1) {
+    SgemmWithoutBlocks(kernels, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                       pool);
+    if (epilogue != nullptr) epilogue->apply(epilogue->context, 0, m, 0, n, c, ldc);
     return;
   }
   OperandB operand;
   operand.trans = trans_b;
   operand.data = b;
   operand.ld = ldb;
-  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool);
+  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool, epilogue);
 }
 
 void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const float* a, int64_t lda,
@@ -292,7 +309,7 @@ void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const floa
   OperandB operand;
   operand.prepacked = b.Panel(0);
   operand.depth = k;
-  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool);
+  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool, nullptr);
 }
 
 double ProbeFmaPeakGflops(const IsaKernels& kernels, double seconds) {

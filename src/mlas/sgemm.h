@@ -42,11 +42,22 @@ constexpr int64_t kSgemmColumnBlock = 512;
 // noisy shared machine): 1024^3 about 3% faster than 256 deep, 2048^3 about 1%.
 constexpr int64_t kSgemmDepthBlockAvx512 = 512;
 
+// Work on C done block by block as soon as a block's product is complete, while it is still in
+// cache (a bias, a residual sum, an activation): apply(context, row, rows, column, columns, block,
+// ldc) gets the block of C at (row, column), rows x columns, at `block` with C's ldc. Blocks are
+// disjoint and cover C once; several threads may apply it at once (to different blocks).
+struct SgemmEpilogue {
+  void (*apply)(const void* context, int64_t row, int64_t rows, int64_t column, int64_t columns,
+                float* block, int64_t ldc) = nullptr;
+  const void* context = nullptr;
+};
+
 // C = alpha * op(A) * op(B) + beta * C with the given level's kernels (C is not read when beta is
-// 0). pool: C's blocks split over it (nullptr: the calling thread alone).
+// 0), then the epilogue when one is given. pool: C's blocks split over it (nullptr: the calling
+// thread alone).
 void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-           float* c, int64_t ldc, ThreadPool* pool);
+           float* c, int64_t ldc, ThreadPool* pool, const SgemmEpilogue* epilogue = nullptr);
 
 // The same with B packed ahead (packed_gemm.h).
 void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const float* a, int64_t lda,

@@ -359,6 +359,24 @@ def test_fused_conv(activation, params, with_z):
     _check("FusedConv", [("X", x), ("W", w), ("B", b), ("Z", z)], **attrs)
 
 
+@pytest.mark.parametrize("activation,params", [
+    ("Relu", None), ("LeakyRelu", [0.2]), ("Clip", [0.0, 6.0]), ("Sigmoid", None), (None, None)])
+@pytest.mark.parametrize("with_z", [False, True])
+def test_fused_conv_depthwise(activation, params, with_z):
+    # One input and one output channel per group: the depthwise kernel's path, with the bias,
+    # Z and the activation applied to each channel's plane.
+    x = _RNG.standard_normal((1, 5, 19, 21)).astype(np.float32)
+    w = _RNG.standard_normal((5, 1, 3, 3)).astype(np.float32)
+    b = _RNG.standard_normal(5).astype(np.float32)
+    z = _RNG.standard_normal((1, 5, 10, 11)).astype(np.float32) if with_z else None
+    attrs = dict(group=5, strides=[2, 2], pads=[1, 1, 1, 1])
+    if activation:
+        attrs["activation"] = activation
+    if params:
+        attrs["activation_params"] = params
+    _check("FusedConv", [("X", x), ("W", w), ("B", b), ("Z", z)], **attrs)
+
+
 # ---- errors ----
 
 def test_refusals_name_the_problem():

@@ -11,17 +11,13 @@
 #include "framework/scratch_buffer.h"
 #include "mlas/gemm.h"
 #include "mlas/isa_kernels.h"
+#include "mlas/sgemm.h"
+#include "providers/cpu/contrib/fused_conv_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/quantization/qlinear_conv.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace prism::cpu {
-
-// FusedConv's activation step (providers/cpu/contrib/fused_conv.cc).
-void CheckFusedConvActivation(const Node& node, const std::string& activation,
-                              const std::vector<float>& params);
-void ApplyFusedConvActivation(const Node& node, const std::string& activation,
-                              const std::vector<float>& params, const Tensor* z, Tensor& y);
 
 namespace {
 
@@ -156,9 +152,34 @@ void Im2Col(const ConvPlan& plan, const T* x, T* col) {
       [&](int64_t begin, int64_t end) { Im2ColChannels(plan, x, col, begin, end); });
 }
 
-// Float and double convolution.
+// What the float convolution does to each output row of a group as the GEMM completes it: the
+// bias, FusedConv's sum input and activation (sgemm.h's epilogue; one pass while the row is in
+// cache, and the GEMM never reads C).
+struct ConvEpilogue {
+  const float* bias;  // the group's first channel's bias, or null
+  const float* sum;   // the group's first channel's plane of Z, or null
+  const ConvActivation* activation;
+  int64_t out_size;
+
+  static void Apply(const void* context, int64_t row, int64_t rows, int64_t column, int64_t columns,
+                    float* block, int64_t ldc) {
+    const auto& e = *static_cast<const ConvEpilogue*>(context);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t channel = row + r;
+      e.activation->ApplyRow(block + r * ldc,
+                             e.sum != nullptr ? e.sum + channel * e.out_size + column : nullptr,
+                             e.bias != nullptr ? e.bias[channel] : 0.0f, columns);
+    }
+  }
+};
+
+// Float and double convolution. Float only: activation and sum (FusedConv's) are applied to the
+// output (null: none).
 template <typename T>
-void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) {
+void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y,
+             const ConvActivation* activation = nullptr, const float* sum = nullptr) {
+  static const ConvActivation kIdentity;
+  if (activation == nullptr) activation = &kIdentity;
   const int64_t in_per_group = plan.InChannelsPerGroup();
   const int64_t out_per_group = plan.OutChannelsPerGroup();
   const int64_t col_rows = in_per_group * plan.kernel_size;
@@ -173,9 +194,16 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
             for (int64_t index = begin; index < end; ++index) {
               const int64_t n = index / plan.group;
               const int64_t g = index % plan.group;
+              T* plane = y + (n * plan.out_channels + g) * plan.out_size;
               DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
-                              w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0),
-                              y + (n * plan.out_channels + g) * plan.out_size);
+                              w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0), plane);
+              if constexpr (std::is_same_v<T, float>) {
+                if (!activation->IsNone() || sum != nullptr)
+                  activation->ApplyRow(
+                      plane,
+                      sum != nullptr ? sum + (n * plan.out_channels + g) * plan.out_size : nullptr,
+                      0.0f, plan.out_size);
+              }
             }
           });
       return;
@@ -192,6 +220,19 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y) 
       if (!pointwise) {
         Im2Col(plan, x_group, col.data());
         b_matrix = col.data();
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        const int64_t first_channel = n * plan.out_channels + g * out_per_group;
+        const ConvEpilogue epilogue{bias != nullptr ? bias + g * out_per_group : nullptr,
+                                    sum != nullptr ? sum + first_channel * plan.out_size : nullptr,
+                                    activation, plan.out_size};
+        if (bias != nullptr || sum != nullptr || !activation->IsNone()) {
+          const mlas::SgemmEpilogue finish{&ConvEpilogue::Apply, &epilogue};
+          mlas::Sgemm(mlas::ActiveKernels(), false, false, out_per_group, plan.out_size, col_rows,
+                      1.0f, w + g * w_group_size, col_rows, b_matrix, plan.out_size, 0.0f, y_group,
+                      plan.out_size, plan.pool, &finish);
+          continue;
+        }
       }
       T beta = T(0);
       if (bias != nullptr) {
@@ -504,11 +545,10 @@ class FusedConv final : public ConvBase {
  public:
   explicit FusedConv(const OpKernelInfo& info)
       : ConvBase(info),
-        activation_(info.StringOr("activation", "")),
-        params_(info.HasAttr("activation_params") ? info.Floats("activation_params")
-                                                  : std::vector<float>{}) {
-    CheckFusedConvActivation(GetNode(), activation_, params_);
-  }
+        activation_(ConvActivation::Parse(GetNode(), info.StringOr("activation", ""),
+                                          info.HasAttr("activation_params")
+                                              ? info.Floats("activation_params")
+                                              : std::vector<float>{})) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
@@ -519,14 +559,17 @@ class FusedConv final : public ConvBase {
     plan.scratch = context.TempAllocator();
     Tensor& y = context.Output(0, plan.output_shape, x.Type());
     if (y.NumElements() == 0) return;
+    const Tensor* z = context.Input(3);
+    if (z != nullptr)
+      PRISM_ENFORCE(z->Type() == ElementType::kFloat && z->Shape() == y.Shape(), kInvalidArgument,
+                    GetNode().Describe(), ": FusedConv input Z must be float with Y's shape ",
+                    y.Shape().ToString(), ", got ", z->Describe());
     RunConv<float>(plan, x.Data<float>(), w.Data<float>(), b ? b->Data<float>() : nullptr,
-                   y.MutableData<float>());
-    ApplyFusedConvActivation(GetNode(), activation_, params_, context.Input(3), y);
+                   y.MutableData<float>(), &activation_, z ? z->Data<float>() : nullptr);
   }
 
  private:
-  std::string activation_;
-  std::vector<float> params_;
+  ConvActivation activation_;
 };
 
 void RegisterConvKernels(KernelRegistry& registry) {

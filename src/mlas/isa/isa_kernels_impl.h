@@ -1012,6 +1012,59 @@ void DepthwiseConv2DF32(const DepthwiseGeometry& geometry, const float* x, const
   }
 }
 
+// ---- bias, residual sum and activation over a row (convolution epilogues) ----
+
+template <int kKind>
+inline Float8 Activate8(Float8 v, Float8 a, Float8 b) {
+  const Float8 zero = Splat8(0.0f);
+  if constexpr (kKind == kActivationRelu) {
+    return v < zero ? zero : v;  // NaN stays NaN
+  } else if constexpr (kKind == kActivationLeakyRelu) {
+    return v >= zero ? v : v * a;
+  } else if constexpr (kKind == kActivationClip) {
+    v = v < a ? a : v;
+    return b < v ? b : v;
+  } else {
+    return v;
+  }
+}
+
+template <int kKind>
+void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, float a, float b) {
+  const Float8 bias8 = Splat8(bias), a8 = Splat8(a), b8 = Splat8(b);
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    Float8 v = LoadFloat8(out + i) + bias8;
+    if (sum != nullptr) v += LoadFloat8(sum + i);
+    StoreFloat8(out + i, Activate8<kKind>(v, a8, b8));
+  }
+  if (i < count) {
+    alignas(32) float block[8] = {};
+    alignas(32) float extra[8] = {};
+    const auto rest = static_cast<size_t>(count - i);
+    std::memcpy(block, out + i, sizeof(float) * rest);
+    if (sum != nullptr) std::memcpy(extra, sum + i, sizeof(float) * rest);
+    Float8 v = LoadFloat8(block) + bias8;
+    if (sum != nullptr) v += LoadFloat8(extra);
+    StoreFloat8(block, Activate8<kKind>(v, a8, b8));
+    std::memcpy(out + i, block, sizeof(float) * rest);
+  }
+}
+
+void BiasActivationRowF32(float* out, const float* sum, int64_t count, float bias, int kind,
+                          float a, float b) {
+  switch (kind) {
+    case kActivationRelu:
+      return BiasActivationRow<kActivationRelu>(out, sum, count, bias, a, b);
+    case kActivationLeakyRelu:
+      return BiasActivationRow<kActivationLeakyRelu>(out, sum, count, bias, a, b);
+    case kActivationClip:
+      return BiasActivationRow<kActivationClip>(out, sum, count, bias, a, b);
+    default:
+      return BiasActivationRow<kActivationNone>(out, sum, count, bias, a, b);
+  }
+}
+
 #if defined(__AVX512F__)
 #include "mlas/isa/sgemm_avx512.h"
 #endif
@@ -1050,7 +1103,8 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .erf_f32 = &ErfF32,
                              .gelu_erf_f32 = &GeluErfF32,
                              .pool_max_row_f32 = &PoolRowF32<true>,
-                             .pool_sum_row_f32 = &PoolRowF32<false>};
+                             .pool_sum_row_f32 = &PoolRowF32<false>,
+                             .bias_activation_row_f32 = &BiasActivationRowF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 

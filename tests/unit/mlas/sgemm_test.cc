@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -311,6 +312,63 @@ TEST(SgemmTest, PeakProbeReportsARate) {
     const double gflops = ProbeFmaPeakGflops(KernelsFor(level), 0.02);
     EXPECT_GT(gflops, 0.1) << IsaName(level);
     std::cout << IsaName(level) << " FP32 peak probe: " << gflops << " GFLOP/s\n";
+  }
+}
+
+}  // namespace
+}  // namespace prism::mlas
+
+namespace prism::mlas {
+namespace {
+
+// The epilogue sees every element of C exactly once, after its product is complete, at the block
+// coordinates it is given, from every thread of the split: it records (row, column) of each
+// element it visits and adds row + column to it.
+struct Visits {
+  int64_t m, n;
+  std::vector<std::atomic<int>> seen;
+  Visits(int64_t rows, int64_t cols) : m(rows), n(cols), seen(static_cast<size_t>(rows * cols)) {}
+  static void Apply(const void* context, int64_t row, int64_t rows, int64_t column, int64_t columns,
+                    float* block, int64_t ldc) {
+    auto& visits = *static_cast<Visits*>(const_cast<void*>(context));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < columns; ++c) {
+        visits.seen[static_cast<size_t>((row + r) * visits.n + column + c)]++;
+        block[r * ldc + c] += static_cast<float>(row + r + column + c);
+      }
+  }
+};
+
+TEST(SgemmTest, EpilogueVisitsEveryFinishedElementOnce) {
+  ThreadPool two(2), three(3);
+  const Shape shapes[] = {{false, false, 300, 700, 600, 1.0f, 0.0f},
+                          {false, true, 37, 29, 1100, 1.0f, 0.0f},
+                          {true, false, 1, 45, 20, 1.0f, 0.0f},
+                          {false, false, 50, 1, 33, 1.0f, 0.0f},
+                          {false, false, 13, 17, 0, 1.0f, 0.0f}};
+  for (CpuIsa level : Levels()) {
+    for (const Shape& s : shapes) {
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two, &three}) {
+        SCOPED_TRACE(testing::Message() << IsaName(level) << " " << s << " threads "
+                                        << (pool ? pool->DegreeOfParallelism() : 1));
+        Operands o = MakeOperands(s, 5);
+        std::vector<float> plain = o.c;
+        Sgemm(KernelsFor(level), s.trans_a, s.trans_b, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda,
+              o.b.data(), o.ldb, s.beta, plain.data(), o.ldc, pool);
+        Visits visits(s.m, s.n);
+        const SgemmEpilogue epilogue{&Visits::Apply, &visits};
+        Sgemm(KernelsFor(level), s.trans_a, s.trans_b, s.m, s.n, s.k, s.alpha, o.a.data(), o.lda,
+              o.b.data(), o.ldb, s.beta, o.c.data(), o.ldc, pool, &epilogue);
+        for (int64_t i = 0; i < s.m; ++i)
+          for (int64_t j = 0; j < s.n; ++j) {
+            ASSERT_EQ(visits.seen[static_cast<size_t>(i * s.n + j)].load(), 1)
+                << "element (" << i << ", " << j << ")";
+            const size_t at = static_cast<size_t>(i * o.ldc + j);
+            ASSERT_EQ(o.c[at], plain[at] + static_cast<float>(i + j))
+                << "(" << i << ", " << j << ")";
+          }
+      }
+    }
   }
 }
 
