@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Markdown tables from prism_conv_bench's JSON output (run with --benchmark_repetitions=N
+--benchmark_report_aggregates_only=true --benchmark_out=FILE --benchmark_out_format=json).
+
+Per model and thread count: the total convolution time of one inference (each layer shape's
+median time times its number of occurrences in the model) for Prism's CPU EP, for oneDNN's
+primitive in its blocked layouts (weights prepacked), and for oneDNN's reorders of the
+activations into and out of those layouts (reported apart), with the ratio Prism / oneDNN
+(the issue's bar: at most 1.05). Then each layer's medians.
+
+usage: conv_table.py RUN.json
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def main(argv):
+    if not argv:
+        print(__doc__)
+        return 2
+    with open(argv[0]) as f:
+        data = json.load(f)
+    # (model, layer, threads) -> {variant: (median us, count, GFLOP/s)}
+    layers = defaultdict(dict)
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        # conv/<model>/<layer>/<variant>/<threads>/real_time
+        parts = b["run_name"].split("/")
+        model, layer, variant, threads = parts[1], parts[2], parts[3], int(parts[4])
+        time_us = b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
+        layers[(model, layer, threads)][variant] = (time_us, b.get("count", 1), b.get("GFLOPS", 0))
+    totals = defaultdict(lambda: defaultdict(float))
+    for (model, layer, threads), variants in layers.items():
+        for variant, (time_us, count, _) in variants.items():
+            totals[(model, threads)][variant] += time_us * count
+    print("| model | threads | Prism ms | oneDNN ms (blocked, weights prepacked) | Prism / oneDNN "
+          "| oneDNN reorders ms (activations in and out) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for (model, threads), t in sorted(totals.items()):
+        prism, dnnl = t.get("prism", 0) / 1e3, t.get("dnnl", 0) / 1e3
+        ratio = f"**{prism / dnnl:.2f}x**" if dnnl else "n/a"
+        print(f"| {model} | {threads} | {prism:.2f} | {dnnl:.2f} | {ratio} "
+              f"| {t.get('dnnl_reorders', 0) / 1e3:.2f} |")
+    print()
+    print("| layer | threads | count | Prism us | Prism GFLOP/s | oneDNN us | oneDNN GFLOP/s "
+          "| Prism / oneDNN |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for (model, layer, threads), v in sorted(layers.items()):
+        p, d = v.get("prism"), v.get("dnnl")
+        if not p:
+            continue
+        ratio = f"{p[0] / d[0]:.2f}x" if d else "n/a"
+        print(f"| {model}/{layer} | {threads} | {int(p[1])} | {p[0]:.1f} | {p[2] / 1e9:.1f} "
+              f"| {d[0] if d else 0:.1f} | {d[2] / 1e9 if d else 0:.1f} | {ratio} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
