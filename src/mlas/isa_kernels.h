@@ -15,6 +15,21 @@ struct DepthwiseGeometry {
   int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
 };
 
+// The float depthwise kernel's scratch: the input plane zero-padded, `cols` floats per row (every
+// column the output row, rounded up to whole groups of eight, reads, plus one: stride 2 loads
+// sixteen values and keeps the even ones), `padded_rows` rows, then eight floats for a row's last
+// partial group. Its kernel handles at most kDepthwiseMaxKernelRows kernel rows.
+constexpr int64_t kDepthwiseMaxKernelRows = 32;
+struct DepthwiseLayout {
+  int64_t cols, padded_rows;
+  int64_t ScratchFloats() const { return padded_rows * cols + 8; }
+};
+inline DepthwiseLayout DepthwiseLayoutOf(const DepthwiseGeometry& g) {
+  const int64_t out_w8 = (g.out_w + 7) / 8 * 8;
+  return DepthwiseLayout{(out_w8 - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 2,
+                         (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1};
+}
+
 // The SGEMM's packing formats: panels of A are 6 rows tall, panels of B 16 columns wide (the
 // prepacked weights of packed_gemm.h have this panel width on every level). A level's register
 // tile covers one or two panels of each (IsaKernels::sgemm_tile_rows).
@@ -74,10 +89,11 @@ struct IsaKernels {
   void (*scaled_add_f64)(double* dst, const double* src, int64_t count, int64_t src_stride,
                          double weight);
   // y[oh, ow] = bias + sum over the window of x * w, for one channel (y is written, not read).
-  // The float kernel copies the plane into a zero-padded buffer of its thread's own (kept for
-  // the thread's life, as large as the largest padded plane it has seen).
+  // float: scratch holds DepthwiseLayoutOf(geometry).ScratchFloats() floats, all zero before the
+  // first call for a geometry (the kernel writes only the input's cells and the last block, so
+  // the padding stays zero for the next channels); kernel_h at most kDepthwiseMaxKernelRows.
   void (*depthwise2d_f32)(const DepthwiseGeometry& geometry, const float* x, const float* w,
-                          float bias, float* y);
+                          float bias, float* y, float* scratch);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
                           double bias, double* y);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,

@@ -121,17 +121,21 @@ void Im2ColChannels(const ConvPlan& plan, const T* x, T* col, int64_t channel_be
   }
 }
 
-// Depthwise 2-D: y[oh, ow] = sum over the window of x * w for one channel, without scratch.
-// Float and double planes run in the ISA-dispatched kernels (the whole plane per call, so the
-// dispatch costs one indirect call per channel).
+mlas::DepthwiseGeometry DepthwiseGeometryOf(const ConvPlan& plan) {
+  return mlas::DepthwiseGeometry{plan.in_spatial[0],  plan.in_spatial[1], plan.out_spatial[0],
+                                 plan.out_spatial[1], plan.kernel[0],     plan.kernel[1],
+                                 plan.strides[0],     plan.strides[1],    plan.dilations[0],
+                                 plan.dilations[1],   plan.pads_begin[0], plan.pads_begin[1]};
+}
+
+// Depthwise 2-D: y[oh, ow] = sum over the window of x * w for one channel, in the ISA-dispatched
+// kernels (the whole plane per call). float: scratch as mlas::DepthwiseLayoutOf says, zero
+// before the first channel of a run of calls.
 template <typename T>
-void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y) {
-  const mlas::DepthwiseGeometry geometry{
-      plan.in_spatial[0], plan.in_spatial[1], plan.out_spatial[0], plan.out_spatial[1],
-      plan.kernel[0],     plan.kernel[1],     plan.strides[0],     plan.strides[1],
-      plan.dilations[0],  plan.dilations[1],  plan.pads_begin[0],  plan.pads_begin[1]};
+void DepthwiseConv2D(const ConvPlan& plan, const T* x, const T* w, T bias, T* y, float* scratch) {
+  const mlas::DepthwiseGeometry geometry = DepthwiseGeometryOf(plan);
   if constexpr (std::is_same_v<T, float>)
-    mlas::ActiveKernels().depthwise2d_f32(geometry, x, w, bias, y);
+    mlas::ActiveKernels().depthwise2d_f32(geometry, x, w, bias, y, scratch);
   else
     mlas::ActiveKernels().depthwise2d_f64(geometry, x, w, bias, y);
 }
@@ -187,16 +191,25 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y,
 
   // Integer convolutions (ConvInteger) always take the GEMM path.
   if constexpr (std::is_floating_point_v<T>) {
-    if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
+    if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1 &&
+        plan.kernel[0] <= mlas::kDepthwiseMaxKernelRows) {
       const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
+      const int64_t scratch_floats =
+          std::is_same_v<T, float>
+              ? mlas::DepthwiseLayoutOf(DepthwiseGeometryOf(plan)).ScratchFloats()
+              : 0;
       ThreadPool::TryParallelFor(
           plan.pool, plan.batch * plan.group, cost, [&](int64_t begin, int64_t end) {
+            // One zeroed scratch per range of channels: its padding stays zero across them.
+            ScratchBuffer<float> scratch(plan.scratch, static_cast<size_t>(scratch_floats));
+            std::fill_n(scratch.data(), scratch_floats, 0.0f);
             for (int64_t index = begin; index < end; ++index) {
               const int64_t n = index / plan.group;
               const int64_t g = index % plan.group;
               T* plane = y + (n * plan.out_channels + g) * plan.out_size;
               DepthwiseConv2D(plan, x + (n * plan.in_channels + g) * plan.in_size,
-                              w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0), plane);
+                              w + g * plan.kernel_size, bias != nullptr ? bias[g] : T(0), plane,
+                              scratch.data());
               if constexpr (std::is_same_v<T, float>) {
                 if (!activation->IsNone() || sum != nullptr)
                   activation->ApplyRow(

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #if defined(__AVX__)
@@ -932,8 +933,8 @@ void PoolRowF32(float* out, int64_t count, const float* const* rows, int64_t row
 // (Copying the plane costs a fraction of the multiply-adds; small planes such as 7 x 7 would
 // otherwise be all border.)
 
-// out[i .. i + 8 kVectors) of one output row: rows[r] is window row r's padded input, weights[r]
-// its kernel_w taps.
+// Outputs i .. i + 8 kVectors of one output row, stored at out[0 .. 8 kVectors): rows[r] is
+// window row r's padded input, weights[r] its kernel_w taps.
 template <int kStride, int kVectors>
 inline void DepthwiseBlock(float* out, int64_t i, const float* const* rows,
                            const float* const* weights, int64_t row_count, int64_t kernel_w,
@@ -950,56 +951,62 @@ inline void DepthwiseBlock(float* out, int64_t i, const float* const* rows,
         acc[v] = MultiplyAdd(LoadStrided8<kStride>(source + 8 * v * kStride), weight, acc[v]);
     }
   }
-  for (int v = 0; v < kVectors; ++v) StoreFloat8(out + i + 8 * v, acc[v]);
+  for (int v = 0; v < kVectors; ++v) StoreFloat8(out + 8 * v, acc[v]);
 }
 
-template <int kStride>
-void DepthwiseRow(float* out, int64_t count8, const float* const* rows, const float* const* weights,
-                  int64_t row_count, int64_t kernel_w, int64_t dilation, float bias) {
+// dst[i] = src[i] for i < count, eight at a time (the rows are short: a library call per row
+// would cost more than the row).
+inline void CopyShortRow(float* dst, const float* src, int64_t count) {
   int64_t i = 0;
-  for (; i + 32 <= count8; i += 32)
-    DepthwiseBlock<kStride, 4>(out, i, rows, weights, row_count, kernel_w, dilation, bias);
-  for (; i < count8; i += 8)
-    DepthwiseBlock<kStride, 1>(out, i, rows, weights, row_count, kernel_w, dilation, bias);
+  for (; i + 8 <= count; i += 8) StoreFloat8(dst + i, LoadFloat8(src + i));
+  for (; i < count; ++i) dst[i] = src[i];
 }
 
 void DepthwiseConv2DF32(const DepthwiseGeometry& geometry, const float* x, const float* w,
-                        float bias, float* y) {
+                        float bias, float* y, float* scratch) {
   const DepthwiseGeometry g = geometry;  // a local copy: loads the compiler can keep in registers
-  const int64_t out_w8 = (g.out_w + 7) / 8 * 8;
-  // Padded rows: every column the rounded-up output row reads, plus one (stride 2 loads sixteen
-  // values and keeps the even ones, so its last load reaches one column further).
-  const int64_t cols = (out_w8 - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 2;
-  const int64_t padded_rows = (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
-  thread_local std::vector<float> buffer;
-  thread_local std::vector<float> row_out;
-  thread_local std::vector<const float*> rows;
-  thread_local std::vector<const float*> weights;
-  buffer.assign(static_cast<size_t>(padded_rows * cols), 0.0f);
-  row_out.resize(static_cast<size_t>(out_w8));
+  const DepthwiseLayout layout = DepthwiseLayoutOf(g);
+  const int64_t cols = layout.cols;
+  float* buffer = scratch;
+  float* last_block = scratch + layout.padded_rows * cols;
+  // The padding stays zero from one channel to the next (the caller zeroes the scratch once per
+  // geometry); only the input's own cells are written here.
   const int64_t copy_begin = std::min(g.pad_w, cols);
   const int64_t copy_count = std::max<int64_t>(0, std::min(g.in_w, cols - copy_begin));
-  for (int64_t r = 0; r < padded_rows; ++r) {
+  for (int64_t r = 0; r < layout.padded_rows; ++r) {
     const int64_t ih = r - g.pad_h;
-    if (ih < 0 || ih >= g.in_h || copy_count == 0) continue;
-    std::memcpy(buffer.data() + r * cols + copy_begin, x + ih * g.in_w,
-                sizeof(float) * static_cast<size_t>(copy_count));
+    if (ih < 0 || ih >= g.in_h) continue;
+    CopyShortRow(buffer + r * cols + copy_begin, x + ih * g.in_w, copy_count);
   }
-  rows.resize(static_cast<size_t>(g.kernel_h));
-  weights.resize(static_cast<size_t>(g.kernel_h));
+  const int64_t full = g.out_w / 8 * 8;  // outputs written straight into y
+  const float* rows[kDepthwiseMaxKernelRows];
+  const float* weights[kDepthwiseMaxKernelRows];
   for (int64_t kh = 0; kh < g.kernel_h; ++kh) weights[kh] = w + kh * g.kernel_w;
   for (int64_t oh = 0; oh < g.out_h; ++oh) {
     for (int64_t kh = 0; kh < g.kernel_h; ++kh)
-      rows[kh] = buffer.data() + (oh * g.stride_h + kh * g.dilation_h) * cols;
+      rows[kh] = buffer + (oh * g.stride_h + kh * g.dilation_h) * cols;
     float* out = y + oh * g.out_w;
     if (g.stride_w == 1 || g.stride_w == 2) {
+      auto run = [&](auto stride) {
+        constexpr int kStride = decltype(stride)::value;
+        int64_t i = 0;
+        for (; i + 32 <= full; i += 32)
+          DepthwiseBlock<kStride, 4>(out + i, i, rows, weights, g.kernel_h, g.kernel_w,
+                                     g.dilation_w, bias);
+        for (; i < full; i += 8)
+          DepthwiseBlock<kStride, 1>(out + i, i, rows, weights, g.kernel_h, g.kernel_w,
+                                     g.dilation_w, bias);
+        if (full < g.out_w) {
+          // The last, partial group: computed whole into the scratch, its outputs copied.
+          DepthwiseBlock<kStride, 1>(last_block, full, rows, weights, g.kernel_h, g.kernel_w,
+                                     g.dilation_w, bias);
+          CopyShortRow(out + full, last_block, g.out_w - full);
+        }
+      };
       if (g.stride_w == 1)
-        DepthwiseRow<1>(row_out.data(), out_w8, rows.data(), weights.data(), g.kernel_h, g.kernel_w,
-                        g.dilation_w, bias);
+        run(std::integral_constant<int, 1>{});
       else
-        DepthwiseRow<2>(row_out.data(), out_w8, rows.data(), weights.data(), g.kernel_h, g.kernel_w,
-                        g.dilation_w, bias);
-      std::memcpy(out, row_out.data(), sizeof(float) * static_cast<size_t>(g.out_w));
+        run(std::integral_constant<int, 2>{});
       continue;
     }
     for (int64_t ow = 0; ow < g.out_w; ++ow) {

@@ -1,7 +1,8 @@
 // The float depthwise convolution kernel of every instruction-set level against a double
 // reference on random geometries: kernels 1 to 5, strides 1 to 3, dilations 1 and 2, pads 0 to 2,
 // planes from 1 x 1 to 40 x 40 (widths ragged against the eight-output groups), outputs that are
-// all border. The output plane sits between guard values that must stay untouched.
+// all border. The output plane sits between guard values that must stay untouched, and each
+// plane is the second one computed with its scratch (the first leaves the padding zero).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,7 +65,14 @@ TEST(DepthwiseKernelsTest, FloatPlanesMatchADoubleReferenceOnEveryLevel) {
                    << g.pad_h << "," << g.pad_w);
       const int64_t plane = g.out_h * g.out_w;
       std::vector<float> y(static_cast<size_t>(plane + 32), 777.0f);
-      KernelsFor(level).depthwise2d_f32(g, x.data(), w.data(), bias, y.data() + 16);
+      // One scratch for two channels, zeroed once as the convolution does: the first call (on
+      // another plane) must leave the padding zero for the second.
+      std::vector<float> scratch(static_cast<size_t>(DepthwiseLayoutOf(g).ScratchFloats()), 0.0f);
+      std::vector<float> other(x.size()), other_y(static_cast<size_t>(plane));
+      for (float& v : other) v = value(rng) + 5.0f;
+      KernelsFor(level).depthwise2d_f32(g, other.data(), w.data(), bias, other_y.data(),
+                                        scratch.data());
+      KernelsFor(level).depthwise2d_f32(g, x.data(), w.data(), bias, y.data() + 16, scratch.data());
       for (int64_t i = 0; i < 16; ++i) {
         ASSERT_EQ(y[static_cast<size_t>(i)], 777.0f) << "written before the plane";
         ASSERT_EQ(y[static_cast<size_t>(16 + plane + i)], 777.0f) << "written past the plane";
