@@ -17,12 +17,11 @@ struct DepthwiseGeometry {
 
 // The float depthwise kernel's scratch: the input plane zero-padded, `cols` floats per row (every
 // column the output row, rounded up to whole groups of eight, reads, plus one: stride 2 loads
-// sixteen values and keeps the even ones), `padded_rows` rows, then eight floats for a row's last
-// partial group. Its kernel handles at most kDepthwiseMaxKernelRows kernel rows.
-constexpr int64_t kDepthwiseMaxKernelRows = 32;
+// sixteen values and keeps the even ones), `padded_rows` rows, then 4 x 8 floats for the last
+// partial groups of four rows.
 struct DepthwiseLayout {
   int64_t cols, padded_rows;
-  int64_t ScratchFloats() const { return padded_rows * cols + 8; }
+  int64_t ScratchFloats() const { return padded_rows * cols + 32; }
 };
 inline DepthwiseLayout DepthwiseLayoutOf(const DepthwiseGeometry& g) {
   const int64_t out_w8 = (g.out_w + 7) / 8 * 8;
@@ -91,7 +90,7 @@ struct IsaKernels {
   // y[oh, ow] = bias + sum over the window of x * w, for one channel (y is written, not read).
   // float: scratch holds DepthwiseLayoutOf(geometry).ScratchFloats() floats, all zero before the
   // first call for a geometry (the kernel writes only the input's cells and the last block, so
-  // the padding stays zero for the next channels); kernel_h at most kDepthwiseMaxKernelRows.
+  // the padding stays zero for the next channels).
   void (*depthwise2d_f32)(const DepthwiseGeometry& geometry, const float* x, const float* w,
                           float bias, float* y, float* scratch);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,

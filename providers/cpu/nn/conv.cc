@@ -191,8 +191,7 @@ void RunConv(const ConvPlan& plan, const T* x, const T* w, const T* bias, T* y,
 
   // Integer convolutions (ConvInteger) always take the GEMM path.
   if constexpr (std::is_floating_point_v<T>) {
-    if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1 &&
-        plan.kernel[0] <= mlas::kDepthwiseMaxKernelRows) {
+    if (plan.in_spatial.size() == 2 && in_per_group == 1 && out_per_group == 1) {
       const double cost = static_cast<double>(plan.kernel_size * plan.out_size);
       const int64_t scratch_floats =
           std::is_same_v<T, float>

@@ -933,25 +933,27 @@ void PoolRowF32(float* out, int64_t count, const float* const* rows, int64_t row
 // (Copying the plane costs a fraction of the multiply-adds; small planes such as 7 x 7 would
 // otherwise be all border.)
 
-// Outputs i .. i + 8 kVectors of one output row, stored at out[0 .. 8 kVectors): rows[r] is
-// window row r's padded input, weights[r] its kernel_w taps.
-template <int kStride, int kVectors>
-inline void DepthwiseBlock(float* out, int64_t i, const float* const* rows,
-                           const float* const* weights, int64_t row_count, int64_t kernel_w,
-                           int64_t dilation, float bias) {
-  Float8 acc[kVectors];
-  for (int v = 0; v < kVectors; ++v) acc[v] = Splat8(bias);
-  for (int64_t r = 0; r < row_count; ++r) {
-    const float* row = rows[r] + i * kStride;
-    for (int64_t t = 0; t < kernel_w; ++t) {
-      const Float8 weight = BroadcastFloat8(weights[r] + t);
-      const float* source = row + t * dilation;
+// Outputs i .. i + 7 of kRowsOut consecutive output rows, row o stored at outs[o][0 .. 8):
+// base is the padded buffer's first window row of the first of them, row_step the distance
+// between consecutive output rows' windows, kh_step between window rows. The kRowsOut
+// accumulators are independent multiply-add chains, so that their latency overlaps.
+template <int kStride, int kRowsOut>
+inline void DepthwiseTile(float* const* outs, int64_t i, const float* base, int64_t row_step,
+                          int64_t kh_step, const float* w, int64_t kernel_h, int64_t kernel_w,
+                          int64_t dilation, float bias) {
+  Float8 acc[kRowsOut];
+  for (int o = 0; o < kRowsOut; ++o) acc[o] = Splat8(bias);
+  for (int64_t kh = 0; kh < kernel_h; ++kh) {
+    const float* row = base + kh * kh_step + i * kStride;
+    for (int64_t kw = 0; kw < kernel_w; ++kw) {
+      const Float8 weight = BroadcastFloat8(w + kh * kernel_w + kw);
+      const float* source = row + kw * dilation;
 #pragma GCC unroll 4
-      for (int v = 0; v < kVectors; ++v)
-        acc[v] = MultiplyAdd(LoadStrided8<kStride>(source + 8 * v * kStride), weight, acc[v]);
+      for (int o = 0; o < kRowsOut; ++o)
+        acc[o] = MultiplyAdd(LoadStrided8<kStride>(source + o * row_step), weight, acc[o]);
     }
   }
-  for (int v = 0; v < kVectors; ++v) StoreFloat8(out + 8 * v, acc[v]);
+  for (int o = 0; o < kRowsOut; ++o) StoreFloat8(outs[o], acc[o]);
 }
 
 // dst[i] = src[i] for i < count, eight at a time (the rows are short: a library call per row
@@ -960,6 +962,30 @@ inline void CopyShortRow(float* dst, const float* src, int64_t count) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) StoreFloat8(dst + i, LoadFloat8(src + i));
   for (; i < count; ++i) dst[i] = src[i];
+}
+
+// kRowsOut output rows from oh on: whole groups of eight straight into y, the last partial group
+// through the scratch's last block (kRowsOut x 8 floats).
+template <int kStride, int kRowsOut>
+void DepthwiseRows(const DepthwiseGeometry& g, int64_t cols, const float* buffer, float* last_block,
+                   const float* w, float bias, float* y, int64_t oh) {
+  const int64_t full = g.out_w / 8 * 8;
+  const float* base = buffer + oh * g.stride_h * cols;
+  const int64_t row_step = g.stride_h * cols;
+  const int64_t kh_step = g.dilation_h * cols;
+  float* outs[kRowsOut];
+  for (int64_t i = 0; i < full; i += 8) {
+    for (int o = 0; o < kRowsOut; ++o) outs[o] = y + (oh + o) * g.out_w + i;
+    DepthwiseTile<kStride, kRowsOut>(outs, i, base, row_step, kh_step, w, g.kernel_h, g.kernel_w,
+                                     g.dilation_w, bias);
+  }
+  if (full < g.out_w) {
+    for (int o = 0; o < kRowsOut; ++o) outs[o] = last_block + 8 * o;
+    DepthwiseTile<kStride, kRowsOut>(outs, full, base, row_step, kh_step, w, g.kernel_h, g.kernel_w,
+                                     g.dilation_w, bias);
+    for (int o = 0; o < kRowsOut; ++o)
+      CopyShortRow(y + (oh + o) * g.out_w + full, last_block + 8 * o, g.out_w - full);
+  }
 }
 
 void DepthwiseConv2DF32(const DepthwiseGeometry& geometry, const float* x, const float* w,
@@ -978,45 +1004,31 @@ void DepthwiseConv2DF32(const DepthwiseGeometry& geometry, const float* x, const
     if (ih < 0 || ih >= g.in_h) continue;
     CopyShortRow(buffer + r * cols + copy_begin, x + ih * g.in_w, copy_count);
   }
-  const int64_t full = g.out_w / 8 * 8;  // outputs written straight into y
-  const float* rows[kDepthwiseMaxKernelRows];
-  const float* weights[kDepthwiseMaxKernelRows];
-  for (int64_t kh = 0; kh < g.kernel_h; ++kh) weights[kh] = w + kh * g.kernel_w;
-  for (int64_t oh = 0; oh < g.out_h; ++oh) {
-    for (int64_t kh = 0; kh < g.kernel_h; ++kh)
-      rows[kh] = buffer + (oh * g.stride_h + kh * g.dilation_h) * cols;
-    float* out = y + oh * g.out_w;
-    if (g.stride_w == 1 || g.stride_w == 2) {
-      auto run = [&](auto stride) {
-        constexpr int kStride = decltype(stride)::value;
-        int64_t i = 0;
-        for (; i + 32 <= full; i += 32)
-          DepthwiseBlock<kStride, 4>(out + i, i, rows, weights, g.kernel_h, g.kernel_w,
-                                     g.dilation_w, bias);
-        for (; i < full; i += 8)
-          DepthwiseBlock<kStride, 1>(out + i, i, rows, weights, g.kernel_h, g.kernel_w,
-                                     g.dilation_w, bias);
-        if (full < g.out_w) {
-          // The last, partial group: computed whole into the scratch, its outputs copied.
-          DepthwiseBlock<kStride, 1>(last_block, full, rows, weights, g.kernel_h, g.kernel_w,
-                                     g.dilation_w, bias);
-          CopyShortRow(out + full, last_block, g.out_w - full);
-        }
-      };
-      if (g.stride_w == 1)
-        run(std::integral_constant<int, 1>{});
-      else
-        run(std::integral_constant<int, 2>{});
-      continue;
-    }
+  if (g.stride_w == 1 || g.stride_w == 2) {
+    auto run = [&](auto stride) {
+      constexpr int kStride = decltype(stride)::value;
+      int64_t oh = 0;
+      for (; oh + 4 <= g.out_h; oh += 4)
+        DepthwiseRows<kStride, 4>(g, cols, buffer, last_block, w, bias, y, oh);
+      for (; oh < g.out_h; ++oh)
+        DepthwiseRows<kStride, 1>(g, cols, buffer, last_block, w, bias, y, oh);
+    };
+    if (g.stride_w == 1)
+      run(std::integral_constant<int, 1>{});
+    else
+      run(std::integral_constant<int, 2>{});
+    return;
+  }
+  for (int64_t oh = 0; oh < g.out_h; ++oh)
     for (int64_t ow = 0; ow < g.out_w; ++ow) {
       float acc = bias;
       for (int64_t kh = 0; kh < g.kernel_h; ++kh)
         for (int64_t kw = 0; kw < g.kernel_w; ++kw)
-          acc += rows[kh][ow * g.stride_w + kw * g.dilation_w] * weights[kh][kw];
-      out[ow] = acc;
+          acc += buffer[(oh * g.stride_h + kh * g.dilation_h) * cols + ow * g.stride_w +
+                        kw * g.dilation_w] *
+                 w[kh * g.kernel_w + kw];
+      y[oh * g.out_w + ow] = acc;
     }
-  }
 }
 
 // ---- bias, residual sum and activation over a row (convolution epilogues) ----
