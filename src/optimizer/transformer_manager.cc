@@ -80,6 +80,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
   if (optimization_level >= 1) {
     manager->Register(MakeIdentityElimination());
     manager->Register(MakeDropoutElimination());
+    manager->Register(MakeCommonSubexpressionElimination());
     manager->Register(MakeConstantFolding());
     manager->Register(MakeConvBatchNormFusion());
   }

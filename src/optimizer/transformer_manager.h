@@ -41,6 +41,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
 // The built-in passes.
 std::unique_ptr<GraphTransformer> MakeIdentityElimination();
 std::unique_ptr<GraphTransformer> MakeDropoutElimination();
+std::unique_ptr<GraphTransformer> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphTransformer> MakeConstantFolding();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();

@@ -277,7 +277,8 @@ TEST(TransformerManager, EpSpecificPassesTouchOnlyNodesOfTheirEps) {
 TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_TRUE(MakeDefaultTransformers(0, {})->Names(TransformerLevel::kBasic).empty());
   EXPECT_EQ(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kBasic),
-            (std::vector<std::string>{"EliminateIdentity", "EliminateDropout", "ConstantFolding",
+            (std::vector<std::string>{"EliminateIdentity", "EliminateDropout",
+                                      "CommonSubexpressionElimination", "ConstantFolding",
                                       "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
