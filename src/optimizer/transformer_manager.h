@@ -51,6 +51,7 @@ std::unique_ptr<GraphTransformer> MakeSkipLayerNormFusion();
 std::unique_ptr<GraphTransformer> MakeAttentionFusion();
 std::unique_ptr<GraphTransformer> MakeBiasGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulAddFusion();
+std::unique_ptr<GraphTransformer> MakeGemmActivationFusion();
 std::unique_ptr<GraphTransformer> MakeFastGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulTransposeFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulScaleFusion();

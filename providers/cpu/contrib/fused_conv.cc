@@ -1,16 +1,16 @@
 // FusedConv (com.microsoft, version 1, float): Y = activation(Conv(X, W, B) + Z), with Z an
 // optional input of Y's shape added before the activation (onnxruntime's "sum" input). The
 // convolution is the Conv kernel's (providers/cpu/nn/conv.cc holds the FusedConv class, which
-// reuses ConvBase::Plan and RunConv); this file holds the activation step:
+// reuses ConvBase::Plan and RunConv); this file holds the activation step (computed by
+// fused_activation.cc, which FusedGemm shares):
 //   Relu; Tanh; Sigmoid; LeakyRelu (activation_params = [alpha]);
 //   Clip ([min, max]); HardSigmoid ([alpha, beta]: max(0, min(1, alpha * x + beta))).
 // No activation attribute means none (the identity).
-#include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "framework/op_kernel.h"
+#include "providers/cpu/contrib/fused_activation.h"
 
 namespace prism::cpu {
 
@@ -46,25 +46,12 @@ void ApplyFusedConvActivation(const Node& node, const std::string& activation,
     const float* sum = z->Data<float>();
     for (int64_t i = 0; i < count; ++i) out[i] += sum[i];
   }
-  const auto apply = [&](auto f) {
-    for (int64_t i = 0; i < count; ++i) out[i] = f(out[i]);
-  };
-  if (activation == "Relu") {
-    apply([](float v) { return std::max(v, 0.0f); });
-  } else if (activation == "Tanh") {
-    apply([](float v) { return std::tanh(v); });
-  } else if (activation == "Sigmoid") {
-    apply([](float v) { return 1.0f / (1.0f + std::exp(-v)); });
-  } else if (activation == "LeakyRelu") {
-    const float alpha = params[0];
-    apply([alpha](float v) { return v >= 0.0f ? v : v * alpha; });
-  } else if (activation == "Clip") {
-    const float low = params[0], high = params[1];
-    apply([low, high](float v) { return std::min(std::max(v, low), high); });
-  } else if (activation == "HardSigmoid") {
-    const float alpha = params[0], beta = params[1];
-    apply([alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
-  }
+  // CheckFusedConvActivation accepted the name and the parameter count.
+  FusedActivation fused;
+  fused.kind = *FusedActivationKind(activation);
+  if (!params.empty()) fused.alpha = params[0];
+  if (params.size() > 1) fused.beta = params[1];
+  ApplyFusedActivation(fused, out, count);
 }
 
 }  // namespace prism::cpu

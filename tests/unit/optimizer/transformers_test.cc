@@ -284,8 +284,8 @@ TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
             (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
                                       "ConvActivationFusion", "GeluFusion", "FastGeluFusion",
-                                      "BiasGeluFusion", "MatMulAddFusion", "MatMulTransposeFusion",
-                                      "MatMulScaleFusion"}));
+                                      "BiasGeluFusion", "MatMulAddFusion", "GemmActivationFusion",
+                                      "MatMulTransposeFusion", "MatMulScaleFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
