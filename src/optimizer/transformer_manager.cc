@@ -80,6 +80,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
   if (optimization_level >= 1) {
     manager->Register(MakeIdentityElimination());
     manager->Register(MakeDropoutElimination());
+    manager->Register(MakeCommonSubexpressionElimination());
     manager->Register(MakeConstantFolding());
     manager->Register(MakeConvBatchNormFusion());
   }
@@ -87,8 +88,9 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     // In this order within a round: LayerNormalization before SkipLayerNormalization is formed
     // from it; GeluFusion before BiasGeluFusion takes the bias into its Gelu; MatMulAddFusion
     // after them, so that Attention, SkipLayerNormalization, BiasGelu and FastGelu take their
-    // projections' biases first; the FusedMatMul fusions last, so that Attention keeps its
-    // scaled Q K^T MatMul and MatMulAddFusion its MatMuls with a bias (Gemm).
+    // projections' biases first; GemmActivationFusion right after it, so that a MatMul + Add +
+    // activation becomes one FusedGemm in a round; the FusedMatMul fusions last, so that Attention
+    // keeps its scaled Q K^T MatMul and MatMulAddFusion its MatMuls with a bias (Gemm).
     manager->Register(MakeLayerNormFusion());
     manager->Register(MakeSkipLayerNormFusion());
     manager->Register(MakeAttentionFusion());
@@ -97,6 +99,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeFastGeluFusion());
     manager->Register(MakeBiasGeluFusion());
     manager->Register(MakeMatMulAddFusion());
+    manager->Register(MakeGemmActivationFusion());
     manager->Register(MakeMatMulTransposeFusion());
     manager->Register(MakeMatMulScaleFusion());
   }

@@ -41,6 +41,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
 // The built-in passes.
 std::unique_ptr<GraphTransformer> MakeIdentityElimination();
 std::unique_ptr<GraphTransformer> MakeDropoutElimination();
+std::unique_ptr<GraphTransformer> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphTransformer> MakeConstantFolding();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
@@ -50,6 +51,7 @@ std::unique_ptr<GraphTransformer> MakeSkipLayerNormFusion();
 std::unique_ptr<GraphTransformer> MakeAttentionFusion();
 std::unique_ptr<GraphTransformer> MakeBiasGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulAddFusion();
+std::unique_ptr<GraphTransformer> MakeGemmActivationFusion();
 std::unique_ptr<GraphTransformer> MakeFastGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulTransposeFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulScaleFusion();

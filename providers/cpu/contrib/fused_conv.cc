@@ -4,11 +4,9 @@
 //   Relu; Tanh; Sigmoid; LeakyRelu (activation_params = [alpha]);
 //   Clip ([min, max]); HardSigmoid ([alpha, beta]: max(0, min(1, alpha * x + beta))).
 // No activation attribute means none (the identity). Relu, LeakyRelu and Clip run in the ISA
-// kernels with the bias and the sum (mlas bias_activation_row_f32); the others after them.
+// kernels with the bias and the sum (mlas bias_activation_row_f32); the others after them, in
+// fused_activation.cc (shared with FusedGemm).
 #include "providers/cpu/contrib/fused_conv_activation.h"
-
-#include <algorithm>
-#include <cmath>
 
 #include "common/status.h"
 #include "mlas/isa_kernels.h"
@@ -17,63 +15,43 @@ namespace prism::cpu {
 
 ConvActivation ConvActivation::Parse(const Node& node, const std::string& activation,
                                      const std::vector<float>& params) {
-  ConvActivation result;
+  using Kind = FusedActivation::Kind;
+  const std::optional<Kind> kind = FusedActivationKind(activation);
   size_t needed = 0;
-  if (activation.empty()) {
-    result.kind_ = Kind::kNone;
-  } else if (activation == "Relu") {
-    result.kind_ = Kind::kRelu;
-  } else if (activation == "Tanh") {
-    result.kind_ = Kind::kTanh;
-  } else if (activation == "Sigmoid") {
-    result.kind_ = Kind::kSigmoid;
-  } else if (activation == "LeakyRelu") {
-    result.kind_ = Kind::kLeakyRelu;
-    needed = 1;
-  } else if (activation == "Clip") {
-    result.kind_ = Kind::kClip;
-    needed = 2;
-  } else if (activation == "HardSigmoid") {
-    result.kind_ = Kind::kHardSigmoid;
-    needed = 2;
-  } else {
+  if (!kind || (*kind != Kind::kNone && *kind != Kind::kRelu && *kind != Kind::kTanh &&
+                *kind != Kind::kSigmoid && *kind != Kind::kLeakyRelu && *kind != Kind::kClip &&
+                *kind != Kind::kHardSigmoid))
     PRISM_THROW(kInvalidArgument, node.Describe(), ": FusedConv activation '", activation,
                 "' is not one of Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid");
-  }
+  if (*kind == Kind::kLeakyRelu) needed = 1;
+  if (*kind == Kind::kClip || *kind == Kind::kHardSigmoid) needed = 2;
   PRISM_ENFORCE(params.size() == needed || (needed == 0 && params.empty()), kInvalidArgument,
                 node.Describe(), ": FusedConv activation ", activation, " takes ", needed,
                 " activation_params, got ", params.size());
-  if (needed >= 1) result.alpha_ = params[0];
-  if (needed >= 2) result.beta_ = params[1];
+  ConvActivation result;
+  result.activation_.kind = *kind;
+  if (needed >= 1) result.activation_.alpha = params[0];
+  if (needed >= 2) result.activation_.beta = params[1];
   return result;
 }
 
 void ConvActivation::ApplyRow(float* out, const float* sum, float bias, int64_t count) const {
+  using Kind = FusedActivation::Kind;
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
-  switch (kind_) {
+  const float alpha = activation_.alpha, beta = activation_.beta;
+  switch (activation_.kind) {
     case Kind::kRelu:
       kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationRelu, 0, 0);
       return;
     case Kind::kLeakyRelu:
-      kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationLeakyRelu, alpha_, 0);
+      kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationLeakyRelu, alpha, 0);
       return;
     case Kind::kClip:
-      kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationClip, alpha_, beta_);
+      kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationClip, alpha, beta);
       return;
     default:
       kernels.bias_activation_row_f32(out, sum, count, bias, mlas::kActivationNone, 0, 0);
-      break;
-  }
-  const auto apply = [&](auto f) {
-    for (int64_t i = 0; i < count; ++i) out[i] = f(out[i]);
-  };
-  if (kind_ == Kind::kTanh) {
-    apply([](float v) { return std::tanh(v); });
-  } else if (kind_ == Kind::kSigmoid) {
-    apply([](float v) { return 1.0f / (1.0f + std::exp(-v)); });
-  } else if (kind_ == Kind::kHardSigmoid) {
-    const float alpha = alpha_, beta = beta_;
-    apply([alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); });
+      if (activation_.kind != Kind::kNone) ApplyFusedActivation(activation_, out, count);
   }
 }
 

@@ -8,13 +8,12 @@
 #include <vector>
 
 #include "graph/node.h"
+#include "providers/cpu/contrib/fused_activation.h"
 
 namespace prism::cpu {
 
 class ConvActivation {
  public:
-  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kTanh, kSigmoid, kHardSigmoid };
-
   ConvActivation() = default;
   // FusedConv's activation and activation_params: "" (none), Relu, Tanh, Sigmoid, LeakyRelu
   // ([alpha]), Clip ([min, max]), HardSigmoid ([alpha, beta]); throws kInvalidArgument naming the
@@ -24,11 +23,10 @@ class ConvActivation {
 
   // out[i] = f(out[i] + bias + sum[i]) for i < count (sum may be null).
   void ApplyRow(float* out, const float* sum, float bias, int64_t count) const;
-  bool IsNone() const { return kind_ == Kind::kNone; }
+  bool IsNone() const { return activation_.kind == FusedActivation::Kind::kNone; }
 
  private:
-  Kind kind_ = Kind::kNone;
-  float alpha_ = 0.0f, beta_ = 0.0f;
+  FusedActivation activation_;
 };
 
 }  // namespace prism::cpu

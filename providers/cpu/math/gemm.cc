@@ -1,14 +1,21 @@
 // Gemm: Y = alpha * A' * B' + beta * C with A' = transA ? A^T : A, B' = transB ? B^T : B, and C
 // unidirectionally broadcast to (M, N). Before opset 7 C is required and only broadcast when
 // the "broadcast" attribute is set; from opset 11 C is optional.
+// com.microsoft FusedGemm (onnxruntime's contrib op, float) is the same kernel followed by an
+// activation on Y: activation (Relu, LeakyRelu, Tanh, Sigmoid, HardSigmoid, Elu, Selu, Softplus,
+// Softsign, ThresholdedRelu) with its parameters as activation_alpha / _beta / _gamma (the ONNX
+// op's defaults when absent), applied by contrib/fused_activation.cc.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
 #include "mlas/packed_gemm.h"
+#include "providers/cpu/contrib/fused_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/packed_b_weight.h"
 #include "providers/cpu/type_dispatch.h"
@@ -152,7 +159,11 @@ class Gemm final : public OpKernel {
         alpha_(info.FloatOr("alpha", 1.f)),
         beta_(info.FloatOr("beta", 1.f)),
         // Only opsets 1-6 have the attribute; later C always broadcasts.
-        broadcast_(info.GetNode().OpsetVersion() >= 7 || info.IntOr("broadcast", 0) != 0) {}
+        // FusedGemm (com.microsoft version 1) follows the latest Gemm: C optional, broadcast.
+        fused_(info.GetNode().Domain() == "com.microsoft"),
+        broadcast_(fused_ || info.GetNode().OpsetVersion() >= 7 || info.IntOr("broadcast", 0) != 0),
+        c_required_(!fused_ && info.GetNode().OpsetVersion() < 11),
+        activation_(fused_ ? FusedGemmActivation(info) : FusedActivation{}) {}
 
   // A constant 2-D float B is packed once (packed_b_weight.h), as op(B).
   std::string PrePackFormat(int input_index, const Tensor& weight) const override {
@@ -172,7 +183,7 @@ class Gemm final : public OpKernel {
     if (packed_b_ != nullptr) return ComputeWithPackedB(context, a);
     const Tensor& b = context.RequiredInput(1);
     // C is required before opset 11; RequiredInput names the node when it is missing.
-    const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
+    const Tensor* c = c_required_ ? &context.RequiredInput(2) : context.Input(2);
     PRISM_ENFORCE(a.Type() == b.Type() && (c == nullptr || c->Type() == a.Type()), kInvalidArgument,
                   node.Describe(), ": Gemm inputs must share one element type, got A ",
                   ElementTypeName(a.Type()), ", B ", ElementTypeName(b.Type()),
@@ -202,12 +213,13 @@ class Gemm final : public OpKernel {
     Tensor& y = context.Output(0, TensorShape({plan.m, plan.n}), a.Type());
     if (y.NumElements() == 0) return;
     DispatchByType<GemmImpl, GemmTypes>(a.Type(), "Gemm", plan, a, b, y);
+    Activate(y);
   }
 
  private:
   void ComputeWithPackedB(OpKernelContext& context, const Tensor& a) const {
     const Node& node = GetNode();
-    const Tensor* c = node.OpsetVersion() < 11 ? &context.RequiredInput(2) : context.Input(2);
+    const Tensor* c = c_required_ ? &context.RequiredInput(2) : context.Input(2);
     PRISM_ENFORCE(a.Type() == ElementType::kFloat && (c == nullptr || c->Type() == a.Type()),
                   kInvalidArgument, node.Describe(),
                   ": Gemm inputs must share one element type, got A ", ElementTypeName(a.Type()),
@@ -231,6 +243,51 @@ class Gemm final : public OpKernel {
     if (with_c) BroadcastC(c->Data<float>(), c->Shape(), m, n, out);
     mlas::GemmPackedB(trans_a_, m, a.Data<float>(), trans_a_ ? m : k, alpha_, *packed_b_,
                       with_c ? beta_ : 0.0f, out, n, context.IntraOpThreadPool());
+    Activate(y);
+  }
+
+  // FusedGemm's activation and its parameters; a name it does not know is refused when the
+  // session is built.
+  static FusedActivation FusedGemmActivation(const OpKernelInfo& info) {
+    using Kind = FusedActivation::Kind;
+    const std::string name = info.StringOr("activation", "");
+    const std::optional<Kind> kind = FusedActivationKind(name);
+    PRISM_ENFORCE(kind && *kind != Kind::kClip, kInvalidArgument, info.GetNode().Describe(),
+                  ": FusedGemm activation '", name,
+                  "' is not one of Relu, LeakyRelu, Tanh, Sigmoid, HardSigmoid, Elu, Selu, "
+                  "Softplus, Softsign, ThresholdedRelu");
+    FusedActivation activation;
+    activation.kind = *kind;
+    // The defaults are the ONNX ops' (opset 6 on for Selu).
+    float alpha = 0.0f, beta = 0.0f, gamma = 0.0f;
+    switch (*kind) {
+      case Kind::kLeakyRelu:
+        alpha = 0.01f;
+        break;
+      case Kind::kHardSigmoid:
+        alpha = 0.2f;
+        beta = 0.5f;
+        break;
+      case Kind::kElu:
+      case Kind::kThresholdedRelu:
+        alpha = 1.0f;
+        break;
+      case Kind::kSelu:
+        alpha = 1.67326319217681884765625f;
+        gamma = 1.05070102214813232421875f;
+        break;
+      default:
+        break;
+    }
+    activation.alpha = info.FloatOr("activation_alpha", alpha);
+    activation.beta = info.FloatOr("activation_beta", beta);
+    activation.gamma = info.FloatOr("activation_gamma", gamma);
+    return activation;
+  }
+
+  void Activate(Tensor& y) const {
+    if (activation_.kind == FusedActivation::Kind::kNone) return;
+    ApplyFusedActivation(activation_, y.MutableData<float>(), y.NumElements());
   }
 
   void CheckC(const TensorShape& c_shape, int64_t m, int64_t n) const {
@@ -255,7 +312,10 @@ class Gemm final : public OpKernel {
   bool trans_b_;
   float alpha_;
   float beta_;
+  bool fused_;
   bool broadcast_;
+  bool c_required_;
+  FusedActivation activation_;  // FusedGemm only
   std::shared_ptr<const mlas::PackedMatrixB> packed_b_;
   TensorShape packed_b_shape_;
 };
@@ -282,6 +342,12 @@ void RegisterGemmKernels(KernelRegistry& registry) {
   add(9, 10, types_v9);
   add(11, 12, types_v9);
   add(13, INT_MAX, types_v13);
+  registry.Register(KernelDefBuilder("FusedGemm")
+                        .Domain("com.microsoft")
+                        .Versions(1)
+                        .Constraint("T", {ET::kFloat}, {0, 1, 2}, {0})
+                        .Build(),
+                    factory);
 }
 
 }  // namespace

@@ -220,6 +220,7 @@ void RegisterMathShapes() {
   RegisterShapeInference("Einsum", Einsum);
   RegisterShapeInference("MatMul", MatMul);
   RegisterShapeInference("Gemm", Gemm);
+  RegisterShapeInference("com.microsoft", "FusedGemm", Gemm);  // Gemm's shapes, then an activation
   RegisterShapeInference("LayerNormalization", LayerNormalization);
   for (const char* op :
        {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceL1", "ReduceL2",

@@ -277,14 +277,15 @@ TEST(TransformerManager, EpSpecificPassesTouchOnlyNodesOfTheirEps) {
 TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_TRUE(MakeDefaultTransformers(0, {})->Names(TransformerLevel::kBasic).empty());
   EXPECT_EQ(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kBasic),
-            (std::vector<std::string>{"EliminateIdentity", "EliminateDropout", "ConstantFolding",
+            (std::vector<std::string>{"EliminateIdentity", "EliminateDropout",
+                                      "CommonSubexpressionElimination", "ConstantFolding",
                                       "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
             (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
                                       "ConvActivationFusion", "GeluFusion", "FastGeluFusion",
-                                      "BiasGeluFusion", "MatMulAddFusion", "MatMulTransposeFusion",
-                                      "MatMulScaleFusion"}));
+                                      "BiasGeluFusion", "MatMulAddFusion", "GemmActivationFusion",
+                                      "MatMulTransposeFusion", "MatMulScaleFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
