@@ -58,6 +58,21 @@ struct IsaKernels {
   // Runs independent multiply-add chains in registers for `iterations` rounds and returns the
   // number of floating-point operations done (a multiply-add counts two): the peak probe.
   int64_t (*fma_probe_f32)(int64_t iterations);
+  // ---- int8 GEMM (driven by mlas/qgemm.cc; formats and the input-range contract in
+  // mlas/qgemm.h) ----
+  // Rows of a packed A panel, a multiple of 4 that divides kQgemmRowBlock (qgemm.cc).
+  int64_t qgemm_tile_rows;
+  // Whether the kernel adds pairs of u8 x s8 products in saturating int16 (vpmaddubsw): then a B
+  // outside the pair bound must be packed split (PackedQuantB::Pack's split_if_needed).
+  bool (*qgemm_pairs_saturate)();
+  // C's m x n block (int32, ldc) = (accumulate ? C : 0) + A B over `groups` depth groups, in
+  // wrapping 32-bit sums: A packed in panels of qgemm_tile_rows rows (panel i at
+  // a + i * a_panel_stride; in it, group g holds each row's 4 bytes at g * rows * 4), padded with
+  // zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64, or g * 128 when
+  // split: hi then lo). Nothing outside the m x n block of C is touched.
+  void (*qgemm_block)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                      int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                      bool accumulate, int32_t* c, int64_t ldc);
   // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,

@@ -1,0 +1,299 @@
+#include "mlas/qgemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
+
+namespace prism::mlas {
+namespace {
+
+// The cache blocks (as the SGEMM's, sgemm.h): a 16-column panel of B over a depth block of 1024
+// is 16 KiB (L1), a 512-column block of B 512 KiB and a 144-row block of A 144 KiB (L2).
+constexpr int64_t kQgemmDepthBlockGroups = 256;
+constexpr int64_t kQgemmRowBlock = 144;
+constexpr int64_t kQgemmColumnBlock = 512;
+// Below this many multiply-adds per thread a product is not split (waking a worker costs
+// microseconds; the int8 kernels do about four times the SGEMM's multiply-adds per cycle).
+constexpr double kMinMultiplyAddsPerThread = 1 << 22;
+
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// A growable 64-byte-aligned byte buffer kept between products (packed A, per calling thread).
+class ByteWorkspace {
+ public:
+  ~ByteWorkspace() { std::free(data_); }
+  uint8_t* Get(int64_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      data_ =
+          static_cast<uint8_t*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(bytes, 64))));
+      if (data_ == nullptr) {
+        capacity_ = 0;
+        throw std::bad_alloc();
+      }
+      capacity_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  int64_t capacity_ = 0;
+};
+
+thread_local ByteWorkspace packed_a_workspace;
+
+// Packs panels [first, last) of A's rows (tile_rows rows each, zero rows past m) with each
+// byte xor-ed with flip (0x80 turns int8 into the shifted uint8), and writes those rows' sums.
+void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_t k, int64_t groups,
+                 int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed,
+                 int32_t* row_sums) {
+  const uint32_t flip4 = flip * 0x01010101u;
+  const int64_t group_stride = tile_rows * kQgemmDepthGroup;
+  const int64_t full = k / kQgemmDepthGroup;
+  for (int64_t panel = first; panel < last; ++panel) {
+    uint8_t* base = packed + panel * groups * group_stride;
+    for (int64_t r = 0; r < tile_rows; ++r) {
+      const int64_t row = panel * tile_rows + r;
+      uint8_t* out = base + r * kQgemmDepthGroup;
+      if (row >= m) {
+        for (int64_t g = 0; g < groups; ++g) std::memset(out + g * group_stride, 0, 4);
+        row_sums[row] = 0;
+        continue;
+      }
+      const uint8_t* source = a + row * lda;
+      uint32_t sum = 0;
+      for (int64_t g = 0; g < full; ++g) {
+        uint32_t word;
+        std::memcpy(&word, source + g * kQgemmDepthGroup, sizeof word);
+        word ^= flip4;
+        std::memcpy(out + g * group_stride, &word, sizeof word);
+        sum += (word & 0xffu) + ((word >> 8) & 0xffu) + ((word >> 16) & 0xffu) + (word >> 24);
+      }
+      if (full < groups) {
+        uint8_t tail[4] = {0, 0, 0, 0};
+        for (int64_t t = 0; t < k - full * kQgemmDepthGroup; ++t) {
+          tail[t] = static_cast<uint8_t>(source[full * kQgemmDepthGroup + t] ^ flip);
+          sum += tail[t];
+        }
+        std::memcpy(out + full * group_stride, tail, sizeof tail);
+      }
+      row_sums[row] = static_cast<int32_t>(sum);
+    }
+  }
+}
+
+// What the zero points add to the raw sums: C[i, j] += col_term[j] - b_zero[j] * row_sums[i].
+struct Correction {
+  bool needed = false;
+  std::vector<uint32_t> b_zero;    // shifted (s8) zero point per column
+  std::vector<uint32_t> col_term;  // k a_zero b_zero[j] - a_zero colsum[j], wrapping
+};
+
+void Correct(const Correction& correction, const int32_t* row_sums, int64_t rows, int64_t col,
+             int64_t cols, int32_t* c, int64_t ldc) {
+  const uint32_t* zero = correction.b_zero.data() + col;
+  const uint32_t* term = correction.col_term.data() + col;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint32_t sum = static_cast<uint32_t>(row_sums[r]);
+    int32_t* row = c + r * ldc;
+    for (int64_t j = 0; j < cols; ++j)
+      row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) - zero[j] * sum + term[j]);
+  }
+}
+
+}  // namespace
+
+void PackedQuantB::Free::operator()(int8_t* p) const {
+  std::free(p);
+}
+
+size_t PackedQuantB::Bytes() const {
+  const int64_t panels = (n_ + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  return static_cast<size_t>(panels * PanelStride()) + column_sums_.size() * sizeof(int32_t);
+}
+
+PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
+                                bool split_if_needed) {
+  PackedQuantB packed;
+  packed.k_ = k;
+  packed.n_ = n;
+  packed.signed_ = b_signed;
+  const auto* bytes = static_cast<const uint8_t*>(b);
+  const uint8_t flip = b_signed ? 0 : 0x80;
+  const auto value = [&](int64_t p, int64_t j) {
+    return static_cast<int8_t>(bytes[p * ldb + j] ^ flip);
+  };
+  // The pair bound (qgemm.h) over the pairs (4g, 4g + 1) and (4g + 2, 4g + 3) of each column.
+  for (int64_t p = 0; p + 1 < k && packed.within_pair_bound_; p += 2)
+    for (int64_t j = 0; j < n; ++j) {
+      const int b0 = value(p, j), b1 = value(p + 1, j);
+      if (std::max(b0, 0) + std::max(b1, 0) > 128 || std::min(b0, 0) + std::min(b1, 0) < -128) {
+        packed.within_pair_bound_ = false;
+        break;
+      }
+    }
+  packed.split_ = split_if_needed && !packed.within_pair_bound_;
+  const int64_t panels = (n + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  const int64_t data_bytes = std::max<int64_t>(RoundUp(panels * packed.PanelStride(), 64), 64);
+  void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));
+  if (memory == nullptr) throw std::bad_alloc();
+  packed.data_.reset(static_cast<int8_t*>(memory));
+  std::memset(memory, 0, static_cast<size_t>(data_bytes));
+  packed.column_sums_.assign(static_cast<size_t>(panels * kQgemmPanelCols), 0);
+  const int64_t group_bytes = packed.GroupBytes();
+  const int64_t panel_stride = packed.PanelStride();
+  int8_t* data = packed.data_.get();
+  for (int64_t p = 0; p < k; ++p) {
+    const int64_t depth_offset = p / kQgemmDepthGroup * group_bytes + p % kQgemmDepthGroup;
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = value(p, j);
+      int8_t* out = data + j / kQgemmPanelCols * panel_stride + depth_offset +
+                    j % kQgemmPanelCols * kQgemmDepthGroup;
+      if (packed.split_) {
+        const auto hi = static_cast<int8_t>(v >> 1);  // floor(v / 2): [-64, 63]
+        out[0] = hi;
+        out[kQgemmGroupBytes] = static_cast<int8_t>(v - hi);  // [-64, 64]
+      } else {
+        out[0] = v;
+      }
+      packed.column_sums_[static_cast<size_t>(j)] += v;
+    }
+  }
+  return packed;
+}
+
+void PackedQuantB::Unpack(void* b, int64_t ldb) const {
+  auto* bytes = static_cast<uint8_t*>(b);
+  const uint8_t flip = signed_ ? 0 : 0x80;
+  const int64_t group_bytes = GroupBytes();
+  for (int64_t p = 0; p < k_; ++p)
+    for (int64_t j = 0; j < n_; ++j) {
+      const int8_t* in = data_.get() + j / kQgemmPanelCols * PanelStride() +
+                         p / kQgemmDepthGroup * group_bytes + p % kQgemmDepthGroup +
+                         j % kQgemmPanelCols * kQgemmDepthGroup;
+      const int v = split_ ? in[0] + in[kQgemmGroupBytes] : in[0];
+      bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
+    }
+}
+
+void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
+                  const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
+                  int64_t ldc, ThreadPool* pool) {
+  const int64_t n = b.N(), k = b.K();
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // an empty sum
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0);
+    return;
+  }
+  const int64_t tile_rows = kernels.qgemm_tile_rows;
+  const int64_t groups = b.Groups();
+  const int64_t a_panel_stride = groups * tile_rows * kQgemmDepthGroup;
+  const int64_t a_panels = (m + tile_rows - 1) / tile_rows;
+  const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
+
+  // A packed whole, once (the blocks below all read it), split over the pool by panels.
+  uint8_t* packed_a = packed_a_workspace.Get(a_panels * a_panel_stride);
+  std::vector<int32_t> row_sums(static_cast<size_t>(a_panels * tile_rows));
+  const auto* a_bytes = static_cast<const uint8_t*>(a);
+  const uint32_t flip = a_signed ? 0x80 : 0;
+  const int64_t pack_parts =
+      std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
+  if (pack_parts == 1) {
+    PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, 0, a_panels, packed_a,
+                row_sums.data());
+  } else {
+    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
+    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t part = first; part < last; ++part)
+        PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, part * per_part,
+                    std::min(a_panels, (part + 1) * per_part), packed_a, row_sums.data());
+    });
+  }
+
+  // The zero points in the shifted domain (u8 A, s8 B).
+  Correction correction;
+  const uint32_t a_zero = static_cast<uint32_t>(zero_points.a + (a_signed ? 128 : 0));
+  correction.b_zero.resize(static_cast<size_t>(n));
+  correction.col_term.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    const int32_t given =
+        zero_points.b_per_column != nullptr ? zero_points.b_per_column[j] : zero_points.b_scalar;
+    const auto zero = static_cast<uint32_t>(given - (b.Signed() ? 0 : 128));
+    correction.b_zero[static_cast<size_t>(j)] = zero;
+    correction.col_term[static_cast<size_t>(j)] = static_cast<uint32_t>(k) * a_zero * zero -
+                                                  a_zero * static_cast<uint32_t>(b.ColumnSums()[j]);
+    correction.needed = correction.needed || zero != 0;
+  }
+  correction.needed = correction.needed || a_zero != 0;
+
+  const int64_t group_bytes = b.GroupBytes();
+  const int64_t b_panel_stride = b.PanelStride();
+  // The blocked product of rows [row, row + rows) and columns [col, col + cols) of C; row is a
+  // multiple of tile_rows, col of the panel width.
+  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+    for (int64_t jc = 0; jc < cols; jc += kQgemmColumnBlock) {
+      const int64_t nc = std::min(kQgemmColumnBlock, cols - jc);
+      for (int64_t pc = 0; pc < groups; pc += kQgemmDepthBlockGroups) {
+        const int64_t gc = std::min(kQgemmDepthBlockGroups, groups - pc);
+        const bool last_depth = pc + gc == groups;
+        const int8_t* panels =
+            b.Data() + (col + jc) / kQgemmPanelCols * b_panel_stride + pc * group_bytes;
+        for (int64_t ic = 0; ic < rows; ic += kQgemmRowBlock) {
+          const int64_t mc = std::min(kQgemmRowBlock, rows - ic);
+          int32_t* block = c + (row + ic) * ldc + col + jc;
+          kernels.qgemm_block(mc, nc, gc,
+                              packed_a + (row + ic) / tile_rows * a_panel_stride +
+                                  pc * tile_rows * kQgemmDepthGroup,
+                              a_panel_stride, panels, b_panel_stride, b.Split(), pc > 0, block,
+                              ldc);
+          // The zero points while the block is still in cache.
+          if (last_depth && correction.needed)
+            Correct(correction, row_sums.data() + row + ic, mc, col + jc, nc, block, ldc);
+        }
+      }
+    }
+  };
+
+  const double multiply_adds = static_cast<double>(m) * static_cast<double>(n) * k;
+  const int64_t wanted = std::clamp<int64_t>(
+      static_cast<int64_t>(multiply_adds / kMinMultiplyAddsPerThread), 1, threads);
+  if (wanted == 1) {
+    run_block(0, m, 0, n);
+    return;
+  }
+  // Two blocks per thread, taken as threads come free (a thread slowed by another tenant leaves
+  // its second block to the others), cut along the longer side of C.
+  const int64_t wanted_blocks = 2 * wanted;
+  const bool by_columns = n >= m;
+  const int64_t unit = by_columns ? 2 * kQgemmPanelCols : tile_rows;
+  const int64_t extent = by_columns ? n : m;
+  const int64_t step = RoundUp((extent + wanted_blocks - 1) / wanted_blocks, unit);
+  const int64_t blocks = (extent + step - 1) / step;
+  if (blocks == 1) {
+    run_block(0, m, 0, n);
+    return;
+  }
+  pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
+    for (int64_t index = first; index < last; ++index) {
+      const int64_t begin = index * step, size = std::min(step, extent - begin);
+      if (by_columns)
+        run_block(0, m, begin, size);
+      else
+        run_block(begin, size, 0, n);
+    }
+  });
+}
+
+void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,
+           const QgemmZeroPoints& zero_points, int32_t* c, int64_t ldc, ThreadPool* pool) {
+  QgemmPackedB(ActiveKernels(), m, a, lda, a_signed, b, zero_points, c, ldc, pool);
+}
+
+}  // namespace prism::mlas
