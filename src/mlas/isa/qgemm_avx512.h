@@ -58,6 +58,110 @@ template <int kPanels, bool kSplit>
   }
 }
 
+#if defined(__x86_64__)
+// The full 12 x 32 tile of an unsplit B in assembly, as the SGEMM's micro-kernels are: GCC's
+// allocation of the intrinsics above copies and spills accumulators every group (24 of them, two
+// B vectors and the broadcast take 27 of the 32 registers). zmm0-23 hold the sums (row r in
+// zmm 2r, 2r + 1), zmm24-25 the group's two B vectors, zmm26 row r's broadcast 4 bytes of A; the
+// sums go to `sums` (12 rows of 32 int32).
+// clang-format off
+#define PRISM_QGEMM_ROW(r, sum0, sum1)                     \
+  "vpbroadcastd " #r "*4(%[a]), %%zmm26\n\t"               \
+  "vpdpbusd %%zmm24, %%zmm26, %%zmm" #sum0 "\n\t"          \
+  "vpdpbusd %%zmm25, %%zmm26, %%zmm" #sum1 "\n\t"
+#define PRISM_QGEMM_STORE(r, sum0, sum1)                   \
+  "vmovdqu32 %%zmm" #sum0 ", " #r "*128(%[sums])\n\t"      \
+  "vmovdqu32 %%zmm" #sum1 ", " #r "*128+64(%[sums])\n\t"
+// clang-format on
+
+void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64_t b_panel_stride,
+                        int32_t* sums) {
+  __asm__ volatile(
+      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
+      "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
+      "vpxord %%zmm2, %%zmm2, %%zmm2\n\t"
+      "vpxord %%zmm3, %%zmm3, %%zmm3\n\t"
+      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"
+      "vpxord %%zmm5, %%zmm5, %%zmm5\n\t"
+      "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
+      "vpxord %%zmm7, %%zmm7, %%zmm7\n\t"
+      "vpxord %%zmm8, %%zmm8, %%zmm8\n\t"
+      "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
+      "vpxord %%zmm10, %%zmm10, %%zmm10\n\t"
+      "vpxord %%zmm11, %%zmm11, %%zmm11\n\t"
+      "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
+      "vpxord %%zmm13, %%zmm13, %%zmm13\n\t"
+      "vpxord %%zmm14, %%zmm14, %%zmm14\n\t"
+      "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
+      "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+      "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+      "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+      "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+      "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+      "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+      "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+      "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+      "test %[groups], %[groups]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqu32 (%[b]), %%zmm24\n\t"
+      "vmovdqu32 (%[b],%[bs],1), %%zmm25\n\t"
+      PRISM_QGEMM_ROW(0, 0, 1)
+      PRISM_QGEMM_ROW(1, 2, 3)
+      PRISM_QGEMM_ROW(2, 4, 5)
+      PRISM_QGEMM_ROW(3, 6, 7)
+      PRISM_QGEMM_ROW(4, 8, 9)
+      PRISM_QGEMM_ROW(5, 10, 11)
+      PRISM_QGEMM_ROW(6, 12, 13)
+      PRISM_QGEMM_ROW(7, 14, 15)
+      PRISM_QGEMM_ROW(8, 16, 17)
+      PRISM_QGEMM_ROW(9, 18, 19)
+      PRISM_QGEMM_ROW(10, 20, 21)
+      PRISM_QGEMM_ROW(11, 22, 23)
+      "add $48, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      PRISM_QGEMM_STORE(0, 0, 1)
+      PRISM_QGEMM_STORE(1, 2, 3)
+      PRISM_QGEMM_STORE(2, 4, 5)
+      PRISM_QGEMM_STORE(3, 6, 7)
+      PRISM_QGEMM_STORE(4, 8, 9)
+      PRISM_QGEMM_STORE(5, 10, 11)
+      PRISM_QGEMM_STORE(6, 12, 13)
+      PRISM_QGEMM_STORE(7, 14, 15)
+      PRISM_QGEMM_STORE(8, 16, 17)
+      PRISM_QGEMM_STORE(9, 18, 19)
+      PRISM_QGEMM_STORE(10, 20, 21)
+      PRISM_QGEMM_STORE(11, 22, 23)
+      "vzeroupper\n\t"
+      : [groups] "+r"(groups), [a] "+r"(a), [b] "+r"(b)
+      : [bs] "r"(b_panel_stride), [sums] "r"(sums)
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
+        "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26");
+}
+#undef PRISM_QGEMM_STORE
+#undef PRISM_QGEMM_ROW
+
+// C's rows x cols (cols <= 32) tile from the 12 x 32 sums.
+inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, bool accumulate,
+                          int32_t* c, int64_t ldc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t p = 0; p < 2; ++p) {
+      const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
+      if (width <= 0) break;
+      const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
+      int32_t* out = c + r * ldc + p * kQgemmCols;
+      __m512i value = _mm512_loadu_si512(sums + r * 2 * kQgemmCols + p * kQgemmCols);
+      if (accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
+      _mm512_mask_storeu_epi32(out, mask, value);
+    }
+  }
+}
+#endif
+
 // The macro-kernel: pairs of B panels outside, the 12-row panels of A inside.
 void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
                     const int8_t* b, int64_t b_panel_stride, bool split, bool accumulate,
@@ -69,6 +173,14 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
       const uint8_t* rows = a + i / kQgemmTileRowsAvx512 * a_panel_stride;
       const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
       int32_t* tile = c + i * ldc + j;
+#if defined(__x86_64__)
+      if (cols > kQgemmCols && !split) {
+        alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
+        QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, sums);
+        StoreVnniSums(sums, count, cols, accumulate, tile, ldc);
+        continue;
+      }
+#endif
       if (cols > kQgemmCols) {
         if (split)
           QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, accumulate,
