@@ -2,18 +2,21 @@
 // is first quantized to uint8 as onnxruntime does (range widened to include 0,
 // scale = (max - min) / 255 or 1 when max == min, zero point = round_half_even(clamp(-min /
 // scale, 0, 255)), values round_half_even(a / scale) + zp saturated), the product is an exact
-// int32 GEMM of (A_q - a_zp) and (B - b_zp), and each output is acc * (a_scale * b_scale[n])
-// (+ bias[n]) in float. B is int8 or uint8 [K, N]; b_scale and b_zero_point are one value or
-// one per column N.
+// int32 GEMM of (A_q - a_zp) and (B - b_zp) (mlas/qgemm.h; a constant B packed once), and
+// each output is acc * (a_scale * b_scale[n]) (+ bias[n]) in float. B is int8 or uint8 [K, N];
+// b_scale and b_zero_point are one value or one per column N.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/thread_pool.h"
-#include "mlas/gemm.h"
+#include "mlas/isa_kernels.h"
+#include "mlas/qgemm.h"
 #include "providers/cpu/contrib/contrib_common.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/quantization/packed_quant_b.h"
 
 namespace prism::cpu::contrib {
 namespace {
@@ -24,20 +27,33 @@ class DynamicQuantizeMatMul final : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
+  // A constant B is packed once for the int8 GEMM (packed_quant_b.h).
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return input_index == 1 ? PackedQuantBFormat(weight) : "";
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return PackQuantB(weight);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    packed_b_.Use(std::move(packed));
+  }
+
   void Compute(OpKernelContext& context) const override {
     const std::string where = GetNode().Describe();
     const Tensor& a = context.RequiredInput(0);
-    const Tensor& b = context.RequiredInput(1);
+    const Tensor* b_input = packed_b_.packed == nullptr ? &context.RequiredInput(1) : nullptr;
+    const ElementType b_type = b_input != nullptr ? b_input->Type() : packed_b_.weight.type;
+    const TensorShape& b_shape = b_input != nullptr ? b_input->Shape() : packed_b_.weight.shape;
     const Tensor& b_scale = context.RequiredInput(2);
     const Tensor* b_zero = context.Input(3);
     const Tensor* bias = context.Input(4);
-    PRISM_ENFORCE(a.Shape().Rank() >= 1 && b.Shape().Rank() == 2, kInvalidArgument, where,
+    PRISM_ENFORCE(a.Shape().Rank() >= 1 && b_shape.Rank() == 2, kInvalidArgument, where,
                   ": A must have rank >= 1 and B must be 2-D [K, N], got A ", a.Shape().ToString(),
-                  " and B ", b.Shape().ToString());
-    const int64_t k = b.Shape()[0], n = b.Shape()[1];
+                  " and B ", b_shape.ToString());
+    const int64_t k = b_shape[0], n = b_shape[1];
     const int64_t a_k = a.Shape()[a.Shape().Rank() - 1];
     PRISM_ENFORCE(a_k == k, kInvalidArgument, where, ": inner dimensions differ: A ",
-                  a.Shape().ToString(), " has K = ", a_k, " but B ", b.Shape().ToString(),
+                  a.Shape().ToString(), " has K = ", a_k, " but B ", b_shape.ToString(),
                   " has K = ", k);
     const auto per_column_ok = [n](const Tensor& t) {
       return t.NumElements() == 1 || (t.Shape().Rank() == 1 && t.Shape()[0] == n);
@@ -46,8 +62,8 @@ class DynamicQuantizeMatMul final : public OpKernel {
                   ": b_scale must be a scalar or 1-D of length N = ", n, ", got ",
                   b_scale.Shape().ToString());
     if (b_zero != nullptr)
-      PRISM_ENFORCE(per_column_ok(*b_zero) && b_zero->Type() == b.Type(), kInvalidArgument, where,
-                    ": b_zero_point must be one ", ElementTypeName(b.Type()),
+      PRISM_ENFORCE(per_column_ok(*b_zero) && b_zero->Type() == b_type, kInvalidArgument, where,
+                    ": b_zero_point must be one ", ElementTypeName(b_type),
                     " or one per column N = ", n, ", got ", b_zero->Describe());
     if (bias != nullptr)
       PRISM_ENFORCE(bias->Shape().Rank() == 1 && bias->Shape()[0] == n, kInvalidArgument, where,
@@ -69,28 +85,34 @@ class DynamicQuantizeMatMul final : public OpKernel {
     }
     const float a_scale = high == low ? 1.0f : (high - low) / 255.0f;
     const float a_zero = std::nearbyint(std::clamp(0.0f - low / a_scale, 0.0f, 255.0f));
-    std::vector<int32_t> a_shifted(static_cast<size_t>(a.NumElements()));
-    for (size_t i = 0; i < a_shifted.size(); ++i) {
-      const float q = std::clamp(std::nearbyint(a_data[i] / a_scale) + a_zero, 0.0f, 255.0f);
-      a_shifted[i] = static_cast<int32_t>(q) - static_cast<int32_t>(a_zero);
+    std::vector<uint8_t> a_quantized(static_cast<size_t>(a.NumElements()));
+    for (size_t i = 0; i < a_quantized.size(); ++i)
+      a_quantized[i] = static_cast<uint8_t>(
+          std::clamp(std::nearbyint(a_data[i] / a_scale) + a_zero, 0.0f, 255.0f));
+    // The exact int32 sums of (A_q - a_zp)(B - b_zp) by the int8 GEMM (mlas/qgemm.h).
+    mlas::QgemmZeroPoints zero;
+    zero.a = static_cast<int32_t>(a_zero);
+    std::vector<int32_t> b_zeros;
+    if (b_zero != nullptr) {
+      for (int64_t col = 0; col < b_zero->NumElements(); ++col)
+        b_zeros.push_back(b_type == E::kInt8 ? b_zero->Data<int8_t>()[col]
+                                             : b_zero->Data<uint8_t>()[col]);
+      if (b_zeros.size() == 1)
+        zero.b_scalar = b_zeros[0];
+      else
+        zero.b_per_column = b_zeros.data();
     }
-    // B shifted by its (per-column) zero point.
-    std::vector<int32_t> b_shifted(static_cast<size_t>(b.NumElements()));
-    const auto zero_at = [&](int64_t column) -> int32_t {
-      if (b_zero == nullptr) return 0;
-      const int64_t z = b_zero->NumElements() == 1 ? 0 : column;
-      return b.Type() == E::kInt8 ? b_zero->Data<int8_t>()[z] : b_zero->Data<uint8_t>()[z];
-    };
-    for (int64_t row = 0; row < k; ++row)
-      for (int64_t col = 0; col < n; ++col) {
-        const int64_t i = row * n + col;
-        const int32_t value = b.Type() == E::kInt8 ? b.Data<int8_t>()[i] : b.Data<uint8_t>()[i];
-        b_shifted[static_cast<size_t>(i)] = value - zero_at(col);
-      }
     std::vector<int32_t> accumulated(static_cast<size_t>(m * n), 0);
-    if (k > 0)
-      mlas::Gemm<int32_t>(false, false, m, n, k, 1, a_shifted.data(), k, b_shifted.data(), n, 0,
-                          accumulated.data(), n, context.IntraOpThreadPool());
+    if (k > 0) {
+      std::optional<mlas::PackedQuantB> packed_here;
+      if (b_input != nullptr)
+        packed_here.emplace(mlas::PackedQuantB::Pack(k, n, b_input->RawData(), n,
+                                                     b_type == E::kInt8,
+                                                     mlas::ActiveKernels().qgemm_pairs_saturate()));
+      mlas::Qgemm(m, a_quantized.data(), k, false,
+                  packed_here.has_value() ? *packed_here : *packed_b_.packed, zero,
+                  accumulated.data(), n, context.IntraOpThreadPool());
+    }
     float* out = y.MutableData<float>();
     const float* scales = b_scale.Data<float>();
     for (int64_t row = 0; row < m; ++row)
@@ -102,6 +124,9 @@ class DynamicQuantizeMatMul final : public OpKernel {
         out[row * n + col] = value;
       }
   }
+
+ private:
+  PackedQuantWeight packed_b_;
 };
 
 void RegisterDynamicQuantizeMatMulKernels(KernelRegistry& registry) {
