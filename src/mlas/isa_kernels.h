@@ -21,6 +21,26 @@ struct DepthwiseGeometry {
 constexpr int64_t kSgemmPanelRows = 6;
 constexpr int64_t kSgemmPanelCols = 16;
 
+// How an int8 GEMM kernel writes its sums to C: added to C (accumulate) or stored, and, when
+// column_term is given (the last depth block), with the zero points' terms (mlas/qgemm.h):
+// + column_term[j] - column_zero[j] * row_sums[i], the row term only when row_sums is given.
+// The pointers index the block's own rows and columns; all arithmetic wraps in 32 bits.
+struct QgemmStore {
+  bool accumulate = false;
+  const int32_t* row_sums = nullptr;
+  const int32_t* column_zero = nullptr;
+  const int32_t* column_term = nullptr;
+
+  // The same for the tile at (row, col) of the block.
+  QgemmStore At(int64_t row, int64_t col) const {
+    QgemmStore tile = *this;
+    if (row_sums != nullptr) tile.row_sums += row;
+    if (column_zero != nullptr) tile.column_zero += col;
+    if (column_term != nullptr) tile.column_term += col;
+    return tile;
+  }
+};
+
 struct IsaKernels {
   // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
   // The micro-kernel's tile: rows a multiple of kSgemmPanelRows that divides kSgemmRowBlock,
@@ -65,14 +85,14 @@ struct IsaKernels {
   // Whether the kernel adds pairs of u8 x s8 products in saturating int16 (vpmaddubsw): then a B
   // outside the pair bound must be packed split (PackedQuantB::Pack's split_if_needed).
   bool (*qgemm_pairs_saturate)();
-  // C's m x n block (int32, ldc) = (accumulate ? C : 0) + A B over `groups` depth groups, in
-  // wrapping 32-bit sums: A packed in panels of qgemm_tile_rows rows (panel i at
-  // a + i * a_panel_stride; in it, group g holds each row's 4 bytes at g * rows * 4), padded with
-  // zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64, or g * 128 when
-  // split: hi then lo). Nothing outside the m x n block of C is touched.
+  // C's m x n block (int32, ldc) = (store.accumulate ? C : 0) + A B over `groups` depth groups
+  // (+ store's zero-point terms), in wrapping 32-bit sums: A packed in panels of qgemm_tile_rows
+  // rows (panel i at a + i * a_panel_stride; in it, group g holds each row's 4 bytes at g * rows *
+  // 4), padded with zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64, or g
+  // * 128 when split: hi then lo). Nothing outside the m x n block of C is touched.
   void (*qgemm_block)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
-                      bool accumulate, int32_t* c, int64_t ldc);
+                      const QgemmStore& store, int32_t* c, int64_t ldc);
   // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,

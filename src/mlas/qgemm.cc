@@ -5,15 +5,22 @@
 #include <cstring>
 #include <new>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
 
 namespace prism::mlas {
 namespace {
 
-// The cache blocks (as the SGEMM's, sgemm.h): a 16-column panel of B over a depth block of 1024
-// is 16 KiB (L1), a 512-column block of B 512 KiB and a 144-row block of A 144 KiB (L2).
-constexpr int64_t kQgemmDepthBlockGroups = 256;
+// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4096 deep (1024
+// depth groups). Deep blocks win here: every further depth block re-reads and re-writes C
+// through the tiles' stores (C's rows, 4 KiB apart at n = 1024, alias in L1), which cost more
+// than streaming B's panels from L2 does (measured 2026-11-26 on the Zen 5 VMs: depth 512 lost
+// about 25% against 1024 at 1024^3; 4096 gained about 5% over 1024 at 128 x 768 x 3072).
+constexpr int64_t kQgemmDepthBlockGroups = 1024;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
@@ -50,10 +57,9 @@ class ByteWorkspace {
 thread_local ByteWorkspace packed_a_workspace;
 
 // Packs panels [first, last) of A's rows (tile_rows rows each, zero rows past m) with each
-// byte xor-ed with flip (0x80 turns int8 into the shifted uint8), and writes those rows' sums.
+// byte xor-ed with flip (0x80 turns int8 into the shifted uint8).
 void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_t k, int64_t groups,
-                 int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed,
-                 int32_t* row_sums) {
+                 int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed) {
   const uint32_t flip4 = flip * 0x01010101u;
   const int64_t group_stride = tile_rows * kQgemmDepthGroup;
   const int64_t full = k / kQgemmDepthGroup;
@@ -64,48 +70,43 @@ void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_
       uint8_t* out = base + r * kQgemmDepthGroup;
       if (row >= m) {
         for (int64_t g = 0; g < groups; ++g) std::memset(out + g * group_stride, 0, 4);
-        row_sums[row] = 0;
         continue;
       }
       const uint8_t* source = a + row * lda;
-      uint32_t sum = 0;
       for (int64_t g = 0; g < full; ++g) {
         uint32_t word;
         std::memcpy(&word, source + g * kQgemmDepthGroup, sizeof word);
         word ^= flip4;
         std::memcpy(out + g * group_stride, &word, sizeof word);
-        sum += (word & 0xffu) + ((word >> 8) & 0xffu) + ((word >> 16) & 0xffu) + (word >> 24);
       }
       if (full < groups) {
         uint8_t tail[4] = {0, 0, 0, 0};
-        for (int64_t t = 0; t < k - full * kQgemmDepthGroup; ++t) {
+        for (int64_t t = 0; t < k - full * kQgemmDepthGroup; ++t)
           tail[t] = static_cast<uint8_t>(source[full * kQgemmDepthGroup + t] ^ flip);
-          sum += tail[t];
-        }
         std::memcpy(out + full * group_stride, tail, sizeof tail);
       }
-      row_sums[row] = static_cast<int32_t>(sum);
     }
   }
 }
 
-// What the zero points add to the raw sums: C[i, j] += col_term[j] - b_zero[j] * row_sums[i].
-struct Correction {
-  bool needed = false;
-  std::vector<uint32_t> b_zero;    // shifted (s8) zero point per column
-  std::vector<uint32_t> col_term;  // k a_zero b_zero[j] - a_zero colsum[j], wrapping
-};
-
-void Correct(const Correction& correction, const int32_t* row_sums, int64_t rows, int64_t col,
-             int64_t cols, int32_t* c, int64_t ldc) {
-  const uint32_t* zero = correction.b_zero.data() + col;
-  const uint32_t* term = correction.col_term.data() + col;
-  for (int64_t r = 0; r < rows; ++r) {
-    const uint32_t sum = static_cast<uint32_t>(row_sums[r]);
-    int32_t* row = c + r * ldc;
-    for (int64_t j = 0; j < cols; ++j)
-      row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) - zero[j] * sum + term[j]);
+// The sum of a row's k bytes, each xor-ed with flip (16 at a time with SSE2's psadbw, which
+// every x86-64 has).
+uint32_t RowSum(const uint8_t* row, int64_t k, uint8_t flip) {
+  uint64_t sum = 0;
+  int64_t p = 0;
+#if defined(__SSE2__)
+  const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i sums = _mm_setzero_si128();
+  for (; p + 16 <= k; p += 16) {
+    const __m128i bytes =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + p)), flips);
+    sums = _mm_add_epi64(sums, _mm_sad_epu8(bytes, _mm_setzero_si128()));
   }
+  sum = static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) +
+        static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+#endif
+  for (; p < k; ++p) sum += static_cast<uint8_t>(row[p] ^ flip);
+  return static_cast<uint32_t>(sum);
 }
 
 }  // namespace
@@ -198,40 +199,48 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   const int64_t a_panels = (m + tile_rows - 1) / tile_rows;
   const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
 
-  // A packed whole, once (the blocks below all read it), split over the pool by panels.
-  uint8_t* packed_a = packed_a_workspace.Get(a_panels * a_panel_stride);
-  std::vector<int32_t> row_sums(static_cast<size_t>(a_panels * tile_rows));
-  const auto* a_bytes = static_cast<const uint8_t*>(a);
-  const uint32_t flip = a_signed ? 0x80 : 0;
-  const int64_t pack_parts =
-      std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
-  if (pack_parts == 1) {
-    PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, 0, a_panels, packed_a,
-                row_sums.data());
-  } else {
-    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
-    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
-      for (int64_t part = first; part < last; ++part)
-        PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, part * per_part,
-                    std::min(a_panels, (part + 1) * per_part), packed_a, row_sums.data());
-    });
-  }
-
-  // The zero points in the shifted domain (u8 A, s8 B).
-  Correction correction;
+  // The zero points in the shifted domain (u8 A, s8 B): the kernels add column_term[j] -
+  // column_zero[j] * rowsum(A)[i] on the last depth block (isa_kernels.h's QgemmStore).
   const uint32_t a_zero = static_cast<uint32_t>(zero_points.a + (a_signed ? 128 : 0));
-  correction.b_zero.resize(static_cast<size_t>(n));
-  correction.col_term.resize(static_cast<size_t>(n));
+  std::vector<int32_t> column_zero(static_cast<size_t>(n));
+  std::vector<int32_t> column_term(static_cast<size_t>(n));
+  bool any_column_zero = false;
   for (int64_t j = 0; j < n; ++j) {
     const int32_t given =
         zero_points.b_per_column != nullptr ? zero_points.b_per_column[j] : zero_points.b_scalar;
     const auto zero = static_cast<uint32_t>(given - (b.Signed() ? 0 : 128));
-    correction.b_zero[static_cast<size_t>(j)] = zero;
-    correction.col_term[static_cast<size_t>(j)] = static_cast<uint32_t>(k) * a_zero * zero -
-                                                  a_zero * static_cast<uint32_t>(b.ColumnSums()[j]);
-    correction.needed = correction.needed || zero != 0;
+    column_zero[static_cast<size_t>(j)] = static_cast<int32_t>(zero);
+    column_term[static_cast<size_t>(j)] =
+        static_cast<int32_t>(static_cast<uint32_t>(k) * a_zero * zero -
+                             a_zero * static_cast<uint32_t>(b.ColumnSums()[j]));
+    any_column_zero = any_column_zero || zero != 0;
   }
-  correction.needed = correction.needed || a_zero != 0;
+  const bool corrected = any_column_zero || a_zero != 0;
+
+  // A packed whole, once (the blocks below all read it), with its row sums when a B zero point
+  // needs them; split over the pool by panels.
+  uint8_t* packed_a = packed_a_workspace.Get(a_panels * a_panel_stride);
+  std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
+  const auto* a_bytes = static_cast<const uint8_t*>(a);
+  const uint32_t flip = a_signed ? 0x80 : 0;
+  const auto pack = [&](int64_t first, int64_t last) {
+    PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, first, last, packed_a);
+    if (any_column_zero)
+      for (int64_t row = first * tile_rows; row < std::min(m, last * tile_rows); ++row)
+        row_sums[static_cast<size_t>(row)] =
+            static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
+  };
+  const int64_t pack_parts =
+      std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
+  if (pack_parts == 1) {
+    pack(0, a_panels);
+  } else {
+    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
+    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t part = first; part < last; ++part)
+        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
+    });
+  }
 
   const int64_t group_bytes = b.GroupBytes();
   const int64_t b_panel_stride = b.PanelStride();
@@ -242,20 +251,23 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
       const int64_t nc = std::min(kQgemmColumnBlock, cols - jc);
       for (int64_t pc = 0; pc < groups; pc += kQgemmDepthBlockGroups) {
         const int64_t gc = std::min(kQgemmDepthBlockGroups, groups - pc);
-        const bool last_depth = pc + gc == groups;
         const int8_t* panels =
             b.Data() + (col + jc) / kQgemmPanelCols * b_panel_stride + pc * group_bytes;
         for (int64_t ic = 0; ic < rows; ic += kQgemmRowBlock) {
           const int64_t mc = std::min(kQgemmRowBlock, rows - ic);
-          int32_t* block = c + (row + ic) * ldc + col + jc;
+          QgemmStore store;
+          store.accumulate = pc > 0;
+          // The zero points with the last depth block's sums, while the tile is in registers.
+          if (pc + gc == groups && corrected) {
+            store.column_term = column_term.data() + col + jc;
+            store.column_zero = column_zero.data() + col + jc;
+            if (any_column_zero) store.row_sums = row_sums.data() + row + ic;
+          }
           kernels.qgemm_block(mc, nc, gc,
                               packed_a + (row + ic) / tile_rows * a_panel_stride +
                                   pc * tile_rows * kQgemmDepthGroup,
-                              a_panel_stride, panels, b_panel_stride, b.Split(), pc > 0, block,
-                              ldc);
-          // The zero points while the block is still in cache.
-          if (last_depth && correction.needed)
-            Correct(correction, row_sums.data() + row + ic, mc, col + jc, nc, block, ldc);
+                              a_panel_stride, panels, b_panel_stride, b.Split(), store,
+                              c + (row + ic) * ldc + col + jc, ldc);
         }
       }
     }

@@ -5,7 +5,9 @@
 // Every type pair is computed as u8 x s8: an int8 A is shifted by +128 (a ^ 0x80) and its zero
 // point with it, a uint8 B by -128 and its zero point with it, which leaves each difference
 // (a - a_zero), (b - b_zero) unchanged. The kernels sum raw products a * b; the zero points are
-// applied afterwards from A's row sums and B's column sums (taken at packing):
+// added as they store the last depth block's sums (isa_kernels.h's QgemmStore), from A's row
+// sums (taken while packing A, only when a B zero point is nonzero) and B's column sums (taken
+// at packing B):
 //   C = sum a b - b_zero[j] rowsum(a)[i] - a_zero colsum(b)[j] + k a_zero b_zero[j],
 // all in 32-bit wrapping arithmetic (the exact sum modulo 2^32, which is the exact sum whenever
 // it fits in int32, as MatMulInteger allows).

@@ -801,18 +801,23 @@ void GeluErfF32(const float* src, float* dst, int64_t count) {
 constexpr int64_t kQgemmGroup = kQgemmDepthGroup;
 constexpr int64_t kQgemmCols = kQgemmPanelCols;
 
-// C's rows x cols tile (row stride 16 in sums) stored or added; wrapping (unsigned) adds.
-inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, bool accumulate,
+// C's rows x cols tile (row stride 16 in sums) written as `store` says, in wrapping (unsigned)
+// arithmetic.
+inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, const QgemmStore& store,
                            int32_t* c, int64_t ldc) {
   for (int64_t r = 0; r < rows; ++r) {
     int32_t* row = c + r * ldc;
     const int32_t* from = sums + r * kQgemmCols;
-    if (accumulate)
-      for (int64_t j = 0; j < cols; ++j)
-        row[j] =
-            static_cast<int32_t>(static_cast<uint32_t>(row[j]) + static_cast<uint32_t>(from[j]));
-    else
-      std::memcpy(row, from, static_cast<size_t>(cols) * sizeof(int32_t));
+    const uint32_t row_sum =
+        store.row_sums != nullptr ? static_cast<uint32_t>(store.row_sums[r]) : 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      uint32_t value = static_cast<uint32_t>(from[j]);
+      if (store.accumulate) value += static_cast<uint32_t>(row[j]);
+      if (store.column_term != nullptr)
+        value += static_cast<uint32_t>(store.column_term[j]) -
+                 static_cast<uint32_t>(store.column_zero[j]) * row_sum;
+      row[j] = static_cast<int32_t>(value);
+    }
   }
 }
 
@@ -859,7 +864,7 @@ template <bool kSplit>
 // (16 KiB at the driver's depth block) stays in L1 while the panels of A stream past it.
 template <int64_t kRows>
 void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
-                    const int8_t* b, int64_t b_panel_stride, bool split, bool accumulate,
+                    const int8_t* b, int64_t b_panel_stride, bool split, const QgemmStore& store,
                     int32_t* c, int64_t ldc) {
   alignas(32) int32_t sums[4 * kQgemmCols];
   for (int64_t j = 0; j < n; j += kQgemmCols) {
@@ -871,7 +876,7 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         QgemmTile4x16<true>(groups, rows, kRows * 4, panel, sums);
       else
         QgemmTile4x16<false>(groups, rows, kRows * 4, panel, sums);
-      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, accumulate, c + i * ldc + j, ldc);
+      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
     }
   }
 }
@@ -884,7 +889,7 @@ bool QgemmPairsSaturate() {
 template <int64_t kRows>
 void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                         int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
-                        bool accumulate, int32_t* c, int64_t ldc) {
+                        const QgemmStore& store, int32_t* c, int64_t ldc) {
   const int64_t group_bytes = split ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   const int halves = split ? 2 : 1;
   int32_t sums[kRows * kQgemmCols];
@@ -908,7 +913,7 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
         }
       }
       for (int64_t v = 0; v < kRows * kQgemmCols; ++v) sums[v] = static_cast<int32_t>(acc[v]);
-      StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, accumulate,
+      StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, store.At(i, j),
                      c + i * ldc + j, ldc);
     }
   }

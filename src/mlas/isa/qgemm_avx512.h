@@ -11,13 +11,28 @@
 
 constexpr int64_t kQgemmTileRowsAvx512 = 12;
 
+// Row r's sums of the 16 columns from col (mask: those inside C) written as `store` says.
+[[gnu::always_inline]] inline void StoreQgemmRow16(__m512i value, __mmask16 mask,
+                                                   const QgemmStore& store, int64_t r, int64_t col,
+                                                   int32_t* out) {
+  if (store.accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
+  if (store.column_term != nullptr) {
+    value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, store.column_term + col));
+    if (store.row_sums != nullptr)
+      value = _mm512_sub_epi32(
+          value, _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(mask, store.column_zero + col),
+                                    _mm512_set1_epi32(store.row_sums[r])));
+  }
+  _mm512_mask_storeu_epi32(out, mask, value);
+}
+
 #pragma GCC push_options
 #pragma GCC target("avx512vnni")
 
 template <int kPanels, bool kSplit>
 [[gnu::always_inline]] inline void QgemmTileVnni(int64_t groups, const uint8_t* a, const int8_t* b,
                                                  int64_t b_panel_stride, int64_t rows, int64_t cols,
-                                                 bool accumulate, int32_t* c, int64_t ldc) {
+                                                 const QgemmStore& store, int32_t* c, int64_t ldc) {
   constexpr int kRows = static_cast<int>(kQgemmTileRowsAvx512);
   constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   __m512i acc[kRows][kPanels];
@@ -50,10 +65,7 @@ template <int kPanels, bool kSplit>
       const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
       if (width <= 0) continue;
       const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
-      int32_t* out = c + r * ldc + p * kQgemmCols;
-      __m512i value = acc[r][p];
-      if (accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
-      _mm512_mask_storeu_epi32(out, mask, value);
+      StoreQgemmRow16(acc[r][p], mask, store, r, p * kQgemmCols, c + r * ldc + p * kQgemmCols);
     }
   }
 }
@@ -146,17 +158,15 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
 #undef PRISM_QGEMM_ROW
 
 // C's rows x cols (cols <= 32) tile from the 12 x 32 sums.
-inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, bool accumulate,
+inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const QgemmStore& store,
                           int32_t* c, int64_t ldc) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t p = 0; p < 2; ++p) {
       const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
       if (width <= 0) break;
       const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
-      int32_t* out = c + r * ldc + p * kQgemmCols;
-      __m512i value = _mm512_loadu_si512(sums + r * 2 * kQgemmCols + p * kQgemmCols);
-      if (accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
-      _mm512_mask_storeu_epi32(out, mask, value);
+      StoreQgemmRow16(_mm512_loadu_si512(sums + r * 2 * kQgemmCols + p * kQgemmCols), mask, store,
+                      r, p * kQgemmCols, c + r * ldc + p * kQgemmCols);
     }
   }
 }
@@ -164,8 +174,8 @@ inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, bool 
 
 // The macro-kernel: pairs of B panels outside, the 12-row panels of A inside.
 void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
-                    const int8_t* b, int64_t b_panel_stride, bool split, bool accumulate,
-                    int32_t* c, int64_t ldc) {
+                    const int8_t* b, int64_t b_panel_stride, bool split,
+                    const QgemmStore& block_store, int32_t* c, int64_t ldc) {
   for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
     const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
     const int64_t cols = std::min(2 * kQgemmCols, n - j);
@@ -173,28 +183,29 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
       const uint8_t* rows = a + i / kQgemmTileRowsAvx512 * a_panel_stride;
       const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
       int32_t* tile = c + i * ldc + j;
+      const QgemmStore store = block_store.At(i, j);
 #if defined(__x86_64__)
       if (cols > kQgemmCols && !split) {
         alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
         QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, sums);
-        StoreVnniSums(sums, count, cols, accumulate, tile, ldc);
+        StoreVnniSums(sums, count, cols, store, tile, ldc);
         continue;
       }
 #endif
       if (cols > kQgemmCols) {
         if (split)
-          QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, accumulate,
-                                 tile, ldc);
+          QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                 ldc);
         else
-          QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols, accumulate,
-                                  tile, ldc);
+          QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                  ldc);
       } else {
         if (split)
-          QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, accumulate,
-                                 tile, ldc);
+          QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                 ldc);
         else
-          QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols, accumulate,
-                                  tile, ldc);
+          QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                  ldc);
       }
     }
   }
@@ -214,10 +225,10 @@ bool QgemmPairsSaturateAvx512() {
 
 void QgemmBlockAvx512(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
-                      bool accumulate, int32_t* c, int64_t ldc) {
+                      const QgemmStore& store, int32_t* c, int64_t ldc) {
   if (CpuHasAvx512Vnni())
-    QgemmBlockVnni(m, n, groups, a, a_panel_stride, b, b_panel_stride, split, accumulate, c, ldc);
+    QgemmBlockVnni(m, n, groups, a, a_panel_stride, b, b_panel_stride, split, store, c, ldc);
   else
     QgemmBlockAvx2<kQgemmTileRowsAvx512>(m, n, groups, a, a_panel_stride, b, b_panel_stride, split,
-                                         accumulate, c, ldc);
+                                         store, c, ldc);
 }

@@ -229,6 +229,17 @@ TEST(Int8GemmTest, SplitPackingIsReadByEveryLevel) {
   }
 }
 
+// Deeper than one depth block (4096): the later blocks add to C (QgemmStore::accumulate) and
+// only the last adds the zero points.
+TEST(Int8GemmTest, DepthBeyondOneBlock) {
+  for (const bool b_signed : {true, false}) {
+    const Problem p = MakeProblem(14, 35, 8195, true, b_signed, true, 31);
+    const std::vector<int32_t> expected = Reference(p);
+    for (CpuIsa level : Levels())
+      ExpectEqual(expected, RunQgemm(KernelsFor(level), p, nullptr), p, IsaName(level));
+  }
+}
+
 TEST(Int8GemmTest, ThreadPoolSplitsMatchTheReference) {
   ThreadPool two(2), three(3);
   const int64_t shapes[][3] = {{300, 257, 700}, {1000, 40, 300}, {20, 1100, 400}};
