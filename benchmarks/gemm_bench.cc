@@ -4,7 +4,10 @@
 // measured by the repo's probe (ProbeFmaPeakGflops: independent multiply-add chains in
 // registers, run just before each benchmark on as many threads as the benchmark uses; its summed
 // rate is the `peak` column). Square sizes 64-2048, bert_base's MatMul shapes (M = 128 tokens)
-// and one token's FFN product (M = 1: the matrix-vector path).
+// and one token's FFN product (M = 1: the matrix-vector path). The int8 GEMM (mlas/qgemm.h:
+// uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and bert_base's shapes,
+// reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the same size, and
+// oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout).
 //
 //   build/prism_gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -26,6 +29,7 @@
 #include "mlas/cpu_isa.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/packed_gemm.h"
+#include "mlas/qgemm.h"
 #include "mlas/sgemm.h"
 
 #if defined(PRISM_BENCH_WITH_DNNL)
@@ -55,8 +59,10 @@ __attribute__((target("avx512f"))) int64_t Avx512FmaProbe(int64_t iterations) {
   PRISM_ZMM_FMA(0)                                                                     \
   PRISM_ZMM_FMA(1)                                                                     \
   PRISM_ZMM_FMA(2)                                                                     \
-  PRISM_ZMM_FMA(3) PRISM_ZMM_FMA(4) PRISM_ZMM_FMA(5) PRISM_ZMM_FMA(6) PRISM_ZMM_FMA(7) \
-      PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
+  PRISM_ZMM_FMA(3)                                                                     \
+  PRISM_ZMM_FMA(4)                                                                     \
+  PRISM_ZMM_FMA(5) PRISM_ZMM_FMA(6) PRISM_ZMM_FMA(7) PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) \
+      PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
   int64_t count = iterations;
   __asm__ volatile(
       "vpxord %%zmm0, %%zmm0, %%zmm0\n\t vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
@@ -229,6 +235,88 @@ void BM_OneDnn(benchmark::State& state, Problem p, int threads) {
 }
 #endif
 
+std::vector<uint8_t> RandomBytes(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> value(0, 255);
+  std::vector<uint8_t> v(count);
+  for (uint8_t& x : v) x = static_cast<uint8_t>(value(generator));
+  return v;
+}
+
+// GOP/s of an int8 product (2 m n k operations), and its ratio to the FP32 peak of the probe.
+void SetInt8Rates(benchmark::State& state, const Problem& p, double peak) {
+  const double ops = 2.0 * p.m * p.n * p.k;
+  state.counters["GOPS"] =
+      benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["%fp32peak"] =
+      benchmark::Counter(ops * 1e-7 / peak, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak"] = peak;
+}
+
+// Prism's int8 GEMM: uint8 A (zero point 3) times int8 B packed once (as MatMulInteger's
+// constant weights are), int32 C. Full-range random weights: on a level whose kernel saturates
+// (AVX2) they are packed split, the exact path.
+void BM_PrismInt8(benchmark::State& state, Problem p, int threads) {
+  auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
+  auto b = RandomBytes(static_cast<size_t>(p.k * p.n), 2);
+  std::vector<int32_t> c(static_cast<size_t>(p.m * p.n));
+  std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  const mlas::PackedQuantB packed =
+      mlas::PackedQuantB::Pack(p.k, p.n, b.data(), p.n, true, kernels.qgemm_pairs_saturate());
+  mlas::QgemmZeroPoints zero;
+  zero.a = 3;
+  const double peak = PeakNow(threads);
+  for (auto _ : state) {
+    mlas::QgemmPackedB(kernels, p.m, a.data(), p.k, false, packed, zero, c.data(), p.n, pool.get());
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["split"] = packed.Split() ? 1 : 0;
+  SetInt8Rates(state, p, peak);
+}
+
+#if defined(PRISM_BENCH_WITH_DNNL)
+// oneDNN's matmul primitive u8 x s8 -> s32 with the same threads, weights in the layout it picks
+// (reordered once, outside the timed loop), A's zero point 3 as a runtime argument.
+void BM_OneDnnInt8(benchmark::State& state, Problem p, int threads) {
+  omp_set_num_threads(threads);
+  auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
+  auto b = RandomBytes(static_cast<size_t>(p.k * p.n), 2);
+  std::vector<int32_t> c(static_cast<size_t>(p.m * p.n));
+  using dims = dnnl::memory::dims;
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const dnnl::memory::desc a_desc(dims{p.m, p.k}, dt::u8, tag::ab);
+  const dnnl::memory::desc b_any(dims{p.k, p.n}, dt::s8, tag::any);
+  const dnnl::memory::desc b_plain(dims{p.k, p.n}, dt::s8, tag::ab);
+  const dnnl::memory::desc c_desc(dims{p.m, p.n}, dt::s32, tag::ab);
+  dnnl::primitive_attr attr;
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_desc, b_any, c_desc), attr, engine);
+  dnnl::memory b_user(b_plain, engine, b.data());
+  dnnl::memory b_mem(pd.weights_desc(), engine);
+  dnnl::reorder(b_user, b_mem).execute(stream, b_user, b_mem);
+  stream.wait();
+  int32_t zero_value = 3;
+  dnnl::memory zero_mem({{1}, dt::s32, tag::x}, engine, &zero_value);
+  dnnl::memory a_mem(a_desc, engine, a.data()), c_mem(c_desc, engine, c.data());
+  dnnl::matmul matmul(pd);
+  const double peak = PeakNow(threads);
+  for (auto _ : state) {
+    matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
+                            {DNNL_ARG_WEIGHTS, b_mem},
+                            {DNNL_ARG_DST, c_mem},
+                            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_mem}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  SetInt8Rates(state, p, peak);
+}
+#endif
+
 std::string ShapeName(const Problem& p) {
   std::string name = p.batch > 1 ? std::to_string(p.batch) + "x" : "";
   name += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
@@ -268,6 +356,25 @@ void RegisterAll() {
             ->UseRealTime();
 #if defined(PRISM_BENCH_WITH_DNNL)
       benchmark::RegisterBenchmark(("sgemm/onednn/" + suffix).c_str(), BM_OneDnn, p, threads)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+#endif
+    }
+  }
+  // The int8 GEMM at 1024^3 and bert_base's projection and FFN shapes (compare the SGEMM rows of
+  // the same shape: GOPS against GFLOPS).
+  const Problem int8_problems[] = {{1, 1024, 1024, 1024, false},
+                                   {1, 128, 768, 768, false},
+                                   {1, 128, 3072, 768, false},
+                                   {1, 128, 768, 3072, false}};
+  for (const Problem& p : int8_problems) {
+    for (int threads : {1, 2}) {
+      const std::string suffix = ShapeName(p) + "/threads:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(("int8/prism/" + suffix).c_str(), BM_PrismInt8, p, threads)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+#if defined(PRISM_BENCH_WITH_DNNL)
+      benchmark::RegisterBenchmark(("int8/onednn/" + suffix).c_str(), BM_OneDnnInt8, p, threads)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
 #endif
