@@ -7,7 +7,9 @@
 // and one token's FFN product (M = 1: the matrix-vector path). The int8 GEMM (mlas/qgemm.h:
 // uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and bert_base's shapes,
 // reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the same size, and
-// oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout).
+// oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at 1024^3 also
+// with 7-bit weights (int8/prism_7bit: no split packing on AVX2), and, on CPUs with AVX-512 VNNI,
+// an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains, GOP/s).
 //
 //   build/prism_gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -55,14 +57,15 @@ double PeakGflops() {
 // have it. 0 elsewhere.
 __attribute__((target("avx512f"))) int64_t Avx512FmaProbe(int64_t iterations) {
 #define PRISM_ZMM_FMA(r) "vfmadd231ps %%zmm12, %%zmm13, %%zmm" #r "\n\t"
-#define PRISM_ZMM_ROUND                                                                \
-  PRISM_ZMM_FMA(0)                                                                     \
-  PRISM_ZMM_FMA(1)                                                                     \
-  PRISM_ZMM_FMA(2)                                                                     \
-  PRISM_ZMM_FMA(3)                                                                     \
-  PRISM_ZMM_FMA(4)                                                                     \
-  PRISM_ZMM_FMA(5) PRISM_ZMM_FMA(6) PRISM_ZMM_FMA(7) PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) \
-      PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
+#define PRISM_ZMM_ROUND \
+  PRISM_ZMM_FMA(0)      \
+  PRISM_ZMM_FMA(1)      \
+  PRISM_ZMM_FMA(2)      \
+  PRISM_ZMM_FMA(3)      \
+  PRISM_ZMM_FMA(4)      \
+  PRISM_ZMM_FMA(5)      \
+  PRISM_ZMM_FMA(6)      \
+  PRISM_ZMM_FMA(7) PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
   int64_t count = iterations;
   __asm__ volatile(
       "vpxord %%zmm0, %%zmm0, %%zmm0\n\t vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
@@ -82,6 +85,50 @@ __attribute__((target("avx512f"))) int64_t Avx512FmaProbe(int64_t iterations) {
   return iterations * 24 * 32;
 }
 #endif
+
+#if defined(__x86_64__)
+// The machine's int8 peak where the CPU has AVX-512 VNNI: 24 independent vpdpbusd chains (64
+// u8 x s8 multiply-adds each, counted as 128 operations), the int8 GEMM's instruction.
+__attribute__((target("avx512f,avx512vnni"))) int64_t Avx512VnniProbe(int64_t iterations) {
+#define PRISM_VNNI_DOT(r) "vpdpbusd %%zmm24, %%zmm25, %%zmm" #r "\n\t"
+  int64_t count = iterations;
+  __asm__ volatile(
+      "vpxord %%zmm24, %%zmm24, %%zmm24\n\t vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+      "1:\n\t" PRISM_VNNI_DOT(0) PRISM_VNNI_DOT(1) PRISM_VNNI_DOT(2) PRISM_VNNI_DOT(3)
+          PRISM_VNNI_DOT(4) PRISM_VNNI_DOT(5) PRISM_VNNI_DOT(6) PRISM_VNNI_DOT(7) PRISM_VNNI_DOT(8)
+              PRISM_VNNI_DOT(9) PRISM_VNNI_DOT(10) PRISM_VNNI_DOT(11) PRISM_VNNI_DOT(12)
+                  PRISM_VNNI_DOT(13) PRISM_VNNI_DOT(14) PRISM_VNNI_DOT(15) PRISM_VNNI_DOT(16)
+                      PRISM_VNNI_DOT(17) PRISM_VNNI_DOT(18) PRISM_VNNI_DOT(19) PRISM_VNNI_DOT(20)
+                          PRISM_VNNI_DOT(21) PRISM_VNNI_DOT(22)
+                              PRISM_VNNI_DOT(23) "dec %[count]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [count] "+r"(count)
+      :
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",
+        "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25");
+#undef PRISM_VNNI_DOT
+  return iterations * 24 * 128;
+}
+#endif
+
+bool HasAvx512Vnni() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+void BM_VnniPeakProbe(benchmark::State& state) {
+  int64_t ops = 0;
+  for (auto _ : state) {
+#if defined(__x86_64__)
+    ops = Avx512VnniProbe(1 << 20);
+#endif
+  }
+  state.counters["GOPS"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
 
 bool HasAvx512() {
 #if defined(__x86_64__)
@@ -256,9 +303,12 @@ void SetInt8Rates(benchmark::State& state, const Problem& p, double peak) {
 // Prism's int8 GEMM: uint8 A (zero point 3) times int8 B packed once (as MatMulInteger's
 // constant weights are), int32 C. Full-range random weights: on a level whose kernel saturates
 // (AVX2) they are packed split, the exact path.
-void BM_PrismInt8(benchmark::State& state, Problem p, int threads) {
+// seven_bit: weights in [-64, 64] (onnxruntime's reduce_range), within vpmaddubsw's pair bound.
+void BM_PrismInt8(benchmark::State& state, Problem p, int threads, bool seven_bit) {
   auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
   auto b = RandomBytes(static_cast<size_t>(p.k * p.n), 2);
+  if (seven_bit)
+    for (uint8_t& x : b) x = static_cast<uint8_t>(static_cast<int8_t>(x % 129 - 64));
   std::vector<int32_t> c(static_cast<size_t>(p.m * p.n));
   std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
@@ -330,6 +380,9 @@ void RegisterAll() {
   if (HasAvx512())
     benchmark::RegisterBenchmark("peak_probe/avx512", BM_PeakProbe, true)
         ->Unit(benchmark::kMillisecond);
+  if (HasAvx512Vnni())
+    benchmark::RegisterBenchmark("int8_peak_probe/avx512_vnni", BM_VnniPeakProbe)
+        ->Unit(benchmark::kMillisecond);
   // (M, N, K): square sizes, then bert_base's MatMuls for 128 tokens: the projections (K=768,
   // N=768), the FFN's up (N=3072) and down (K=3072) products, and attention's per-head products
   // over 12 heads (Q K^T with K read transposed, then scores times V).
@@ -370,9 +423,16 @@ void RegisterAll() {
   for (const Problem& p : int8_problems) {
     for (int threads : {1, 2}) {
       const std::string suffix = ShapeName(p) + "/threads:" + std::to_string(threads);
-      benchmark::RegisterBenchmark(("int8/prism/" + suffix).c_str(), BM_PrismInt8, p, threads)
+      benchmark::RegisterBenchmark(("int8/prism/" + suffix).c_str(), BM_PrismInt8, p, threads,
+                                   false)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
+      // 7-bit weights: no split packing on a level that saturates (AVX2).
+      if (p.m == 1024)
+        benchmark::RegisterBenchmark(("int8/prism_7bit/" + suffix).c_str(), BM_PrismInt8, p,
+                                     threads, true)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
 #if defined(PRISM_BENCH_WITH_DNNL)
       benchmark::RegisterBenchmark(("int8/onednn/" + suffix).c_str(), BM_OneDnnInt8, p, threads)
           ->Unit(benchmark::kMicrosecond)
