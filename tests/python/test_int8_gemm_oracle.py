@@ -124,3 +124,16 @@ def test_dynamic_quantize_matmul_matches_onnxruntime():
     actual = _session(prismrt, model, 2).run(None, {"a": a})[0]
     peer = _session(onnxruntime, model, 1).run(None, {"a": a})[0]
     np.testing.assert_allclose(actual, peer, rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_integer_prepacked_b_with_per_row_a_zero_point():
+    # Per-row A zero points take the reference loops, which then need B rebuilt from its
+    # prepacked form (PrePackedWeight::unpack).
+    a = _RNG.randint(0, 256, (2, 4, 6)).astype(np.uint8)
+    b = _RNG.randint(-128, 128, (6, 3)).astype(np.int8)
+    az = _RNG.randint(0, 256, (2, 4, 1)).astype(np.uint8)
+    bz = _RNG.randint(-128, 128, (3,)).astype(np.int8)
+    model = _matmul_integer(a, b, az, bz, True)
+    expected = (a.astype(np.int64) - az) @ (b.astype(np.int64) - bz.astype(np.int64))
+    actual = _session(prismrt, model, 1).run(None, {"a": a})[0]
+    np.testing.assert_array_equal(actual, expected.astype(np.int32))
