@@ -313,7 +313,7 @@ void BM_PrismInt8(benchmark::State& state, Problem p, int threads, bool seven_bi
   std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
   const mlas::PackedQuantB packed =
-      mlas::PackedQuantB::Pack(p.k, p.n, b.data(), p.n, true, kernels.qgemm_pairs_saturate());
+      mlas::PackedQuantB::Pack(p.k, p.n, b.data(), p.n, true, mlas::QgemmPairsSaturate(kernels));
   mlas::QgemmZeroPoints zero;
   zero.a = 3;
   const double peak = PeakNow(threads);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -184,6 +185,15 @@ void PackedQuantB::Unpack(void* b, int64_t ldb) const {
     }
 }
 
+bool QgemmUsesVnni(const IsaKernels& kernels) {
+  return kernels.qgemm_block_vnni != nullptr && kernels.qgemm_vnni_usable != nullptr &&
+         kernels.qgemm_vnni_usable();
+}
+
+bool QgemmPairsSaturate(const IsaKernels& kernels) {
+  return kernels.qgemm_block_saturates && !QgemmUsesVnni(kernels);
+}
+
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
                   int64_t ldc, ThreadPool* pool) {
@@ -193,6 +203,13 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0);
     return;
   }
+  const bool vnni = QgemmUsesVnni(kernels);
+  const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
+  if (!vnni && kernels.qgemm_block_saturates && !b.Split() && !b.WithinPairBound())
+    throw std::invalid_argument(
+        "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed unsplit "
+        "(for kernels that do not saturate); pack it with split_if_needed = "
+        "QgemmPairsSaturate(kernels)");
   const int64_t tile_rows = kernels.qgemm_tile_rows;
   const int64_t groups = b.Groups();
   const int64_t a_panel_stride = groups * tile_rows * kQgemmDepthGroup;
@@ -263,11 +280,11 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
             store.column_zero = column_zero.data() + col + jc;
             if (any_column_zero) store.row_sums = row_sums.data() + row + ic;
           }
-          kernels.qgemm_block(mc, nc, gc,
-                              packed_a + (row + ic) / tile_rows * a_panel_stride +
-                                  pc * tile_rows * kQgemmDepthGroup,
-                              a_panel_stride, panels, b_panel_stride, b.Split(), store,
-                              c + (row + ic) * ldc + col + jc, ldc);
+          kernel(mc, nc, gc,
+                 packed_a + (row + ic) / tile_rows * a_panel_stride +
+                     pc * tile_rows * kQgemmDepthGroup,
+                 a_panel_stride, panels, b_panel_stride, b.Split(), store,
+                 c + (row + ic) * ldc + col + jc, ldc);
         }
       }
     }

@@ -17,7 +17,11 @@
 // group), which is the order of vpdpbusd (VNNI) and of vpmaddubsw + vpmaddwd. A is packed per
 // call into panels of the level's qgemm_tile_rows rows (each group: each row's 4 bytes).
 //
-// Input-range contract of the AVX2 kernel (and AVX-512 without VNNI): vpmaddubsw adds two
+// Kernels per level (isa_kernels.h): portable, vpmaddubsw (AVX2, and AVX-512 without VNNI), and
+// vpdpbusd where the CPU has VNNI (AVX-512 VNNI on the AVX-512 level, AVX-VNNI on the AVX2 one),
+// which replaces the vpmaddubsw kernel.
+//
+// Input-range contract of the vpmaddubsw kernels: vpmaddubsw adds two
 // adjacent u8 x s8 products into a saturating int16, which is exact only while
 //   255 * (max(b0, 0) + max(b1, 0)) <= 32767 and 255 * (min(b0, 0) + min(b1, 0)) >= -32768,
 // i.e. the positive parts of each pair of weights sum to at most 128 and the negative ones to
@@ -50,8 +54,8 @@ constexpr int64_t kQgemmGroupBytes = kQgemmPanelCols * kQgemmDepthGroup;
 class PackedQuantB {
  public:
   // Packs B stored k x n (row p at b + p * ldb, bytes), int8 when b_signed else uint8.
-  // split_if_needed: whether the kernels that will read it saturate (IsaKernels::
-  // qgemm_pairs_saturate); only then is a B outside the pair bound stored split.
+  // split_if_needed: whether the kernels that will read it saturate (QgemmPairsSaturate below);
+  // only then is a B outside the pair bound stored split.
   static PackedQuantB Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
                            bool split_if_needed);
 
@@ -93,8 +97,17 @@ struct QgemmZeroPoints {
   int32_t b_scalar = 0;
 };
 
+// Whether a product on these kernels runs their VNNI kernel (IsaKernels::qgemm_block_vnni: the
+// level has one and this CPU the extension).
+bool QgemmUsesVnni(const IsaKernels& kernels);
+// Whether B must be packed split for these kernels (PackedQuantB::Pack's split_if_needed): their
+// kernel saturates (vpmaddubsw) and is not replaced by a VNNI one.
+bool QgemmPairsSaturate(const IsaKernels& kernels);
+
 // C (m x n int32, ldc) = (A - a_zero)(B - b_zero) for A stored m x k (lda, bytes; int8 when
-// a_signed else uint8) and B packed. pool: C's blocks split over it (nullptr: the caller alone).
+// a_signed else uint8) and B packed (split where QgemmPairsSaturate(kernels) asks: a B outside
+// the pair bound packed unsplit for other kernels is rejected with std::invalid_argument).
+// pool: C's blocks split over it (nullptr: the caller alone).
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
                   int64_t ldc, ThreadPool* pool);

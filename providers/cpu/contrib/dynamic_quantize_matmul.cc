@@ -106,9 +106,9 @@ class DynamicQuantizeMatMul final : public OpKernel {
     if (k > 0) {
       std::optional<mlas::PackedQuantB> packed_here;
       if (b_input != nullptr)
-        packed_here.emplace(mlas::PackedQuantB::Pack(k, n, b_input->RawData(), n,
-                                                     b_type == E::kInt8,
-                                                     mlas::ActiveKernels().qgemm_pairs_saturate()));
+        packed_here.emplace(
+            mlas::PackedQuantB::Pack(k, n, b_input->RawData(), n, b_type == E::kInt8,
+                                     mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
       mlas::Qgemm(m, a_quantized.data(), k, false,
                   packed_here.has_value() ? *packed_here : *packed_b_.packed, zero,
                   accumulated.data(), n, context.IntraOpThreadPool());

@@ -199,7 +199,7 @@ void QgemmProducts(const Tensor& a, ElementType b_type, const Tensor* b,
       if (index != packed_index) {
         packed_here = std::make_unique<mlas::PackedQuantB>(mlas::PackedQuantB::Pack(
             g.k, g.n, static_cast<const uint8_t*>(b->RawData()) + index * g.k * g.n, g.n, b_signed,
-            mlas::ActiveKernels().qgemm_pairs_saturate()));
+            mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
         packed_index = index;
       }
       operand = packed_here.get();

@@ -31,7 +31,7 @@ inline std::string PackedQuantBFormat(const Tensor& weight) {
   if ((type != ElementType::kInt8 && type != ElementType::kUint8) || weight.Shape().Rank() != 2)
     return "";
   return MakeString("mlas.PackedQuantB.", type == ElementType::kInt8 ? "s8" : "u8",
-                    mlas::ActiveKernels().qgemm_pairs_saturate() ? "(pair-bound)" : "");
+                    mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
 }
 
 inline PrePackedWeight PackQuantB(const Tensor& weight) {
@@ -39,7 +39,7 @@ inline PrePackedWeight PackQuantB(const Tensor& weight) {
   const ElementType type = weight.Type();
   auto packed = std::make_shared<const mlas::PackedQuantB>(
       mlas::PackedQuantB::Pack(k, n, weight.RawData(), n, type == ElementType::kInt8,
-                               mlas::ActiveKernels().qgemm_pairs_saturate()));
+                               mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
   PrePackedWeight result;
   result.data = packed;
   result.bytes = packed->Bytes();

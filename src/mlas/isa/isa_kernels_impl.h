@@ -881,9 +881,71 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
   }
 }
 
-bool QgemmPairsSaturate() {
-  return true;
+#if !defined(__AVX512F__)
+// AVX-VNNI (Intel since Alder Lake, AMD Zen 5): vpdpbusd on ymm, VEX-encoded, four u8 x s8
+// products summed into each int32 lane with no intermediate saturation, so exact for every
+// input; the same 4 x 16 tiles. Only these functions are compiled with AVX-VNNI (the pragma), and
+// they run only after a CPUID check (qgemm_vnni_usable). The AVX-512 unit has its own (zmm).
+#pragma GCC push_options
+#pragma GCC target("avxvnni")
+
+template <bool kSplit>
+[[gnu::always_inline]] inline void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
+                                                        int64_t a_group_stride, const int8_t* b,
+                                                        int32_t* sums) {
+  __m256i acc[4][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  for (int64_t g = 0; g < groups; ++g) {
+#pragma GCC unroll 2
+    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
+      const int8_t* bg = b + half * kQgemmGroupBytes;
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
+      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, sizeof quad);
+        const __m256i x = _mm256_set1_epi32(quad);
+        acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], x, b0);
+        acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], x, b1);
+      }
+    }
+    a += a_group_stride;
+    b += group_bytes;
+  }
+  for (int r = 0; r < 4; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
+  }
 }
+
+template <int64_t kRows>
+void QgemmBlockAvxVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                       const QgemmStore& store, int32_t* c, int64_t ldc) {
+  alignas(32) int32_t sums[4 * kQgemmCols];
+  for (int64_t j = 0; j < n; j += kQgemmCols) {
+    const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
+    const int64_t cols = std::min(kQgemmCols, n - j);
+    for (int64_t i = 0; i < m; i += 4) {
+      const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      if (split)
+        QgemmTileAvxVnni4x16<true>(groups, rows, kRows * 4, panel, sums);
+      else
+        QgemmTileAvxVnni4x16<false>(groups, rows, kRows * 4, panel, sums);
+      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+    }
+  }
+}
+
+#pragma GCC pop_options
+
+bool CpuHasAvxVnni() {
+  static const bool has = __builtin_cpu_supports("avxvnni");
+  return has;
+}
+#endif
 #else
 // Portable: the same sums in plain integers (products fit in int32; the sums wrap as uint32).
 template <int64_t kRows>
@@ -919,9 +981,6 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
   }
 }
 
-bool QgemmPairsSaturate() {
-  return false;
-}
 #endif
 
 #if defined(__AVX512F__)
@@ -945,8 +1004,10 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
                              .gemv_cols_f32 = &GemvColsF32,
                              .fma_probe_f32 = &FmaProbeF32Avx512,
                              .qgemm_tile_rows = kQgemmTileRowsAvx512,
-                             .qgemm_pairs_saturate = &QgemmPairsSaturateAvx512,
-                             .qgemm_block = &QgemmBlockAvx512,
+                             .qgemm_block_saturates = true,
+                             .qgemm_block = &QgemmBlockAvx2<kQgemmTileRowsAvx512>,
+                             .qgemm_vnni_usable = &CpuHasAvx512Vnni,
+                             .qgemm_block_vnni = &QgemmBlockVnni,
 #else
 const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .sgemm_tile_cols = kTileCols,
@@ -959,12 +1020,16 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .fma_probe_f32 = &FmaProbeF32,
 #if defined(__AVX2__)
                              .qgemm_tile_rows = 4,
-                             .qgemm_pairs_saturate = &QgemmPairsSaturate,
+                             .qgemm_block_saturates = true,
                              .qgemm_block = &QgemmBlockAvx2<4>,
+                             .qgemm_vnni_usable = &CpuHasAvxVnni,
+                             .qgemm_block_vnni = &QgemmBlockAvxVnni<4>,
 #else
                              .qgemm_tile_rows = 4,
-                             .qgemm_pairs_saturate = &QgemmPairsSaturate,
+                             .qgemm_block_saturates = false,
                              .qgemm_block = &QgemmBlockPortable<4>,
+                             .qgemm_vnni_usable = nullptr,
+                             .qgemm_block_vnni = nullptr,
 #endif
 #endif
                              .gemm_accumulate_f64 = &GemmAccumulate<double>,

@@ -4,10 +4,11 @@
 // packs on such a CPU, is still read correctly: both halves against the same A). The tile is 12
 // rows x 32 columns (two panels of B): 24 accumulators, two vectors of B and one broadcast
 // value of A in the 32 zmm registers. Without VNNI (AVX-512 F/BW/DQ/VL alone) the level runs the
-// AVX2 vpmaddubsw kernel on the same 12-row panels of A, with its pair-bound contract.
+// AVX2 vpmaddubsw kernel on the same 12-row panels of A (the table's qgemm_block), with its
+// pair-bound contract.
 //
 // Only the VNNI functions are compiled with VNNI (the pragma below), so that the rest of the
-// unit runs on AVX-512 CPUs without it; they run only after a CPUID check.
+// unit runs on AVX-512 CPUs without it; they run only after a CPUID check (qgemm_vnni_usable).
 
 constexpr int64_t kQgemmTileRowsAvx512 = 12;
 
@@ -286,19 +287,4 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 bool CpuHasAvx512Vnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni");
   return has;
-}
-
-// Without VNNI the AVX2 kernel runs, with its contract.
-bool QgemmPairsSaturateAvx512() {
-  return !CpuHasAvx512Vnni() && QgemmPairsSaturate();
-}
-
-void QgemmBlockAvx512(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
-                      int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
-                      const QgemmStore& store, int32_t* c, int64_t ldc) {
-  if (CpuHasAvx512Vnni())
-    QgemmBlockVnni(m, n, groups, a, a_panel_stride, b, b_panel_stride, split, store, c, ldc);
-  else
-    QgemmBlockAvx2<kQgemmTileRowsAvx512>(m, n, groups, a, a_panel_stride, b, b_panel_stride, split,
-                                         store, c, ldc);
 }

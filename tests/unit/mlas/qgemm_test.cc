@@ -1,5 +1,6 @@
 // Prism's int8 GEMM (mlas/qgemm.h) on every instruction-set level this machine runs, each chosen
-// explicitly through its IsaKernels table, against a plain int64 reference and against the
+// explicitly through its IsaKernels table (and, where a level runs a VNNI kernel here, again
+// without it: its vpmaddubsw kernel), against a plain int64 reference and against the
 // portable (baseline) level: random shapes with ragged edges (m, n, k not multiples of the tiles,
 // panels or cache blocks, k odd), all four type pairs (u8/s8 A, s8/u8 B), nonzero zero points
 // (scalar and per column), the extreme values that would saturate vpmaddubsw's int16 pairs
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <iostream>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -21,16 +24,31 @@
 namespace prism::mlas {
 namespace {
 
-std::vector<CpuIsa> Levels() {
+// Every kernel variant this build and CPU run: each level's table and, where the level runs a
+// VNNI kernel here, the same table without it (its vpmaddubsw kernel, with split packing).
+struct Variant {
+  std::string name;
+  IsaKernels kernels;
+};
+
+std::vector<Variant> Variants() {
   const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
-  std::vector<CpuIsa> levels;
+  std::vector<Variant> variants;
   for (CpuIsa level : all) {
-    if (IsaUsable(level))
-      levels.push_back(level);
-    else
+    if (!IsaUsable(level)) {
       std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
+      continue;
+    }
+    variants.push_back({IsaName(level), KernelsFor(level)});
+    if (QgemmUsesVnni(KernelsFor(level))) {
+      IsaKernels without = KernelsFor(level);
+      without.qgemm_vnni_usable = nullptr;
+      variants.push_back({std::string(IsaName(level)) + " without VNNI", without});
+    } else if (KernelsFor(level).qgemm_block_vnni != nullptr) {
+      std::cout << "[ SKIPPED  ] " << IsaName(level) << "'s VNNI kernel: not on this CPU\n";
+    }
   }
-  return levels;
+  return variants;
 }
 
 struct Problem {
@@ -101,7 +119,7 @@ constexpr int32_t kSentinel = 0x5a5a5a5a;
 
 std::vector<int32_t> RunQgemm(const IsaKernels& kernels, const Problem& p, ThreadPool* pool) {
   const PackedQuantB packed =
-      PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed, kernels.qgemm_pairs_saturate());
+      PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed, QgemmPairsSaturate(kernels));
   QgemmZeroPoints zero;
   zero.a = p.a_zero;
   zero.b_scalar = p.b_zero_scalar;
@@ -149,9 +167,9 @@ TEST(Int8GemmTest, EveryLevelMatchesTheReferenceOnRaggedShapes) {
     const std::vector<int32_t> expected = Reference(p);
     const std::vector<int32_t> base = RunQgemm(portable, p, nullptr);
     ExpectEqual(expected, base, p, "baseline");
-    for (CpuIsa level : Levels()) {
-      SCOPED_TRACE(IsaName(level));
-      ExpectEqual(base, RunQgemm(KernelsFor(level), p, nullptr), p, "level against baseline");
+    for (const Variant& v : Variants()) {
+      SCOPED_TRACE(v.name);
+      ExpectEqual(base, RunQgemm(v.kernels, p, nullptr), p, "variant against baseline");
     }
   }
 }
@@ -167,9 +185,9 @@ TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
       p.a_zero = 0;
       p.b_zero_scalar = 0;
       const std::vector<int32_t> expected = Reference(p);
-      for (CpuIsa level : Levels()) {
-        SCOPED_TRACE(IsaName(level));
-        ExpectEqual(expected, RunQgemm(KernelsFor(level), p, nullptr), p, "extreme");
+      for (const Variant& v : Variants()) {
+        SCOPED_TRACE(v.name);
+        ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, "extreme");
       }
     }
   }
@@ -178,8 +196,8 @@ TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
   for (size_t i = 0; i < p.a.size(); ++i) p.a[i] = i % 3 == 0 ? 0x80 : 0x7f;
   for (size_t i = 0; i < p.b.size(); ++i) p.b[i] = i % 2 == 0 ? 0x80 : 0x7f;
   const std::vector<int32_t> expected = Reference(p);
-  for (CpuIsa level : Levels())
-    ExpectEqual(expected, RunQgemm(KernelsFor(level), p, nullptr), p, "s8");
+  for (const Variant& v : Variants())
+    ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
 }
 
 TEST(Int8GemmTest, PackerChecksThePairBound) {
@@ -206,6 +224,22 @@ TEST(Int8GemmTest, PackerChecksThePairBound) {
   EXPECT_TRUE(PackedQuantB::Pack(2, 1, over.data(), 1, true, true).Split());
 }
 
+// A B outside the pair bound packed unsplit (for kernels that do not saturate) is refused by
+// kernels that do, rather than summed wrongly.
+TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
+  std::vector<uint8_t> b = {100, 100, 100, 100};  // k = 4, n = 1: 100 + 100 > 128
+  const PackedQuantB packed = PackedQuantB::Pack(4, 1, b.data(), 1, true, false);
+  ASSERT_FALSE(packed.Split());
+  std::vector<uint8_t> a = {255, 255, 255, 255};
+  int32_t c = 0;
+  for (const Variant& v : Variants()) {
+    if (!QgemmPairsSaturate(v.kernels)) continue;
+    EXPECT_THROW(QgemmPackedB(v.kernels, 1, a.data(), 4, false, packed, {}, &c, 1, nullptr),
+                 std::invalid_argument)
+        << v.name;
+  }
+}
+
 TEST(Int8GemmTest, UnpackRestoresB) {
   for (const bool b_signed : {true, false})
     for (const bool split : {false, true}) {
@@ -227,11 +261,10 @@ TEST(Int8GemmTest, SplitPackingIsReadByEveryLevel) {
   const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, true, true);
   ASSERT_TRUE(packed.Split());
   QgemmZeroPoints zero{p.a_zero, p.b_zero.data(), 0};
-  for (CpuIsa level : Levels()) {
+  for (const Variant& v : Variants()) {
     std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
-    QgemmPackedB(KernelsFor(level), p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc,
-                 nullptr);
-    ExpectEqual(expected, c, p, IsaName(level));
+    QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc, nullptr);
+    ExpectEqual(expected, c, p, v.name.c_str());
   }
 }
 
@@ -241,8 +274,8 @@ TEST(Int8GemmTest, DepthBeyondOneBlock) {
   for (const bool b_signed : {true, false}) {
     const Problem p = MakeProblem(14, 35, 8195, true, b_signed, true, 31);
     const std::vector<int32_t> expected = Reference(p);
-    for (CpuIsa level : Levels())
-      ExpectEqual(expected, RunQgemm(KernelsFor(level), p, nullptr), p, IsaName(level));
+    for (const Variant& v : Variants())
+      ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
   }
 }
 
@@ -252,9 +285,9 @@ TEST(Int8GemmTest, ThreadPoolSplitsMatchTheReference) {
   for (const auto& s : shapes) {
     const Problem p = MakeProblem(s[0], s[1], s[2], true, false, true, 21);
     const std::vector<int32_t> expected = Reference(p);
-    for (CpuIsa level : Levels())
+    for (const Variant& v : Variants())
       for (ThreadPool* pool : {&two, &three})
-        ExpectEqual(expected, RunQgemm(KernelsFor(level), p, pool), p, IsaName(level));
+        ExpectEqual(expected, RunQgemm(v.kernels, p, pool), p, v.name.c_str());
   }
 }
 
