@@ -11,11 +11,19 @@
 // The sums come from the int8 GEMM (mlas/qgemm.h) when both operands are 8-bit integers, A's
 // zero point is one value, B's one value or one per column ([N]), and no sum can leave int32
 // (k * 255 * 255 < 2^31); otherwise from the reference loops below. A constant 2-D B is packed
-// once for it (PrePack).
+// once for it (PrePack). QLinearMatMul with 8-bit output, one A scale and one B scale or one per
+// column then requantizes from the int32 sums with per-column multipliers (RequantizeRow).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
@@ -263,6 +271,44 @@ void CheckZeroType(const Node& node, const Tensor* zero, ElementType values, con
                 ElementTypeName(zero->Type()));
 }
 
+// One row of QLinearMatMul's 8-bit output from its int32 sums: y = clamp(round_half_even(sum *
+// multiplier[n]) + zero_point, low, high), in double as QuantizedWriter::Store does, for finite
+// multipliers. The rounding adds and subtracts 1.5 * 2^52 (exact below 2^51, so the product is
+// first limited to +-2^40, far past where it saturates anyway). Four values at a time with SSE2
+// (every x86-64 has it).
+void RequantizeRow(const int32_t* sum, const double* multiplier, int64_t count, double zero_point,
+                   double low, double high, bool to_int8, uint8_t* out) {
+  constexpr double kRound = 6755399441055744.0, kLimit = 0x1p40;
+  int64_t n = 0;
+#if defined(__SSE2__)
+  const __m128d round = _mm_set1_pd(kRound), limit = _mm_set1_pd(kLimit);
+  const __m128d negative_limit = _mm_set1_pd(-kLimit), zero = _mm_set1_pd(zero_point);
+  const __m128d lows = _mm_set1_pd(low), highs = _mm_set1_pd(high);
+  const auto requantize = [&](__m128d x) {
+    x = _mm_min_pd(_mm_max_pd(x, negative_limit), limit);
+    x = _mm_add_pd(_mm_sub_pd(_mm_add_pd(x, round), round), zero);
+    return _mm_cvttpd_epi32(_mm_min_pd(_mm_max_pd(x, lows), highs));
+  };
+  for (; n + 4 <= count; n += 4) {
+    const __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + n));
+    const __m128i first =
+        requantize(_mm_mul_pd(_mm_cvtepi32_pd(sums), _mm_loadu_pd(multiplier + n)));
+    const __m128i second = requantize(_mm_mul_pd(_mm_cvtepi32_pd(_mm_shuffle_epi32(sums, 0xEE)),
+                                                 _mm_loadu_pd(multiplier + n + 2)));
+    const __m128i words = _mm_packs_epi32(_mm_unpacklo_epi64(first, second), _mm_setzero_si128());
+    const __m128i bytes = to_int8 ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+    const int32_t four = _mm_cvtsi128_si32(bytes);
+    std::memcpy(out + n, &four, sizeof four);
+  }
+#endif
+  for (; n < count; ++n) {
+    double x = static_cast<double>(sum[n]) * multiplier[n];
+    x = std::min(std::max(x, -kLimit), kLimit);
+    const double value = std::min(std::max((x + kRound) - kRound + zero_point, low), high);
+    out[n] = static_cast<uint8_t>(static_cast<int32_t>(value));
+  }
+}
+
 class MatMulInteger final : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -373,9 +419,47 @@ class QLinearMatMul final : public OpKernel {
       writer.Store(index, sum * multiplier(batch, m, n), out_zero);
     };
     if (QgemmApplies(a.Type(), b_type, a_zero, b_zero, g)) {
-      QgemmProducts<double>(a, b_type, b_input,
-                            b_input == nullptr ? packed_b_.packed.get() : nullptr, a_zero, b_zero,
-                            g, context.IntraOpThreadPool(), nullptr, store);
+      const mlas::PackedQuantB* packed = b_input == nullptr ? packed_b_.packed.get() : nullptr;
+      // 8-bit output with one A scale and one B scale or one per column: the multipliers once
+      // per column, the int32 sums into a buffer, then a plain loop (the same arithmetic as the
+      // writer's: round half to even in double, the zero point, saturation).
+      const bool per_column_scales =
+          a_scale.NumElements() == 1 &&
+          (b_scale.NumElements() == 1 || (b_scale.Shape().Rank() == 1 && b_shape.Rank() != 1));
+      if (IsInt8(out_type) && per_column_scales) {
+        std::vector<double> multipliers(static_cast<size_t>(g.n));
+        bool finite = true;
+        for (int64_t n = 0; n < g.n; ++n) {
+          multipliers[static_cast<size_t>(n)] = multiplier(0, 0, n);
+          finite = finite && std::isfinite(multipliers[static_cast<size_t>(n)]);
+        }
+        if (!finite) {  // a zero or infinite scale: NaN products, the writer's rules
+          QgemmProducts<double>(a, b_type, b_input, packed, a_zero, b_zero, g,
+                                context.IntraOpThreadPool(), nullptr, store);
+          return;
+        }
+        // Reused between runs: a fresh buffer of this size would be mapped and faulted in anew.
+        thread_local std::vector<int32_t> sums;
+        if (sums.size() < static_cast<size_t>(y.NumElements()))
+          sums.resize(static_cast<size_t>(y.NumElements()));
+        QgemmProducts<double>(a, b_type, b_input, packed, a_zero, b_zero, g,
+                              context.IntraOpThreadPool(), sums.data(),
+                              [](int64_t, double, int64_t, int64_t, int64_t) {});
+        const double low = out_type == E::kInt8 ? -128.0 : 0.0;
+        const double high = out_type == E::kInt8 ? 127.0 : 255.0;
+        // Locals, not members, in the loop: the byte stores may alias anything in memory.
+        uint8_t* out = static_cast<uint8_t*>(y.MutableRawData());
+        const int64_t rows = g.batch_count * g.m, cols = g.n;
+        const int32_t* sum = sums.data();
+        const double* column_multiplier = multipliers.data();
+        const double zero_point = out_zero;
+        for (int64_t row = 0; row < rows; ++row, sum += cols, out += cols)
+          RequantizeRow(sum, column_multiplier, cols, zero_point, low, high, out_type == E::kInt8,
+                        out);
+        return;
+      }
+      QgemmProducts<double>(a, b_type, b_input, packed, a_zero, b_zero, g,
+                            context.IntraOpThreadPool(), nullptr, store);
       return;
     }
     const Tensor& b = b_input != nullptr ? *b_input : unpacked.emplace(packed_b_.weight.unpack());
