@@ -137,3 +137,16 @@ def test_matmul_integer_prepacked_b_with_per_row_a_zero_point():
     expected = (a.astype(np.int64) - az) @ (b.astype(np.int64) - bz.astype(np.int64))
     actual = _session(prismrt, model, 1).run(None, {"a": a})[0]
     np.testing.assert_array_equal(actual, expected.astype(np.int32))
+
+
+@pytest.mark.parametrize("a_shape", [(3, 5, 40), (40,), (2, 1, 7, 40)])
+def test_matmul_integer_prepacked_b_with_batched_or_vector_a(a_shape):
+    a = _RNG.randint(-128, 128, a_shape).astype(np.int8)
+    b = _RNG.randint(0, 256, (40, 17)).astype(np.uint8)
+    az = np.array(-7, np.int8)
+    bz = _RNG.randint(0, 256, (17,)).astype(np.uint8)
+    model = _matmul_integer(a, b, az, bz, True)
+    expected = (a.astype(np.int64) - int(az)) @ (b.astype(np.int64) - bz.astype(np.int64))
+    for threads in (1, 2):
+        actual = _session(prismrt, model, threads).run(None, {"a": a})[0]
+        np.testing.assert_array_equal(actual, expected.astype(np.int32))
