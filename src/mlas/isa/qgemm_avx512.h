@@ -82,30 +82,37 @@ template <int kPanels, bool kSplit>
   "vpbroadcastd " #r "*4(%[a]), %%zmm26\n\t"               \
   "vpdpbusd %%zmm24, %%zmm26, %%zmm" #sum0 "\n\t"          \
   "vpdpbusd %%zmm25, %%zmm26, %%zmm" #sum1 "\n\t"
-#define PRISM_QGEMM_DIRECT(sum0, sum1)                     \
+#define PRISM_QGEMM_ROW_GUARD(r)                           \
+  "cmp $" #r ", %[rows]\n\t"                                \
+  "jle 4f\n\t"
+#define PRISM_QGEMM_PUT(sum0, sum1)                        \
   "vpaddd %%zmm24, %%zmm" #sum0 ", %%zmm" #sum0 "\n\t"      \
   "vpaddd %%zmm25, %%zmm" #sum1 ", %%zmm" #sum1 "\n\t"      \
   "vmovdqu32 %%zmm" #sum0 ", (%[c])\n\t"                   \
   "vmovdqu32 %%zmm" #sum1 ", 64(%[c])\n\t"                 \
   "add %[ldc], %[c]\n\t"
+#define PRISM_QGEMM_DIRECT(r, sum0, sum1)                  \
+  PRISM_QGEMM_ROW_GUARD(r)                                 \
+  PRISM_QGEMM_PUT(sum0, sum1)
 #define PRISM_QGEMM_DIRECT_ROW(r, sum0, sum1)               \
+  PRISM_QGEMM_ROW_GUARD(r)                                 \
   "vpbroadcastd " #r "*4(%[rs]), %%zmm26\n\t"              \
   "vpmulld %%zmm27, %%zmm26, %%zmm29\n\t"                  \
   "vpsubd %%zmm29, %%zmm" #sum0 ", %%zmm" #sum0 "\n\t"      \
   "vpmulld %%zmm28, %%zmm26, %%zmm29\n\t"                  \
   "vpsubd %%zmm29, %%zmm" #sum1 ", %%zmm" #sum1 "\n\t"      \
-  PRISM_QGEMM_DIRECT(sum0, sum1)
+  PRISM_QGEMM_PUT(sum0, sum1)
 #define PRISM_QGEMM_STORE(r, sum0, sum1)                   \
   "vmovdqu32 %%zmm" #sum0 ", " #r "*128(%[sums])\n\t"      \
   "vmovdqu32 %%zmm" #sum1 ", " #r "*128+64(%[sums])\n\t"
 // clang-format on
 
-// With c given (a full tile whose store does not accumulate), the sums plus column_term[0..32)
-// (minus column_zero[j] row_sums[r] when row_sums is given) go straight to C's 12 rows
-// (ldc_bytes apart) from the registers; else they are written to sums.
+// With c given (a tile 32 columns wide whose store does not accumulate), the sums plus
+// column_term[0..32) (minus column_zero[j] row_sums[r] when row_sums is given) go straight to
+// C's first `rows` rows (ldc_bytes apart) from the registers; else all 12 go to sums.
 void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64_t b_panel_stride,
                         int32_t* sums, int32_t* c, int64_t ldc_bytes, const int32_t* column_term,
-                        const int32_t* column_zero, const int32_t* row_sums) {
+                        const int32_t* column_zero, const int32_t* row_sums, int64_t rows) {
   __asm__ volatile(
       "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
       "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
@@ -175,18 +182,18 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
       PRISM_QGEMM_DIRECT_ROW(11, 22, 23)
       "jmp 4f\n\t"
       "5:\n\t"
-      PRISM_QGEMM_DIRECT(0, 1)
-      PRISM_QGEMM_DIRECT(2, 3)
-      PRISM_QGEMM_DIRECT(4, 5)
-      PRISM_QGEMM_DIRECT(6, 7)
-      PRISM_QGEMM_DIRECT(8, 9)
-      PRISM_QGEMM_DIRECT(10, 11)
-      PRISM_QGEMM_DIRECT(12, 13)
-      PRISM_QGEMM_DIRECT(14, 15)
-      PRISM_QGEMM_DIRECT(16, 17)
-      PRISM_QGEMM_DIRECT(18, 19)
-      PRISM_QGEMM_DIRECT(20, 21)
-      PRISM_QGEMM_DIRECT(22, 23)
+      PRISM_QGEMM_DIRECT(0, 0, 1)
+      PRISM_QGEMM_DIRECT(1, 2, 3)
+      PRISM_QGEMM_DIRECT(2, 4, 5)
+      PRISM_QGEMM_DIRECT(3, 6, 7)
+      PRISM_QGEMM_DIRECT(4, 8, 9)
+      PRISM_QGEMM_DIRECT(5, 10, 11)
+      PRISM_QGEMM_DIRECT(6, 12, 13)
+      PRISM_QGEMM_DIRECT(7, 14, 15)
+      PRISM_QGEMM_DIRECT(8, 16, 17)
+      PRISM_QGEMM_DIRECT(9, 18, 19)
+      PRISM_QGEMM_DIRECT(10, 20, 21)
+      PRISM_QGEMM_DIRECT(11, 22, 23)
       "jmp 4f\n\t"
       "3:\n\t"
       PRISM_QGEMM_STORE(0, 0, 1)
@@ -205,7 +212,7 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
       "vzeroupper\n\t"
       : [groups] "+r"(groups), [a] "+r"(a), [b] "+r"(b), [c] "+r"(c)
       : [bs] "r"(b_panel_stride), [sums] "r"(sums), [ldc] "r"(ldc_bytes), [term] "r"(column_term),
-        [zero] "r"(column_zero), [rs] "r"(row_sums)
+        [zero] "r"(column_zero), [rs] "r"(row_sums), [rows] "r"(rows)
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
         "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
         "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",
@@ -214,6 +221,8 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
 #undef PRISM_QGEMM_STORE
 #undef PRISM_QGEMM_DIRECT_ROW
 #undef PRISM_QGEMM_DIRECT
+#undef PRISM_QGEMM_PUT
+#undef PRISM_QGEMM_ROW_GUARD
 #undef PRISM_QGEMM_ROW
 
 alignas(64) constexpr int32_t kZeroTerms[2 * kQgemmCols] = {};
@@ -248,16 +257,16 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 #if defined(__x86_64__)
       if (cols > kQgemmCols && !split) {
         alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
-        // Straight to C from the registers when the tile is whole and is not added to C; else
-        // through sums.
-        if (count == kQgemmTileRowsAvx512 && cols == 2 * kQgemmCols && !store.accumulate) {
+        // Straight to C from the registers when the tile is 32 columns wide and is not added to
+        // C (the rows past m not stored); else through sums.
+        if (cols == 2 * kQgemmCols && !store.accumulate) {
           QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, nullptr, tile,
                              ldc * static_cast<int64_t>(sizeof(int32_t)),
                              store.column_term != nullptr ? store.column_term : kZeroTerms,
-                             store.column_zero, store.row_sums);
+                             store.column_zero, store.row_sums, count);
         } else {
           QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, sums, nullptr, 0, kZeroTerms,
-                             nullptr, nullptr);
+                             nullptr, nullptr, kQgemmTileRowsAvx512);
           StoreVnniSums(sums, count, cols, store, tile, ldc);
         }
         continue;

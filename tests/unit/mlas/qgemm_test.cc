@@ -124,8 +124,13 @@ std::vector<int32_t> RunQgemm(const IsaKernels& kernels, const Problem& p, Threa
   zero.a = p.a_zero;
   zero.b_scalar = p.b_zero_scalar;
   zero.b_per_column = p.b_zero.empty() ? nullptr : p.b_zero.data();
-  std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), kSentinel);
+  // One row more than C: a kernel that stores rows past m (the padded rows of A's last panel)
+  // writes into it.
+  std::vector<int32_t> c(static_cast<size_t>((p.m + 1) * p.ldc), kSentinel);
   QgemmPackedB(kernels, p.m, p.a.data(), p.lda, p.a_signed, packed, zero, c.data(), p.ldc, pool);
+  for (int64_t j = 0; j < p.ldc; ++j)
+    EXPECT_EQ(c[static_cast<size_t>(p.m * p.ldc + j)], kSentinel) << p << " row m, j=" << j;
+  c.resize(static_cast<size_t>(p.m * p.ldc));
   // The padding past n stays untouched; the reference has zeros there.
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t j = p.n; j < p.ldc; ++j) {
