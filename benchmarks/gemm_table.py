@@ -72,8 +72,8 @@ def main(argv):
     if not int8_keys:
         return 0
     print()
-    print(f"| int8 shape (M x N x K) | threads | Prism int8 GOP/s | Prism SGEMM GFLOP/s | int8 / SGEMM "
-          f"| {label} int8 GOP/s | Prism / {label} (int8) |")
+    print("| int8 shape (M x N x K) | threads | Prism int8 GOP/s | Prism SGEMM GFLOP/s "
+          f"| int8 / SGEMM | {label} int8 GOP/s | Prism / {label} (int8) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
 
     def value(row, counter):
