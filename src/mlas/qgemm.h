@@ -21,8 +21,8 @@
 // vpdpbusd where the CPU has VNNI (AVX-512 VNNI on the AVX-512 level, AVX-VNNI on the AVX2 one),
 // which replaces the vpmaddubsw kernel.
 //
-// Input-range contract of the vpmaddubsw kernels: vpmaddubsw adds two
-// adjacent u8 x s8 products into a saturating int16, which is exact only while
+// Input-range contract of the vpmaddubsw kernels: vpmaddubsw adds two adjacent u8 x s8 products
+// into a saturating int16, which is exact only while
 //   255 * (max(b0, 0) + max(b1, 0)) <= 32767 and 255 * (min(b0, 0) + min(b1, 0)) >= -32768,
 // i.e. the positive parts of each pair of weights sum to at most 128 and the negative ones to
 // at least -128 (always true for 7-bit weights, |b| <= 64: onnxruntime's reduce_range). The
