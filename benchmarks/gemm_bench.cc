@@ -4,7 +4,12 @@
 // measured by the repo's probe (ProbeFmaPeakGflops: independent multiply-add chains in
 // registers, run just before each benchmark on as many threads as the benchmark uses; its summed
 // rate is the `peak` column). Square sizes 64-2048, bert_base's MatMul shapes (M = 128 tokens)
-// and one token's FFN product (M = 1: the matrix-vector path).
+// and one token's FFN product (M = 1: the matrix-vector path). The int8 GEMM (mlas/qgemm.h:
+// uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and bert_base's shapes,
+// reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the same size, and
+// oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at 1024^3 also
+// with 7-bit weights (int8/prism_7bit: no split packing on AVX2), and, on CPUs with AVX-512 VNNI,
+// an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains, GOP/s).
 //
 //   build/prism_gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -26,6 +31,7 @@
 #include "mlas/cpu_isa.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/packed_gemm.h"
+#include "mlas/qgemm.h"
 #include "mlas/sgemm.h"
 
 #if defined(PRISM_BENCH_WITH_DNNL)
@@ -51,12 +57,15 @@ double PeakGflops() {
 // have it. 0 elsewhere.
 __attribute__((target("avx512f"))) int64_t Avx512FmaProbe(int64_t iterations) {
 #define PRISM_ZMM_FMA(r) "vfmadd231ps %%zmm12, %%zmm13, %%zmm" #r "\n\t"
-#define PRISM_ZMM_ROUND                                                                \
-  PRISM_ZMM_FMA(0)                                                                     \
-  PRISM_ZMM_FMA(1)                                                                     \
-  PRISM_ZMM_FMA(2)                                                                     \
-  PRISM_ZMM_FMA(3) PRISM_ZMM_FMA(4) PRISM_ZMM_FMA(5) PRISM_ZMM_FMA(6) PRISM_ZMM_FMA(7) \
-      PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
+#define PRISM_ZMM_ROUND \
+  PRISM_ZMM_FMA(0)      \
+  PRISM_ZMM_FMA(1)      \
+  PRISM_ZMM_FMA(2)      \
+  PRISM_ZMM_FMA(3)      \
+  PRISM_ZMM_FMA(4)      \
+  PRISM_ZMM_FMA(5)      \
+  PRISM_ZMM_FMA(6)      \
+  PRISM_ZMM_FMA(7) PRISM_ZMM_FMA(8) PRISM_ZMM_FMA(9) PRISM_ZMM_FMA(10) PRISM_ZMM_FMA(11)
   int64_t count = iterations;
   __asm__ volatile(
       "vpxord %%zmm0, %%zmm0, %%zmm0\n\t vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
@@ -76,6 +85,50 @@ __attribute__((target("avx512f"))) int64_t Avx512FmaProbe(int64_t iterations) {
   return iterations * 24 * 32;
 }
 #endif
+
+#if defined(__x86_64__)
+// The machine's int8 peak where the CPU has AVX-512 VNNI: 24 independent vpdpbusd chains (64
+// u8 x s8 multiply-adds each, counted as 128 operations), the int8 GEMM's instruction.
+__attribute__((target("avx512f,avx512vnni"))) int64_t Avx512VnniProbe(int64_t iterations) {
+#define PRISM_VNNI_DOT(r) "vpdpbusd %%zmm24, %%zmm25, %%zmm" #r "\n\t"
+  int64_t count = iterations;
+  __asm__ volatile(
+      "vpxord %%zmm24, %%zmm24, %%zmm24\n\t vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+      "1:\n\t" PRISM_VNNI_DOT(0) PRISM_VNNI_DOT(1) PRISM_VNNI_DOT(2) PRISM_VNNI_DOT(3)
+          PRISM_VNNI_DOT(4) PRISM_VNNI_DOT(5) PRISM_VNNI_DOT(6) PRISM_VNNI_DOT(7) PRISM_VNNI_DOT(8)
+              PRISM_VNNI_DOT(9) PRISM_VNNI_DOT(10) PRISM_VNNI_DOT(11) PRISM_VNNI_DOT(12)
+                  PRISM_VNNI_DOT(13) PRISM_VNNI_DOT(14) PRISM_VNNI_DOT(15) PRISM_VNNI_DOT(16)
+                      PRISM_VNNI_DOT(17) PRISM_VNNI_DOT(18) PRISM_VNNI_DOT(19) PRISM_VNNI_DOT(20)
+                          PRISM_VNNI_DOT(21) PRISM_VNNI_DOT(22)
+                              PRISM_VNNI_DOT(23) "dec %[count]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [count] "+r"(count)
+      :
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",
+        "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25");
+#undef PRISM_VNNI_DOT
+  return iterations * 24 * 128;
+}
+#endif
+
+bool HasAvx512Vnni() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+void BM_VnniPeakProbe(benchmark::State& state) {
+  int64_t ops = 0;
+  for (auto _ : state) {
+#if defined(__x86_64__)
+    ops = Avx512VnniProbe(1 << 20);
+#endif
+  }
+  state.counters["GOPS"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
 
 bool HasAvx512() {
 #if defined(__x86_64__)
@@ -229,6 +282,91 @@ void BM_OneDnn(benchmark::State& state, Problem p, int threads) {
 }
 #endif
 
+std::vector<uint8_t> RandomBytes(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> value(0, 255);
+  std::vector<uint8_t> v(count);
+  for (uint8_t& x : v) x = static_cast<uint8_t>(value(generator));
+  return v;
+}
+
+// GOP/s of an int8 product (2 m n k operations), and its ratio to the FP32 peak of the probe.
+void SetInt8Rates(benchmark::State& state, const Problem& p, double peak) {
+  const double ops = 2.0 * p.m * p.n * p.k;
+  state.counters["GOPS"] =
+      benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["%fp32peak"] =
+      benchmark::Counter(ops * 1e-7 / peak, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak"] = peak;
+}
+
+// Prism's int8 GEMM: uint8 A (zero point 3) times int8 B packed once (as MatMulInteger's
+// constant weights are), int32 C. Full-range random weights: on a level whose kernel saturates
+// (AVX2) they are packed split, the exact path.
+// seven_bit: weights in [-64, 64] (onnxruntime's reduce_range), within vpmaddubsw's pair bound.
+void BM_PrismInt8(benchmark::State& state, Problem p, int threads, bool seven_bit) {
+  auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
+  auto b = RandomBytes(static_cast<size_t>(p.k * p.n), 2);
+  if (seven_bit)
+    for (uint8_t& x : b) x = static_cast<uint8_t>(static_cast<int8_t>(x % 129 - 64));
+  std::vector<int32_t> c(static_cast<size_t>(p.m * p.n));
+  std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  const mlas::PackedQuantB packed =
+      mlas::PackedQuantB::Pack(p.k, p.n, b.data(), p.n, true, mlas::QgemmPairsSaturate(kernels));
+  mlas::QgemmZeroPoints zero;
+  zero.a = 3;
+  const double peak = PeakNow(threads);
+  for (auto _ : state) {
+    mlas::QgemmPackedB(kernels, p.m, a.data(), p.k, false, packed, zero, c.data(), p.n, pool.get());
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["split"] = packed.Split() ? 1 : 0;
+  SetInt8Rates(state, p, peak);
+}
+
+#if defined(PRISM_BENCH_WITH_DNNL)
+// oneDNN's matmul primitive u8 x s8 -> s32 with the same threads, weights in the layout it picks
+// (reordered once, outside the timed loop), A's zero point 3 as a runtime argument.
+void BM_OneDnnInt8(benchmark::State& state, Problem p, int threads) {
+  omp_set_num_threads(threads);
+  auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
+  auto b = RandomBytes(static_cast<size_t>(p.k * p.n), 2);
+  std::vector<int32_t> c(static_cast<size_t>(p.m * p.n));
+  using dims = dnnl::memory::dims;
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const dnnl::memory::desc a_desc(dims{p.m, p.k}, dt::u8, tag::ab);
+  const dnnl::memory::desc b_any(dims{p.k, p.n}, dt::s8, tag::any);
+  const dnnl::memory::desc b_plain(dims{p.k, p.n}, dt::s8, tag::ab);
+  const dnnl::memory::desc c_desc(dims{p.m, p.n}, dt::s32, tag::ab);
+  dnnl::primitive_attr attr;
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_desc, b_any, c_desc), attr, engine);
+  dnnl::memory b_user(b_plain, engine, b.data());
+  dnnl::memory b_mem(pd.weights_desc(), engine);
+  dnnl::reorder(b_user, b_mem).execute(stream, b_user, b_mem);
+  stream.wait();
+  int32_t zero_value = 3;
+  dnnl::memory zero_mem({{1}, dt::s32, tag::x}, engine, &zero_value);
+  dnnl::memory a_mem(a_desc, engine, a.data()), c_mem(c_desc, engine, c.data());
+  dnnl::matmul matmul(pd);
+  const double peak = PeakNow(threads);
+  for (auto _ : state) {
+    matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
+                            {DNNL_ARG_WEIGHTS, b_mem},
+                            {DNNL_ARG_DST, c_mem},
+                            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_mem}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  SetInt8Rates(state, p, peak);
+}
+#endif
+
 std::string ShapeName(const Problem& p) {
   std::string name = p.batch > 1 ? std::to_string(p.batch) + "x" : "";
   name += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
@@ -241,6 +379,9 @@ void RegisterAll() {
       ->Unit(benchmark::kMillisecond);
   if (HasAvx512())
     benchmark::RegisterBenchmark("peak_probe/avx512", BM_PeakProbe, true)
+        ->Unit(benchmark::kMillisecond);
+  if (HasAvx512Vnni())
+    benchmark::RegisterBenchmark("int8_peak_probe/avx512_vnni", BM_VnniPeakProbe)
         ->Unit(benchmark::kMillisecond);
   // (M, N, K): square sizes, then bert_base's MatMuls for 128 tokens: the projections (K=768,
   // N=768), the FFN's up (N=3072) and down (K=3072) products, and attention's per-head products
@@ -268,6 +409,32 @@ void RegisterAll() {
             ->UseRealTime();
 #if defined(PRISM_BENCH_WITH_DNNL)
       benchmark::RegisterBenchmark(("sgemm/onednn/" + suffix).c_str(), BM_OneDnn, p, threads)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+#endif
+    }
+  }
+  // The int8 GEMM at 1024^3 and bert_base's projection and FFN shapes (compare the SGEMM rows of
+  // the same shape: GOPS against GFLOPS).
+  const Problem int8_problems[] = {{1, 1024, 1024, 1024, false},
+                                   {1, 128, 768, 768, false},
+                                   {1, 128, 3072, 768, false},
+                                   {1, 128, 768, 3072, false}};
+  for (const Problem& p : int8_problems) {
+    for (int threads : {1, 2}) {
+      const std::string suffix = ShapeName(p) + "/threads:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(("int8/prism/" + suffix).c_str(), BM_PrismInt8, p, threads,
+                                   false)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+      // 7-bit weights: no split packing on a level that saturates (AVX2).
+      if (p.m == 1024)
+        benchmark::RegisterBenchmark(("int8/prism_7bit/" + suffix).c_str(), BM_PrismInt8, p,
+                                     threads, true)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+#if defined(PRISM_BENCH_WITH_DNNL)
+      benchmark::RegisterBenchmark(("int8/onednn/" + suffix).c_str(), BM_OneDnnInt8, p, threads)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
 #endif

@@ -8,6 +8,10 @@ peak (the probe's rate measured just before each benchmark, times the threads). 
 rows also give the ratio of the rates by CPU time (the calling thread's), which a machine whose
 cores other processes share perturbs less than wall time.
 
+Then the int8 GEMM: per shape and thread count, Prism's int8 GOP/s, the SGEMM's GFLOP/s at the
+same shape and threads (B prepacked where measured, as the int8 B is), their ratio, oneDNN's
+u8 x s8 -> s32 matmul's GOP/s and the ratio Prism / oneDNN.
+
 usage: gemm_table.py RUN.json [LABEL]
 """
 import json
@@ -64,6 +68,28 @@ def main(argv):
             cpu_ratio = f"{other['cpu_time'] / prism['cpu_time']:.2f}"
         print(f"| {shape} | {threads} | {p:.1f} | {packed_text} | {other_text} | {ratio} | {share_text} "
               f"| {cpu_ratio} |")
+    int8_keys = [name[len("int8/prism/"):] for name in rows if name.startswith("int8/prism/")]
+    if not int8_keys:
+        return 0
+    print()
+    print("| int8 shape (M x N x K) | threads | Prism int8 GOP/s | Prism SGEMM GFLOP/s "
+          f"| int8 / SGEMM | {label} int8 GOP/s | Prism / {label} (int8) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+
+    def value(row, counter):
+        return row[counter] / 1e9 if row[counter] > 1e6 else row[counter]
+
+    for key in int8_keys:
+        shape, threads = key.split("/threads:")
+        threads = threads.split("/")[0]
+        int8 = value(rows[f"int8/prism/{key}"], "GOPS")
+        sgemm_row = rows.get(f"sgemm/prism_packed_b/{key}") or rows.get(f"sgemm/prism/{key}")
+        sgemm = value(sgemm_row, "GFLOPS") if sgemm_row else None
+        other_row = rows.get(f"int8/onednn/{key}")
+        other = value(other_row, "GOPS") if other_row else None
+        print(f"| {shape} | {threads} | {int8:.1f} | {f'{sgemm:.1f}' if sgemm else ''} "
+              f"| {f'**{int8 / sgemm:.2f}**' if sgemm else ''} | {f'{other:.1f}' if other else ''} "
+              f"| {f'**{int8 / other:.2f}**' if other else ''} |")
     return 0
 
 

@@ -40,6 +40,25 @@ constexpr int kActivationNone = 0;
 constexpr int kActivationRelu = 1;
 constexpr int kActivationLeakyRelu = 2;  // a: the slope below 0
 constexpr int kActivationClip = 3;       // a, b: the bounds
+// How an int8 GEMM kernel writes its sums to C: added to C (accumulate) or stored, and, when
+// column_term is given (the last depth block), with the zero points' terms (mlas/qgemm.h):
+// + column_term[j] - column_zero[j] * row_sums[i], the row term only when row_sums is given.
+// The pointers index the block's own rows and columns; all arithmetic wraps in 32 bits.
+struct QgemmStore {
+  bool accumulate = false;
+  const int32_t* row_sums = nullptr;
+  const int32_t* column_zero = nullptr;
+  const int32_t* column_term = nullptr;
+
+  // The same for the tile at (row, col) of the block.
+  QgemmStore At(int64_t row, int64_t col) const {
+    QgemmStore tile = *this;
+    if (row_sums != nullptr) tile.row_sums += row;
+    if (column_zero != nullptr) tile.column_zero += col;
+    if (column_term != nullptr) tile.column_term += col;
+    return tile;
+  }
+};
 
 struct IsaKernels {
   // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
@@ -78,6 +97,30 @@ struct IsaKernels {
   // Runs independent multiply-add chains in registers for `iterations` rounds and returns the
   // number of floating-point operations done (a multiply-add counts two): the peak probe.
   int64_t (*fma_probe_f32)(int64_t iterations);
+  // ---- int8 GEMM (driven by mlas/qgemm.cc; formats and the input-range contract in
+  // mlas/qgemm.h) ----
+  // Rows of a packed A panel, a multiple of 4 that divides kQgemmRowBlock (qgemm.cc).
+  int64_t qgemm_tile_rows;
+  // Whether qgemm_block adds pairs of u8 x s8 products in saturating int16 (vpmaddubsw): then a
+  // B outside the pair bound must be packed split (mlas::QgemmPairsSaturate, qgemm.h).
+  bool qgemm_block_saturates;
+  // C's m x n block (int32, ldc) = (store.accumulate ? C : 0) + A B over `groups` depth groups
+  // (+ store's zero-point terms), in wrapping 32-bit sums: A packed in panels of qgemm_tile_rows
+  // rows (panel i at a + i * a_panel_stride; in it, group g holds each row's 4 bytes at g * rows *
+  // 4), padded with zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64, or g
+  // * 128 when split: hi then lo). Nothing outside the m x n block of C is touched.
+  void (*qgemm_block)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                      int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                      const QgemmStore& store, int32_t* c, int64_t ldc);
+  // The level's VNNI kernel (vpdpbusd: four products summed in 32 bits, exact for every input;
+  // same arguments), which the product runs instead of qgemm_block when qgemm_vnni_usable says
+  // this CPU has the extension (AVX-512 VNNI on the AVX-512 level, AVX-VNNI on the AVX2 one).
+  // nullptr where the level has none; a copy of a table with qgemm_vnni_usable set to nullptr
+  // runs qgemm_block (the tests do, to reach the vpmaddubsw kernels on a VNNI CPU).
+  bool (*qgemm_vnni_usable)();
+  void (*qgemm_block_vnni)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                           int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride,
+                           bool split, const QgemmStore& store, int32_t* c, int64_t ldc);
   // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,

@@ -24,6 +24,7 @@
 #endif
 
 #include "mlas/isa_kernels.h"
+#include "mlas/qgemm.h"
 #include "mlas/sgemm.h"
 
 // Header names in #include <...> are not macro-expanded; the namespace inside them is.
@@ -1083,9 +1084,197 @@ void BiasActivationRowF32(float* out, const float* sum, int64_t count, float bia
       return BiasActivationRow<kActivationNone>(out, sum, count, bias, a, b);
   }
 }
+// ---- int8 GEMM: the kernels behind mlas/qgemm.cc (formats and contract in mlas/qgemm.h) ----
+constexpr int64_t kQgemmGroup = kQgemmDepthGroup;
+constexpr int64_t kQgemmCols = kQgemmPanelCols;
+
+// C's rows x cols tile (row stride 16 in sums) written as `store` says, in wrapping (unsigned)
+// arithmetic.
+inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, const QgemmStore& store,
+                           int32_t* c, int64_t ldc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t* row = c + r * ldc;
+    const int32_t* from = sums + r * kQgemmCols;
+    const uint32_t row_sum =
+        store.row_sums != nullptr ? static_cast<uint32_t>(store.row_sums[r]) : 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      uint32_t value = static_cast<uint32_t>(from[j]);
+      if (store.accumulate) value += static_cast<uint32_t>(row[j]);
+      if (store.column_term != nullptr)
+        value += static_cast<uint32_t>(store.column_term[j]) -
+                 static_cast<uint32_t>(store.column_zero[j]) * row_sum;
+      row[j] = static_cast<int32_t>(value);
+    }
+  }
+}
+
+#if defined(__AVX2__)
+// Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
+// each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
+// pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. A split
+// B adds its lo half against the same A.
+template <bool kSplit>
+[[gnu::always_inline]] inline void QgemmTile4x16(int64_t groups, const uint8_t* a,
+                                                 int64_t a_group_stride, const int8_t* b,
+                                                 int32_t* sums) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[4][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  for (int64_t g = 0; g < groups; ++g) {
+#pragma GCC unroll 2
+    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
+      const int8_t* bg = b + half * kQgemmGroupBytes;
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
+      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, sizeof quad);
+        const __m256i x = _mm256_set1_epi32(quad);
+        acc[r][0] =
+            _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
+        acc[r][1] =
+            _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
+      }
+    }
+    a += a_group_stride;
+    b += group_bytes;
+  }
+  for (int r = 0; r < 4; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
+  }
+}
+
+// The macro-kernel on panels of kRows rows (a multiple of 4): panels of B outside, so that one
+// (16 KiB at the driver's depth block) stays in L1 while the panels of A stream past it.
+template <int64_t kRows>
+void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
+                    const int8_t* b, int64_t b_panel_stride, bool split, const QgemmStore& store,
+                    int32_t* c, int64_t ldc) {
+  alignas(32) int32_t sums[4 * kQgemmCols];
+  for (int64_t j = 0; j < n; j += kQgemmCols) {
+    const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
+    const int64_t cols = std::min(kQgemmCols, n - j);
+    for (int64_t i = 0; i < m; i += 4) {
+      const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      if (split)
+        QgemmTile4x16<true>(groups, rows, kRows * 4, panel, sums);
+      else
+        QgemmTile4x16<false>(groups, rows, kRows * 4, panel, sums);
+      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+    }
+  }
+}
+
+#if !defined(__AVX512F__)
+// AVX-VNNI (Intel since Alder Lake, AMD Zen 5): vpdpbusd on ymm, VEX-encoded, four u8 x s8
+// products summed into each int32 lane with no intermediate saturation, so exact for every
+// input; the same 4 x 16 tiles. Only these functions are compiled with AVX-VNNI (the pragma), and
+// they run only after a CPUID check (qgemm_vnni_usable). The AVX-512 unit has its own (zmm).
+#pragma GCC push_options
+#pragma GCC target("avxvnni")
+
+template <bool kSplit>
+[[gnu::always_inline]] inline void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
+                                                        int64_t a_group_stride, const int8_t* b,
+                                                        int32_t* sums) {
+  __m256i acc[4][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  for (int64_t g = 0; g < groups; ++g) {
+#pragma GCC unroll 2
+    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
+      const int8_t* bg = b + half * kQgemmGroupBytes;
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
+      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, sizeof quad);
+        const __m256i x = _mm256_set1_epi32(quad);
+        acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], x, b0);
+        acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], x, b1);
+      }
+    }
+    a += a_group_stride;
+    b += group_bytes;
+  }
+  for (int r = 0; r < 4; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
+  }
+}
+
+template <int64_t kRows>
+void QgemmBlockAvxVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                       const QgemmStore& store, int32_t* c, int64_t ldc) {
+  alignas(32) int32_t sums[4 * kQgemmCols];
+  for (int64_t j = 0; j < n; j += kQgemmCols) {
+    const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
+    const int64_t cols = std::min(kQgemmCols, n - j);
+    for (int64_t i = 0; i < m; i += 4) {
+      const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      if (split)
+        QgemmTileAvxVnni4x16<true>(groups, rows, kRows * 4, panel, sums);
+      else
+        QgemmTileAvxVnni4x16<false>(groups, rows, kRows * 4, panel, sums);
+      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+    }
+  }
+}
+
+#pragma GCC pop_options
+
+bool CpuHasAvxVnni() {
+  static const bool has = __builtin_cpu_supports("avxvnni");
+  return has;
+}
+#endif
+#else
+// Portable: the same sums in plain integers (products fit in int32; the sums wrap as uint32).
+template <int64_t kRows>
+void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
+                        int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                        const QgemmStore& store, int32_t* c, int64_t ldc) {
+  const int64_t group_bytes = split ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  const int halves = split ? 2 : 1;
+  int32_t sums[kRows * kQgemmCols];
+  for (int64_t j = 0; j < n; j += kQgemmCols) {
+    const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
+    for (int64_t i = 0; i < m; i += kRows) {
+      const uint8_t* rows = a + i / kRows * a_panel_stride;
+      uint32_t acc[kRows * kQgemmCols] = {};
+      for (int64_t g = 0; g < groups; ++g) {
+        const uint8_t* ag = rows + g * kRows * kQgemmGroup;
+        for (int half = 0; half < halves; ++half) {
+          const int8_t* bg = panel + g * group_bytes + half * kQgemmGroupBytes;
+          for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t col = 0; col < kQgemmCols; ++col) {
+              int32_t dot = 0;
+              for (int64_t t = 0; t < kQgemmGroup; ++t)
+                dot += static_cast<int32_t>(ag[r * kQgemmGroup + t]) *
+                       static_cast<int32_t>(bg[col * kQgemmGroup + t]);
+              acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
+            }
+        }
+      }
+      for (int64_t v = 0; v < kRows * kQgemmCols; ++v) sums[v] = static_cast<int32_t>(acc[v]);
+      StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, store.At(i, j),
+                     c + i * ldc + j, ldc);
+    }
+  }
+}
+
+#endif
 
 #if defined(__AVX512F__)
 #include "mlas/isa/sgemm_avx512.h"
+#endif
+#if defined(__AVX512F__)
+#include "mlas/isa/qgemm_avx512.h"
 #endif
 
 }  // namespace
@@ -1101,6 +1290,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
                              .gemv_rows_f32 = &GemvRowsF32,
                              .gemv_cols_f32 = &GemvColsF32,
                              .fma_probe_f32 = &FmaProbeF32Avx512,
+                             .qgemm_tile_rows = kQgemmTileRowsAvx512,
+                             .qgemm_block_saturates = true,
+                             .qgemm_block = &QgemmBlockAvx2<kQgemmTileRowsAvx512>,
+                             .qgemm_vnni_usable = &CpuHasAvx512Vnni,
+                             .qgemm_block_vnni = &QgemmBlockVnni,
 #else
 const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .sgemm_tile_cols = kTileCols,
@@ -1111,6 +1305,19 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .gemv_rows_f32 = &GemvRowsF32,
                              .gemv_cols_f32 = &GemvColsF32,
                              .fma_probe_f32 = &FmaProbeF32,
+#if defined(__AVX2__)
+                             .qgemm_tile_rows = 4,
+                             .qgemm_block_saturates = true,
+                             .qgemm_block = &QgemmBlockAvx2<4>,
+                             .qgemm_vnni_usable = &CpuHasAvxVnni,
+                             .qgemm_block_vnni = &QgemmBlockAvxVnni<4>,
+#else
+                             .qgemm_tile_rows = 4,
+                             .qgemm_block_saturates = false,
+                             .qgemm_block = &QgemmBlockPortable<4>,
+                             .qgemm_vnni_usable = nullptr,
+                             .qgemm_block_vnni = nullptr,
+#endif
 #endif
                              .gemm_accumulate_f64 = &GemmAccumulate<double>,
                              .scaled_add_f32 = &ScaledAdd<float>,

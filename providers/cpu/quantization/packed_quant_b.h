@@ -1,0 +1,56 @@
+// A constant 2-D int8 or uint8 B of MatMulInteger, QLinearMatMul and DynamicQuantizeMatMul kept as
+// mlas::PackedQuantB (prepacked at session creation, see OpKernel::PrePack), with the
+// PrePackedWeight it came in (whose unpack rebuilds B for the kernels' reference loops).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "common/status.h"
+#include "framework/op_kernel.h"
+#include "mlas/isa_kernels.h"
+#include "mlas/qgemm.h"
+
+namespace prism::cpu {
+
+struct PackedQuantWeight {
+  std::shared_ptr<const mlas::PackedQuantB> packed;  // nullptr: B is read at run time
+  PrePackedWeight weight;
+
+  void Use(PrePackedWeight prepacked) {
+    packed = std::static_pointer_cast<const mlas::PackedQuantB>(prepacked.data);
+    weight = std::move(prepacked);
+  }
+};
+
+// The format name for a 2-D int8/uint8 weight, "" for any other. Whether a B outside the pair
+// bound is stored split depends on the active kernels (mlas/qgemm.h), so that is in the name.
+inline std::string PackedQuantBFormat(const Tensor& weight) {
+  const ElementType type = weight.Type();
+  if ((type != ElementType::kInt8 && type != ElementType::kUint8) || weight.Shape().Rank() != 2)
+    return "";
+  return MakeString("mlas.PackedQuantB.", type == ElementType::kInt8 ? "s8" : "u8",
+                    mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
+}
+
+inline PrePackedWeight PackQuantB(const Tensor& weight) {
+  const int64_t k = weight.Shape()[0], n = weight.Shape()[1];
+  const ElementType type = weight.Type();
+  auto packed = std::make_shared<const mlas::PackedQuantB>(
+      mlas::PackedQuantB::Pack(k, n, weight.RawData(), n, type == ElementType::kInt8,
+                               mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
+  PrePackedWeight result;
+  result.data = packed;
+  result.bytes = packed->Bytes();
+  result.type = type;
+  result.shape = weight.Shape();
+  result.unpack = [packed, type, k, n] {
+    Tensor original(type, TensorShape({k, n}), GetCpuAllocator());
+    packed->Unpack(original.MutableRawData(), n);
+    return original;
+  };
+  return result;
+}
+
+}  // namespace prism::cpu

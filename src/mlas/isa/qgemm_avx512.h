@@ -1,0 +1,299 @@
+// The AVX-512 unit's int8 GEMM kernel (included by isa_kernels_impl.h there only): on CPUs with
+// AVX-512 VNNI, vpdpbusd sums four u8 x s8 products into each int32 lane at once, with no
+// intermediate saturation, so it is exact for every input (a split B, which this level never
+// packs on such a CPU, is still read correctly: both halves against the same A). The tile is 12
+// rows x 32 columns (two panels of B): 24 accumulators, two vectors of B and one broadcast
+// value of A in the 32 zmm registers. Without VNNI (AVX-512 F/BW/DQ/VL alone) the level runs the
+// AVX2 vpmaddubsw kernel on the same 12-row panels of A (the table's qgemm_block), with its
+// pair-bound contract.
+//
+// Only the VNNI functions are compiled with VNNI (the pragma below), so that the rest of the
+// unit runs on AVX-512 CPUs without it; they run only after a CPUID check (qgemm_vnni_usable).
+
+constexpr int64_t kQgemmTileRowsAvx512 = 12;
+
+// Row r's sums of the 16 columns from col (mask: those inside C) written as `store` says.
+[[gnu::always_inline]] inline void StoreQgemmRow16(__m512i value, __mmask16 mask,
+                                                   const QgemmStore& store, int64_t r, int64_t col,
+                                                   int32_t* out) {
+  if (store.accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
+  if (store.column_term != nullptr) {
+    value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, store.column_term + col));
+    if (store.row_sums != nullptr)
+      value = _mm512_sub_epi32(
+          value, _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(mask, store.column_zero + col),
+                                    _mm512_set1_epi32(store.row_sums[r])));
+  }
+  _mm512_mask_storeu_epi32(out, mask, value);
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx512vnni")
+
+template <int kPanels, bool kSplit>
+[[gnu::always_inline]] inline void QgemmTileVnni(int64_t groups, const uint8_t* a, const int8_t* b,
+                                                 int64_t b_panel_stride, int64_t rows, int64_t cols,
+                                                 const QgemmStore& store, int32_t* c, int64_t ldc) {
+  constexpr int kRows = static_cast<int>(kQgemmTileRowsAvx512);
+  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  __m512i acc[kRows][kPanels];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+    for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+#pragma GCC unroll 2
+    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
+      __m512i column[kPanels];
+#pragma GCC unroll 2
+      for (int p = 0; p < kPanels; ++p)
+        column[p] = _mm512_loadu_si512(b + p * b_panel_stride + half * kQgemmGroupBytes);
+#pragma GCC unroll 12
+      for (int r = 0; r < kRows; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, sizeof quad);
+        const __m512i x = _mm512_set1_epi32(quad);
+#pragma GCC unroll 2
+        for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], x, column[p]);
+      }
+    }
+    a += kRows * kQgemmGroup;
+    b += group_bytes;
+  }
+  for (int r = 0; r < rows; ++r) {
+#pragma GCC unroll 2
+    for (int p = 0; p < kPanels; ++p) {
+      const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
+      if (width <= 0) continue;
+      const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
+      StoreQgemmRow16(acc[r][p], mask, store, r, p * kQgemmCols, c + r * ldc + p * kQgemmCols);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+// The full 12 x 32 tile of an unsplit B in assembly, as the SGEMM's micro-kernels are: GCC's
+// allocation of the intrinsics above copies and spills accumulators every group (24 of them, two
+// B vectors and the broadcast take 27 of the 32 registers). zmm0-23 hold the sums (row r in
+// zmm 2r, 2r + 1), zmm24-25 the group's two B vectors, zmm26 row r's broadcast 4 bytes of A; the
+// sums go to `sums` (12 rows of 32 int32).
+// clang-format off
+#define PRISM_QGEMM_ROW(r, sum0, sum1)                     \
+  "vpbroadcastd " #r "*4(%[a]), %%zmm26\n\t"               \
+  "vpdpbusd %%zmm24, %%zmm26, %%zmm" #sum0 "\n\t"          \
+  "vpdpbusd %%zmm25, %%zmm26, %%zmm" #sum1 "\n\t"
+#define PRISM_QGEMM_ROW_GUARD(r)                           \
+  "cmp $" #r ", %[rows]\n\t"                                \
+  "jle 4f\n\t"
+#define PRISM_QGEMM_PUT(sum0, sum1)                        \
+  "vpaddd %%zmm24, %%zmm" #sum0 ", %%zmm" #sum0 "\n\t"      \
+  "vpaddd %%zmm25, %%zmm" #sum1 ", %%zmm" #sum1 "\n\t"      \
+  "vmovdqu32 %%zmm" #sum0 ", (%[c])\n\t"                   \
+  "vmovdqu32 %%zmm" #sum1 ", 64(%[c])\n\t"                 \
+  "add %[ldc], %[c]\n\t"
+#define PRISM_QGEMM_DIRECT(r, sum0, sum1)                  \
+  PRISM_QGEMM_ROW_GUARD(r)                                 \
+  PRISM_QGEMM_PUT(sum0, sum1)
+#define PRISM_QGEMM_DIRECT_ROW(r, sum0, sum1)               \
+  PRISM_QGEMM_ROW_GUARD(r)                                 \
+  "vpbroadcastd " #r "*4(%[rs]), %%zmm26\n\t"              \
+  "vpmulld %%zmm27, %%zmm26, %%zmm29\n\t"                  \
+  "vpsubd %%zmm29, %%zmm" #sum0 ", %%zmm" #sum0 "\n\t"      \
+  "vpmulld %%zmm28, %%zmm26, %%zmm29\n\t"                  \
+  "vpsubd %%zmm29, %%zmm" #sum1 ", %%zmm" #sum1 "\n\t"      \
+  PRISM_QGEMM_PUT(sum0, sum1)
+#define PRISM_QGEMM_STORE(r, sum0, sum1)                   \
+  "vmovdqu32 %%zmm" #sum0 ", " #r "*128(%[sums])\n\t"      \
+  "vmovdqu32 %%zmm" #sum1 ", " #r "*128+64(%[sums])\n\t"
+// clang-format on
+
+// With c given (a tile 32 columns wide whose store does not accumulate), the sums plus
+// column_term[0..32) (minus column_zero[j] row_sums[r] when row_sums is given) go straight to
+// C's first `rows` rows (ldc_bytes apart) from the registers; else all 12 go to sums.
+void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64_t b_panel_stride,
+                        int32_t* sums, int32_t* c, int64_t ldc_bytes, const int32_t* column_term,
+                        const int32_t* column_zero, const int32_t* row_sums, int64_t rows) {
+  __asm__ volatile(
+      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
+      "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
+      "vpxord %%zmm2, %%zmm2, %%zmm2\n\t"
+      "vpxord %%zmm3, %%zmm3, %%zmm3\n\t"
+      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"
+      "vpxord %%zmm5, %%zmm5, %%zmm5\n\t"
+      "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
+      "vpxord %%zmm7, %%zmm7, %%zmm7\n\t"
+      "vpxord %%zmm8, %%zmm8, %%zmm8\n\t"
+      "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
+      "vpxord %%zmm10, %%zmm10, %%zmm10\n\t"
+      "vpxord %%zmm11, %%zmm11, %%zmm11\n\t"
+      "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
+      "vpxord %%zmm13, %%zmm13, %%zmm13\n\t"
+      "vpxord %%zmm14, %%zmm14, %%zmm14\n\t"
+      "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
+      "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+      "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+      "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+      "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+      "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+      "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+      "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+      "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+      "test %[groups], %[groups]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqu32 (%[b]), %%zmm24\n\t"
+      "vmovdqu32 (%[b],%[bs],1), %%zmm25\n\t"
+      PRISM_QGEMM_ROW(0, 0, 1)
+      PRISM_QGEMM_ROW(1, 2, 3)
+      PRISM_QGEMM_ROW(2, 4, 5)
+      PRISM_QGEMM_ROW(3, 6, 7)
+      PRISM_QGEMM_ROW(4, 8, 9)
+      PRISM_QGEMM_ROW(5, 10, 11)
+      PRISM_QGEMM_ROW(6, 12, 13)
+      PRISM_QGEMM_ROW(7, 14, 15)
+      PRISM_QGEMM_ROW(8, 16, 17)
+      PRISM_QGEMM_ROW(9, 18, 19)
+      PRISM_QGEMM_ROW(10, 20, 21)
+      PRISM_QGEMM_ROW(11, 22, 23)
+      "add $48, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      "test %[c], %[c]\n\t"
+      "jz 3f\n\t"
+      "vmovdqu32 (%[term]), %%zmm24\n\t"
+      "vmovdqu32 64(%[term]), %%zmm25\n\t"
+      "test %[rs], %[rs]\n\t"
+      "jz 5f\n\t"
+      "vmovdqu32 (%[zero]), %%zmm27\n\t"
+      "vmovdqu32 64(%[zero]), %%zmm28\n\t"
+      PRISM_QGEMM_DIRECT_ROW(0, 0, 1)
+      PRISM_QGEMM_DIRECT_ROW(1, 2, 3)
+      PRISM_QGEMM_DIRECT_ROW(2, 4, 5)
+      PRISM_QGEMM_DIRECT_ROW(3, 6, 7)
+      PRISM_QGEMM_DIRECT_ROW(4, 8, 9)
+      PRISM_QGEMM_DIRECT_ROW(5, 10, 11)
+      PRISM_QGEMM_DIRECT_ROW(6, 12, 13)
+      PRISM_QGEMM_DIRECT_ROW(7, 14, 15)
+      PRISM_QGEMM_DIRECT_ROW(8, 16, 17)
+      PRISM_QGEMM_DIRECT_ROW(9, 18, 19)
+      PRISM_QGEMM_DIRECT_ROW(10, 20, 21)
+      PRISM_QGEMM_DIRECT_ROW(11, 22, 23)
+      "jmp 4f\n\t"
+      "5:\n\t"
+      PRISM_QGEMM_DIRECT(0, 0, 1)
+      PRISM_QGEMM_DIRECT(1, 2, 3)
+      PRISM_QGEMM_DIRECT(2, 4, 5)
+      PRISM_QGEMM_DIRECT(3, 6, 7)
+      PRISM_QGEMM_DIRECT(4, 8, 9)
+      PRISM_QGEMM_DIRECT(5, 10, 11)
+      PRISM_QGEMM_DIRECT(6, 12, 13)
+      PRISM_QGEMM_DIRECT(7, 14, 15)
+      PRISM_QGEMM_DIRECT(8, 16, 17)
+      PRISM_QGEMM_DIRECT(9, 18, 19)
+      PRISM_QGEMM_DIRECT(10, 20, 21)
+      PRISM_QGEMM_DIRECT(11, 22, 23)
+      "jmp 4f\n\t"
+      "3:\n\t"
+      PRISM_QGEMM_STORE(0, 0, 1)
+      PRISM_QGEMM_STORE(1, 2, 3)
+      PRISM_QGEMM_STORE(2, 4, 5)
+      PRISM_QGEMM_STORE(3, 6, 7)
+      PRISM_QGEMM_STORE(4, 8, 9)
+      PRISM_QGEMM_STORE(5, 10, 11)
+      PRISM_QGEMM_STORE(6, 12, 13)
+      PRISM_QGEMM_STORE(7, 14, 15)
+      PRISM_QGEMM_STORE(8, 16, 17)
+      PRISM_QGEMM_STORE(9, 18, 19)
+      PRISM_QGEMM_STORE(10, 20, 21)
+      PRISM_QGEMM_STORE(11, 22, 23)
+      "4:\n\t"
+      "vzeroupper\n\t"
+      : [groups] "+r"(groups), [a] "+r"(a), [b] "+r"(b), [c] "+r"(c)
+      : [bs] "r"(b_panel_stride), [sums] "r"(sums), [ldc] "r"(ldc_bytes), [term] "r"(column_term),
+        [zero] "r"(column_zero), [rs] "r"(row_sums), [rows] "r"(rows)
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
+        "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",
+        "xmm29");
+}
+#undef PRISM_QGEMM_STORE
+#undef PRISM_QGEMM_DIRECT_ROW
+#undef PRISM_QGEMM_DIRECT
+#undef PRISM_QGEMM_PUT
+#undef PRISM_QGEMM_ROW_GUARD
+#undef PRISM_QGEMM_ROW
+
+alignas(64) constexpr int32_t kZeroTerms[2 * kQgemmCols] = {};
+
+// C's rows x cols (cols <= 32) tile from the 12 x 32 sums.
+inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const QgemmStore& store,
+                          int32_t* c, int64_t ldc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t p = 0; p < 2; ++p) {
+      const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
+      if (width <= 0) break;
+      const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
+      StoreQgemmRow16(_mm512_loadu_si512(sums + r * 2 * kQgemmCols + p * kQgemmCols), mask, store,
+                      r, p * kQgemmCols, c + r * ldc + p * kQgemmCols);
+    }
+  }
+}
+#endif
+
+// The macro-kernel: pairs of B panels outside, the 12-row panels of A inside.
+void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
+                    const int8_t* b, int64_t b_panel_stride, bool split,
+                    const QgemmStore& block_store, int32_t* c, int64_t ldc) {
+  for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
+    const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
+    const int64_t cols = std::min(2 * kQgemmCols, n - j);
+    for (int64_t i = 0; i < m; i += kQgemmTileRowsAvx512) {
+      const uint8_t* rows = a + i / kQgemmTileRowsAvx512 * a_panel_stride;
+      const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
+      int32_t* tile = c + i * ldc + j;
+      const QgemmStore store = block_store.At(i, j);
+#if defined(__x86_64__)
+      if (cols > kQgemmCols && !split) {
+        alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
+        // Straight to C from the registers when the tile is 32 columns wide and is not added to
+        // C (the rows past m not stored); else through sums.
+        if (cols == 2 * kQgemmCols && !store.accumulate) {
+          QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, nullptr, tile,
+                             ldc * static_cast<int64_t>(sizeof(int32_t)),
+                             store.column_term != nullptr ? store.column_term : kZeroTerms,
+                             store.column_zero, store.row_sums, count);
+        } else {
+          QgemmTileVnni12x32(groups, rows, panels, b_panel_stride, sums, nullptr, 0, kZeroTerms,
+                             nullptr, nullptr, kQgemmTileRowsAvx512);
+          StoreVnniSums(sums, count, cols, store, tile, ldc);
+        }
+        continue;
+      }
+#endif
+      if (cols > kQgemmCols) {
+        if (split)
+          QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                 ldc);
+        else
+          QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                  ldc);
+      } else {
+        if (split)
+          QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                 ldc);
+        else
+          QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
+                                  ldc);
+      }
+    }
+  }
+}
+
+#pragma GCC pop_options
+
+bool CpuHasAvx512Vnni() {
+  static const bool has = __builtin_cpu_supports("avx512vnni");
+  return has;
+}

@@ -1,0 +1,328 @@
+#include "mlas/qgemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
+
+namespace prism::mlas {
+namespace {
+
+// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4096 deep (1024
+// depth groups). Deep blocks win here: every further depth block re-reads and re-writes C
+// through the tiles' stores (C's rows, 4 KiB apart at n = 1024, alias in L1), which cost more
+// than streaming B's panels from L2 does (measured 2026-11-26 on the Zen 5 VMs: depth 512 lost
+// about 25% against 1024 at 1024^3; 4096 gained about 5% over 1024 at 128 x 768 x 3072).
+constexpr int64_t kQgemmDepthBlockGroups = 1024;
+constexpr int64_t kQgemmRowBlock = 144;
+constexpr int64_t kQgemmColumnBlock = 512;
+// Below this many multiply-adds per thread a product is not split (waking a worker costs
+// microseconds; the int8 kernels do about four times the SGEMM's multiply-adds per cycle).
+constexpr double kMinMultiplyAddsPerThread = 1 << 22;
+
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// A growable 64-byte-aligned byte buffer kept between products (packed A, per calling thread).
+class ByteWorkspace {
+ public:
+  ~ByteWorkspace() { std::free(data_); }
+  uint8_t* Get(int64_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      data_ =
+          static_cast<uint8_t*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(bytes, 64))));
+      if (data_ == nullptr) {
+        capacity_ = 0;
+        throw std::bad_alloc();
+      }
+      capacity_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  int64_t capacity_ = 0;
+};
+
+thread_local ByteWorkspace packed_a_workspace;
+
+// Packs panels [first, last) of A's rows (tile_rows rows each, zero rows past m) with each
+// byte xor-ed with flip (0x80 turns int8 into the shifted uint8).
+void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_t k, int64_t groups,
+                 int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed) {
+  const uint32_t flip4 = flip * 0x01010101u;
+  const int64_t group_stride = tile_rows * kQgemmDepthGroup;
+  const int64_t full = k / kQgemmDepthGroup;
+  for (int64_t panel = first; panel < last; ++panel) {
+    uint8_t* base = packed + panel * groups * group_stride;
+    for (int64_t r = 0; r < tile_rows; ++r) {
+      const int64_t row = panel * tile_rows + r;
+      uint8_t* out = base + r * kQgemmDepthGroup;
+      if (row >= m) {
+        for (int64_t g = 0; g < groups; ++g) std::memset(out + g * group_stride, 0, 4);
+        continue;
+      }
+      const uint8_t* source = a + row * lda;
+      for (int64_t g = 0; g < full; ++g) {
+        uint32_t word;
+        std::memcpy(&word, source + g * kQgemmDepthGroup, sizeof word);
+        word ^= flip4;
+        std::memcpy(out + g * group_stride, &word, sizeof word);
+      }
+      if (full < groups) {
+        uint8_t tail[4] = {0, 0, 0, 0};
+        for (int64_t t = 0; t < k - full * kQgemmDepthGroup; ++t)
+          tail[t] = static_cast<uint8_t>(source[full * kQgemmDepthGroup + t] ^ flip);
+        std::memcpy(out + full * group_stride, tail, sizeof tail);
+      }
+    }
+  }
+}
+
+// The sum of a row's k bytes, each xor-ed with flip (16 at a time with SSE2's psadbw, which
+// every x86-64 has).
+uint32_t RowSum(const uint8_t* row, int64_t k, uint8_t flip) {
+  uint64_t sum = 0;
+  int64_t p = 0;
+#if defined(__SSE2__)
+  const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i sums = _mm_setzero_si128();
+  for (; p + 16 <= k; p += 16) {
+    const __m128i bytes =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + p)), flips);
+    sums = _mm_add_epi64(sums, _mm_sad_epu8(bytes, _mm_setzero_si128()));
+  }
+  sum = static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) +
+        static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+#endif
+  for (; p < k; ++p) sum += static_cast<uint8_t>(row[p] ^ flip);
+  return static_cast<uint32_t>(sum);
+}
+
+}  // namespace
+
+void PackedQuantB::Free::operator()(int8_t* p) const {
+  std::free(p);
+}
+
+size_t PackedQuantB::Bytes() const {
+  const int64_t panels = (n_ + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  return static_cast<size_t>(panels * PanelStride()) + column_sums_.size() * sizeof(int32_t);
+}
+
+PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
+                                bool split_if_needed) {
+  PackedQuantB packed;
+  packed.k_ = k;
+  packed.n_ = n;
+  packed.signed_ = b_signed;
+  const auto* bytes = static_cast<const uint8_t*>(b);
+  const uint8_t flip = b_signed ? 0 : 0x80;
+  const auto value = [&](int64_t p, int64_t j) {
+    return static_cast<int8_t>(bytes[p * ldb + j] ^ flip);
+  };
+  // The pair bound (qgemm.h) over the pairs (4g, 4g + 1) and (4g + 2, 4g + 3) of each column.
+  for (int64_t p = 0; p + 1 < k && packed.within_pair_bound_; p += 2)
+    for (int64_t j = 0; j < n; ++j) {
+      const int b0 = value(p, j), b1 = value(p + 1, j);
+      if (std::max(b0, 0) + std::max(b1, 0) > 128 || std::min(b0, 0) + std::min(b1, 0) < -128) {
+        packed.within_pair_bound_ = false;
+        break;
+      }
+    }
+  packed.split_ = split_if_needed && !packed.within_pair_bound_;
+  const int64_t panels = (n + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  const int64_t data_bytes = std::max<int64_t>(RoundUp(panels * packed.PanelStride(), 64), 64);
+  void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));
+  if (memory == nullptr) throw std::bad_alloc();
+  packed.data_.reset(static_cast<int8_t*>(memory));
+  std::memset(memory, 0, static_cast<size_t>(data_bytes));
+  packed.column_sums_.assign(static_cast<size_t>(panels * kQgemmPanelCols), 0);
+  const int64_t group_bytes = packed.GroupBytes();
+  const int64_t panel_stride = packed.PanelStride();
+  int8_t* data = packed.data_.get();
+  for (int64_t p = 0; p < k; ++p) {
+    const int64_t depth_offset = p / kQgemmDepthGroup * group_bytes + p % kQgemmDepthGroup;
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = value(p, j);
+      int8_t* out = data + j / kQgemmPanelCols * panel_stride + depth_offset +
+                    j % kQgemmPanelCols * kQgemmDepthGroup;
+      if (packed.split_) {
+        const auto hi = static_cast<int8_t>(v >> 1);  // floor(v / 2): [-64, 63]
+        out[0] = hi;
+        out[kQgemmGroupBytes] = static_cast<int8_t>(v - hi);  // [-64, 64]
+      } else {
+        out[0] = v;
+      }
+      packed.column_sums_[static_cast<size_t>(j)] += v;
+    }
+  }
+  return packed;
+}
+
+void PackedQuantB::Unpack(void* b, int64_t ldb) const {
+  auto* bytes = static_cast<uint8_t*>(b);
+  const uint8_t flip = signed_ ? 0 : 0x80;
+  const int64_t group_bytes = GroupBytes();
+  for (int64_t p = 0; p < k_; ++p)
+    for (int64_t j = 0; j < n_; ++j) {
+      const int8_t* in = data_.get() + j / kQgemmPanelCols * PanelStride() +
+                         p / kQgemmDepthGroup * group_bytes + p % kQgemmDepthGroup +
+                         j % kQgemmPanelCols * kQgemmDepthGroup;
+      const int v = split_ ? in[0] + in[kQgemmGroupBytes] : in[0];
+      bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
+    }
+}
+
+bool QgemmUsesVnni(const IsaKernels& kernels) {
+  return kernels.qgemm_block_vnni != nullptr && kernels.qgemm_vnni_usable != nullptr &&
+         kernels.qgemm_vnni_usable();
+}
+
+bool QgemmPairsSaturate(const IsaKernels& kernels) {
+  return kernels.qgemm_block_saturates && !QgemmUsesVnni(kernels);
+}
+
+void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
+                  const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
+                  int64_t ldc, ThreadPool* pool) {
+  const int64_t n = b.N(), k = b.K();
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // an empty sum
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0);
+    return;
+  }
+  const bool vnni = QgemmUsesVnni(kernels);
+  const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
+  if (!vnni && kernels.qgemm_block_saturates && !b.Split() && !b.WithinPairBound())
+    throw std::invalid_argument(
+        "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed unsplit "
+        "(for kernels that do not saturate); pack it with split_if_needed = "
+        "QgemmPairsSaturate(kernels)");
+  const int64_t tile_rows = kernels.qgemm_tile_rows;
+  const int64_t groups = b.Groups();
+  const int64_t a_panel_stride = groups * tile_rows * kQgemmDepthGroup;
+  const int64_t a_panels = (m + tile_rows - 1) / tile_rows;
+  const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
+
+  // The zero points in the shifted domain (u8 A, s8 B): the kernels add column_term[j] -
+  // column_zero[j] * rowsum(A)[i] on the last depth block (isa_kernels.h's QgemmStore).
+  const uint32_t a_zero = static_cast<uint32_t>(zero_points.a + (a_signed ? 128 : 0));
+  std::vector<int32_t> column_zero(static_cast<size_t>(n));
+  std::vector<int32_t> column_term(static_cast<size_t>(n));
+  bool any_column_zero = false;
+  for (int64_t j = 0; j < n; ++j) {
+    const int32_t given =
+        zero_points.b_per_column != nullptr ? zero_points.b_per_column[j] : zero_points.b_scalar;
+    const auto zero = static_cast<uint32_t>(given - (b.Signed() ? 0 : 128));
+    column_zero[static_cast<size_t>(j)] = static_cast<int32_t>(zero);
+    column_term[static_cast<size_t>(j)] =
+        static_cast<int32_t>(static_cast<uint32_t>(k) * a_zero * zero -
+                             a_zero * static_cast<uint32_t>(b.ColumnSums()[j]));
+    any_column_zero = any_column_zero || zero != 0;
+  }
+  const bool corrected = any_column_zero || a_zero != 0;
+
+  // A packed whole, once (the blocks below all read it), with its row sums when a B zero point
+  // needs them; split over the pool by panels.
+  uint8_t* packed_a = packed_a_workspace.Get(a_panels * a_panel_stride);
+  std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
+  const auto* a_bytes = static_cast<const uint8_t*>(a);
+  const uint32_t flip = a_signed ? 0x80 : 0;
+  const auto pack = [&](int64_t first, int64_t last) {
+    PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, first, last, packed_a);
+    if (any_column_zero)
+      for (int64_t row = first * tile_rows; row < std::min(m, last * tile_rows); ++row)
+        row_sums[static_cast<size_t>(row)] =
+            static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
+  };
+  const int64_t pack_parts =
+      std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
+  if (pack_parts == 1) {
+    pack(0, a_panels);
+  } else {
+    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
+    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t part = first; part < last; ++part)
+        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
+    });
+  }
+
+  const int64_t group_bytes = b.GroupBytes();
+  const int64_t b_panel_stride = b.PanelStride();
+  // The blocked product of rows [row, row + rows) and columns [col, col + cols) of C; row is a
+  // multiple of tile_rows, col of the panel width.
+  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+    for (int64_t jc = 0; jc < cols; jc += kQgemmColumnBlock) {
+      const int64_t nc = std::min(kQgemmColumnBlock, cols - jc);
+      for (int64_t pc = 0; pc < groups; pc += kQgemmDepthBlockGroups) {
+        const int64_t gc = std::min(kQgemmDepthBlockGroups, groups - pc);
+        const int8_t* panels =
+            b.Data() + (col + jc) / kQgemmPanelCols * b_panel_stride + pc * group_bytes;
+        for (int64_t ic = 0; ic < rows; ic += kQgemmRowBlock) {
+          const int64_t mc = std::min(kQgemmRowBlock, rows - ic);
+          QgemmStore store;
+          store.accumulate = pc > 0;
+          // The zero points with the last depth block's sums, while the tile is in registers.
+          if (pc + gc == groups && corrected) {
+            store.column_term = column_term.data() + col + jc;
+            store.column_zero = column_zero.data() + col + jc;
+            if (any_column_zero) store.row_sums = row_sums.data() + row + ic;
+          }
+          kernel(mc, nc, gc,
+                 packed_a + (row + ic) / tile_rows * a_panel_stride +
+                     pc * tile_rows * kQgemmDepthGroup,
+                 a_panel_stride, panels, b_panel_stride, b.Split(), store,
+                 c + (row + ic) * ldc + col + jc, ldc);
+        }
+      }
+    }
+  };
+
+  const double multiply_adds = static_cast<double>(m) * static_cast<double>(n) * k;
+  const int64_t wanted = std::clamp<int64_t>(
+      static_cast<int64_t>(multiply_adds / kMinMultiplyAddsPerThread), 1, threads);
+  if (wanted == 1) {
+    run_block(0, m, 0, n);
+    return;
+  }
+  // Two blocks per thread, taken as threads come free (a thread slowed by another tenant leaves
+  // its second block to the others), cut along the longer side of C.
+  const int64_t wanted_blocks = 2 * wanted;
+  const bool by_columns = n >= m;
+  const int64_t unit = by_columns ? 2 * kQgemmPanelCols : tile_rows;
+  const int64_t extent = by_columns ? n : m;
+  const int64_t step = RoundUp((extent + wanted_blocks - 1) / wanted_blocks, unit);
+  const int64_t blocks = (extent + step - 1) / step;
+  if (blocks == 1) {
+    run_block(0, m, 0, n);
+    return;
+  }
+  pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
+    for (int64_t index = first; index < last; ++index) {
+      const int64_t begin = index * step, size = std::min(step, extent - begin);
+      if (by_columns)
+        run_block(0, m, begin, size);
+      else
+        run_block(begin, size, 0, n);
+    }
+  });
+}
+
+void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,
+           const QgemmZeroPoints& zero_points, int32_t* c, int64_t ldc, ThreadPool* pool) {
+  QgemmPackedB(ActiveKernels(), m, a, lda, a_signed, b, zero_points, c, ldc, pool);
+}
+
+}  // namespace prism::mlas

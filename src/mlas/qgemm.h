@@ -1,0 +1,119 @@
+// Prism's int8 GEMM: C (int32) = sum_p (A[i, p] - a_zero) * (B[p, j] - b_zero[j]), row-major,
+// A uint8 or int8 (activations, one zero point), B int8 or uint8 (weights, one zero point or one
+// per column), on the kernels of one instruction-set level (isa_kernels.h), split over a pool.
+//
+// Every type pair is computed as u8 x s8: an int8 A is shifted by +128 (a ^ 0x80) and its zero
+// point with it, a uint8 B by -128 and its zero point with it, which leaves each difference
+// (a - a_zero), (b - b_zero) unchanged. The kernels sum raw products a * b; the zero points are
+// added as they store the last depth block's sums (isa_kernels.h's QgemmStore), from A's row
+// sums (taken while packing A, only when a B zero point is nonzero) and B's column sums (taken
+// at packing B):
+//   C = sum a b - b_zero[j] rowsum(a)[i] - a_zero colsum(b)[j] + k a_zero b_zero[j],
+// all in 32-bit wrapping arithmetic (the exact sum modulo 2^32, which is the exact sum whenever
+// it fits in int32, as MatMulInteger allows).
+//
+// Packing: B in panels of kQgemmPanelCols columns over its whole depth, the depth in groups of
+// kQgemmDepthGroup (zero-padded): for each group, each column's 4 bytes in a row (64 bytes a
+// group), which is the order of vpdpbusd (VNNI) and of vpmaddubsw + vpmaddwd. A is packed per
+// call into panels of the level's qgemm_tile_rows rows (each group: each row's 4 bytes).
+//
+// Kernels per level (isa_kernels.h): portable, vpmaddubsw (AVX2, and AVX-512 without VNNI), and
+// vpdpbusd where the CPU has VNNI (AVX-512 VNNI on the AVX-512 level, AVX-VNNI on the AVX2 one),
+// which replaces the vpmaddubsw kernel.
+//
+// Input-range contract of the vpmaddubsw kernels: vpmaddubsw adds two adjacent u8 x s8 products
+// into a saturating int16, which is exact only while
+//   255 * (max(b0, 0) + max(b1, 0)) <= 32767 and 255 * (min(b0, 0) + min(b1, 0)) >= -32768,
+// i.e. the positive parts of each pair of weights sum to at most 128 and the negative ones to
+// at least -128 (always true for 7-bit weights, |b| <= 64: onnxruntime's reduce_range). The
+// packer checks every pair of B; when one breaks it and the kernels that will read the packing
+// saturate, it stores B split as hi = b >> 1 and lo = b - hi (both within [-64, 64]) and the
+// kernels sum both halves against the same A: twice the multiplies, exact for every input. The
+// portable kernel and VNNI's vpdpbusd (four products summed in 32 bits) never saturate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace prism {
+class ThreadPool;
+}
+
+namespace prism::mlas {
+
+struct IsaKernels;
+
+constexpr int64_t kQgemmPanelCols = 16;
+constexpr int64_t kQgemmDepthGroup = 4;
+// Bytes of one depth group of one panel (64), doubled in a split packing (hi, then lo).
+constexpr int64_t kQgemmGroupBytes = kQgemmPanelCols * kQgemmDepthGroup;
+
+// B (k x n, int8 or uint8) packed for the int8 GEMM, with its column sums; the same format on
+// every level, split or not (see above).
+class PackedQuantB {
+ public:
+  // Packs B stored k x n (row p at b + p * ldb, bytes), int8 when b_signed else uint8.
+  // split_if_needed: whether the kernels that will read it saturate (QgemmPairsSaturate below);
+  // only then is a B outside the pair bound stored split.
+  static PackedQuantB Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
+                           bool split_if_needed);
+
+  // Writes B back as stored (the inverse of Pack with the same ldb).
+  void Unpack(void* b, int64_t ldb) const;
+
+  int64_t K() const { return k_; }
+  int64_t N() const { return n_; }
+  bool Signed() const { return signed_; }
+  // Whether every pair of weights keeps vpmaddubsw exact (in the shifted s8 values).
+  bool WithinPairBound() const { return within_pair_bound_; }
+  bool Split() const { return split_; }
+  int64_t Groups() const { return (k_ + kQgemmDepthGroup - 1) / kQgemmDepthGroup; }
+  int64_t GroupBytes() const { return split_ ? 2 * kQgemmGroupBytes : kQgemmGroupBytes; }
+  int64_t PanelStride() const { return Groups() * GroupBytes(); }
+  const int8_t* Data() const { return data_.get(); }
+  // Sum over the depth of each column of the shifted (s8) B, padded with zeros to whole panels.
+  const int32_t* ColumnSums() const { return column_sums_.data(); }
+  size_t Bytes() const;
+
+ private:
+  struct Free {
+    void operator()(int8_t* p) const;
+  };
+  int64_t k_ = 0;
+  int64_t n_ = 0;
+  bool signed_ = true;
+  bool within_pair_bound_ = true;
+  bool split_ = false;
+  std::unique_ptr<int8_t, Free> data_;
+  std::vector<int32_t> column_sums_;
+};
+
+// The zero points, as the operands' own values (uint8 0..255 or int8 -128..127, widened).
+struct QgemmZeroPoints {
+  int32_t a = 0;
+  // nullptr: b_scalar for every column; else n values, one per column.
+  const int32_t* b_per_column = nullptr;
+  int32_t b_scalar = 0;
+};
+
+// Whether a product on these kernels runs their VNNI kernel (IsaKernels::qgemm_block_vnni: the
+// level has one and this CPU the extension).
+bool QgemmUsesVnni(const IsaKernels& kernels);
+// Whether B must be packed split for these kernels (PackedQuantB::Pack's split_if_needed): their
+// kernel saturates (vpmaddubsw) and is not replaced by a VNNI one.
+bool QgemmPairsSaturate(const IsaKernels& kernels);
+
+// C (m x n int32, ldc) = (A - a_zero)(B - b_zero) for A stored m x k (lda, bytes; int8 when
+// a_signed else uint8) and B packed (split where QgemmPairsSaturate(kernels) asks: a B outside
+// the pair bound packed unsplit for other kernels is rejected with std::invalid_argument).
+// pool: C's blocks split over it (nullptr: the caller alone).
+void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
+                  const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
+                  int64_t ldc, ThreadPool* pool);
+
+// The same with the active level's kernels, B packed for them.
+void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,
+           const QgemmZeroPoints& zero_points, int32_t* c, int64_t ldc, ThreadPool* pool = nullptr);
+
+}  // namespace prism::mlas

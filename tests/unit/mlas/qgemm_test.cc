@@ -1,0 +1,300 @@
+// Prism's int8 GEMM (mlas/qgemm.h) on every instruction-set level this machine runs, each chosen
+// explicitly through its IsaKernels table (and, where a level runs a VNNI kernel here, again
+// without it: its vpmaddubsw kernel), against a plain int64 reference and against the
+// portable (baseline) level: random shapes with ragged edges (m, n, k not multiples of the tiles,
+// panels or cache blocks, k odd), all four type pairs (u8/s8 A, s8/u8 B), nonzero zero points
+// (scalar and per column), the extreme values that would saturate vpmaddubsw's int16 pairs
+// (a = 255, b = -128 everywhere), the pair-bound check of the packer, leading dimensions wider
+// than the matrices, and splits over thread pools.
+#include "mlas/qgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "mlas/cpu_isa.h"
+#include "mlas/isa_kernels.h"
+
+namespace prism::mlas {
+namespace {
+
+// Every kernel variant this build and CPU run: each level's table and, where the level runs a
+// VNNI kernel here, the same table without it (its vpmaddubsw kernel, with split packing).
+struct Variant {
+  std::string name;
+  IsaKernels kernels;
+};
+
+std::vector<Variant> Variants() {
+  const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
+  std::vector<Variant> variants;
+  for (CpuIsa level : all) {
+    if (!IsaUsable(level)) {
+      std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
+      continue;
+    }
+    variants.push_back({IsaName(level), KernelsFor(level)});
+    if (QgemmUsesVnni(KernelsFor(level))) {
+      IsaKernels without = KernelsFor(level);
+      without.qgemm_vnni_usable = nullptr;
+      variants.push_back({std::string(IsaName(level)) + " without VNNI", without});
+    } else if (KernelsFor(level).qgemm_block_vnni != nullptr) {
+      std::cout << "[ SKIPPED  ] " << IsaName(level) << "'s VNNI kernel: not on this CPU\n";
+    }
+  }
+  return variants;
+}
+
+struct Problem {
+  int64_t m = 0, n = 0, k = 0;
+  bool a_signed = false, b_signed = false;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  std::vector<uint8_t> a, b;  // raw bytes (int8 values stored as their two's complement)
+  int32_t a_zero = 0;
+  std::vector<int32_t> b_zero;  // empty: b_zero_scalar
+  int32_t b_zero_scalar = 0;
+};
+
+std::ostream& operator<<(std::ostream& out, const Problem& p) {
+  return out << "m=" << p.m << " n=" << p.n << " k=" << p.k << " a_signed=" << p.a_signed
+             << " b_signed=" << p.b_signed << " a_zero=" << p.a_zero
+             << " b_zero=" << (p.b_zero.empty() ? "scalar " : "per column ") << p.b_zero_scalar;
+}
+
+int32_t Value(uint8_t byte, bool is_signed) {
+  return is_signed ? static_cast<int8_t>(byte) : byte;
+}
+
+int32_t ZeroValue(std::mt19937& generator, bool is_signed) {
+  std::uniform_int_distribution<int> value(is_signed ? -128 : 0, is_signed ? 127 : 255);
+  return value(generator);
+}
+
+Problem MakeProblem(int64_t m, int64_t n, int64_t k, bool a_signed, bool b_signed, bool per_column,
+                    uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a_signed = a_signed;
+  p.b_signed = b_signed;
+  p.lda = k + 3;
+  p.ldb = n + 2;
+  p.ldc = n + 5;
+  p.a.resize(static_cast<size_t>(m * p.lda));
+  p.b.resize(static_cast<size_t>(k * p.ldb));
+  for (uint8_t& x : p.a) x = static_cast<uint8_t>(byte(generator));
+  for (uint8_t& x : p.b) x = static_cast<uint8_t>(byte(generator));
+  p.a_zero = ZeroValue(generator, a_signed);
+  p.b_zero_scalar = ZeroValue(generator, b_signed);
+  if (per_column)
+    for (int64_t j = 0; j < n; ++j) p.b_zero.push_back(ZeroValue(generator, b_signed));
+  return p;
+}
+
+// The exact sums in int64, wrapped to int32 (as MatMulInteger allows).
+std::vector<int32_t> Reference(const Problem& p) {
+  std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      const int64_t b_zero = p.b_zero.empty() ? p.b_zero_scalar : p.b_zero[j];
+      int64_t sum = 0;
+      for (int64_t q = 0; q < p.k; ++q)
+        sum += (Value(p.a[i * p.lda + q], p.a_signed) - int64_t{p.a_zero}) *
+               (Value(p.b[q * p.ldb + j], p.b_signed) - b_zero);
+      c[static_cast<size_t>(i * p.ldc + j)] = static_cast<int32_t>(sum);
+    }
+  return c;
+}
+
+constexpr int32_t kSentinel = 0x5a5a5a5a;
+
+std::vector<int32_t> RunQgemm(const IsaKernels& kernels, const Problem& p, ThreadPool* pool) {
+  const PackedQuantB packed =
+      PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed, QgemmPairsSaturate(kernels));
+  QgemmZeroPoints zero;
+  zero.a = p.a_zero;
+  zero.b_scalar = p.b_zero_scalar;
+  zero.b_per_column = p.b_zero.empty() ? nullptr : p.b_zero.data();
+  // One row more than C: a kernel that stores rows past m (the padded rows of A's last panel)
+  // writes into it.
+  std::vector<int32_t> c(static_cast<size_t>((p.m + 1) * p.ldc), kSentinel);
+  QgemmPackedB(kernels, p.m, p.a.data(), p.lda, p.a_signed, packed, zero, c.data(), p.ldc, pool);
+  for (int64_t j = 0; j < p.ldc; ++j)
+    EXPECT_EQ(c[static_cast<size_t>(p.m * p.ldc + j)], kSentinel) << p << " row m, j=" << j;
+  c.resize(static_cast<size_t>(p.m * p.ldc));
+  // The padding past n stays untouched; the reference has zeros there.
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = p.n; j < p.ldc; ++j) {
+      EXPECT_EQ(c[static_cast<size_t>(i * p.ldc + j)], kSentinel) << p << " i=" << i << " j=" << j;
+      c[static_cast<size_t>(i * p.ldc + j)] = 0;
+    }
+  return c;
+}
+
+void ExpectEqual(const std::vector<int32_t>& expected, const std::vector<int32_t>& actual,
+                 const Problem& p, const char* what) {
+  ASSERT_EQ(expected.size(), actual.size());
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != actual[i] && mismatches++ < 3)
+      ADD_FAILURE() << what << ": " << p << " at row " << i / p.ldc << " column " << i % p.ldc
+                    << ": expected " << expected[i] << ", got " << actual[i];
+  EXPECT_EQ(mismatches, 0) << what << ": " << p;
+}
+
+TEST(Int8GemmTest, EveryLevelMatchesTheReferenceOnRaggedShapes) {
+  // Sizes around the tiles (4 and 12 rows, 16 and 32 columns), the depth group (4) and the
+  // cache blocks (144 rows, 512 columns, depth 1024).
+  const int64_t ms[] = {1, 3, 4, 5, 12, 13, 25, 145};
+  const int64_t ns[] = {1, 15, 16, 17, 33, 47, 513};
+  const int64_t ks[] = {1, 2, 3, 5, 8, 31, 64, 255, 1025};
+  std::mt19937 picker(7);
+  const IsaKernels& portable = KernelsFor(CpuIsa::kBaseline);
+  for (int round = 0; round < 40; ++round) {
+    const int64_t m = ms[picker() % std::size(ms)], n = ns[picker() % std::size(ns)];
+    const int64_t k = ks[picker() % std::size(ks)];
+    Problem p = MakeProblem(m, n, k, picker() % 2, picker() % 2, picker() % 2, 100 + round);
+    // A third of the rounds with B's zero point at 0 after the shift (int8 0, uint8 128): the
+    // kernels' stores then have no row term (the AVX-512 tile's direct store to C).
+    if (round % 3 == 0) {
+      p.b_zero.clear();
+      p.b_zero_scalar = p.b_signed ? 0 : 128;
+    }
+    const std::vector<int32_t> expected = Reference(p);
+    const std::vector<int32_t> base = RunQgemm(portable, p, nullptr);
+    ExpectEqual(expected, base, p, "baseline");
+    for (const Variant& v : Variants()) {
+      SCOPED_TRACE(v.name);
+      ExpectEqual(base, RunQgemm(v.kernels, p, nullptr), p, "variant against baseline");
+    }
+  }
+}
+
+// vpmaddubsw's worst case: 255 * -128 twice overflows int16. Every level must still be exact:
+// the saturating ones through the split packing.
+TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
+  for (const bool b_signed : {true, false}) {
+    for (const uint8_t b_byte : {uint8_t{0x80}, uint8_t{0x7f}, uint8_t{0x00}, uint8_t{0xff}}) {
+      Problem p = MakeProblem(13, 37, 67, false, b_signed, false, 3);
+      std::fill(p.a.begin(), p.a.end(), uint8_t{255});
+      std::fill(p.b.begin(), p.b.end(), b_byte);
+      p.a_zero = 0;
+      p.b_zero_scalar = 0;
+      const std::vector<int32_t> expected = Reference(p);
+      for (const Variant& v : Variants()) {
+        SCOPED_TRACE(v.name);
+        ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, "extreme");
+      }
+    }
+  }
+  // int8 A at its ends too (shifted to 0 and 255).
+  Problem p = MakeProblem(9, 20, 33, true, true, true, 4);
+  for (size_t i = 0; i < p.a.size(); ++i) p.a[i] = i % 3 == 0 ? 0x80 : 0x7f;
+  for (size_t i = 0; i < p.b.size(); ++i) p.b[i] = i % 2 == 0 ? 0x80 : 0x7f;
+  const std::vector<int32_t> expected = Reference(p);
+  for (const Variant& v : Variants())
+    ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
+}
+
+TEST(Int8GemmTest, PackerChecksThePairBound) {
+  // |b| <= 64 everywhere: within the bound, never split.
+  std::vector<uint8_t> small(40 * 17);
+  for (size_t i = 0; i < small.size(); ++i)
+    small[i] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>(i % 129) - 64));
+  const PackedQuantB within = PackedQuantB::Pack(40, 17, small.data(), 17, true, true);
+  EXPECT_TRUE(within.WithinPairBound());
+  EXPECT_FALSE(within.Split());
+  // 127 beside -128 in one pair is still within (255 * 127 and 255 * -128 fit int16) ...
+  std::vector<uint8_t> mixed = {0x7f, 0x80, 0x80, 0x7f};  // k = 4, n = 1
+  EXPECT_TRUE(PackedQuantB::Pack(4, 1, mixed.data(), 1, true, true).WithinPairBound());
+  // ... but 65 + 64 (positive parts 129) is not, nor -65 - 64; the odd last row has no pair.
+  std::vector<uint8_t> over = {65, 64};
+  EXPECT_FALSE(PackedQuantB::Pack(2, 1, over.data(), 1, true, true).WithinPairBound());
+  std::vector<uint8_t> under = {static_cast<uint8_t>(-65), static_cast<uint8_t>(-64)};
+  EXPECT_FALSE(PackedQuantB::Pack(2, 1, under.data(), 1, true, true).WithinPairBound());
+  std::vector<uint8_t> lone = {64, 64, 127};
+  EXPECT_TRUE(PackedQuantB::Pack(3, 1, lone.data(), 1, true, true).WithinPairBound());
+  // A split is made only for kernels that saturate.
+  const PackedQuantB unsplit = PackedQuantB::Pack(2, 1, over.data(), 1, true, false);
+  EXPECT_FALSE(unsplit.Split());
+  EXPECT_TRUE(PackedQuantB::Pack(2, 1, over.data(), 1, true, true).Split());
+}
+
+// A B outside the pair bound packed unsplit (for kernels that do not saturate) is refused by
+// kernels that do, rather than summed wrongly.
+TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
+  std::vector<uint8_t> b = {100, 100, 100, 100};  // k = 4, n = 1: 100 + 100 > 128
+  const PackedQuantB packed = PackedQuantB::Pack(4, 1, b.data(), 1, true, false);
+  ASSERT_FALSE(packed.Split());
+  std::vector<uint8_t> a = {255, 255, 255, 255};
+  int32_t c = 0;
+  for (const Variant& v : Variants()) {
+    if (!QgemmPairsSaturate(v.kernels)) continue;
+    EXPECT_THROW(QgemmPackedB(v.kernels, 1, a.data(), 4, false, packed, {}, &c, 1, nullptr),
+                 std::invalid_argument)
+        << v.name;
+  }
+}
+
+TEST(Int8GemmTest, UnpackRestoresB) {
+  for (const bool b_signed : {true, false})
+    for (const bool split : {false, true}) {
+      const Problem p = MakeProblem(1, 37, 19, false, b_signed, false, 9);
+      const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, split);
+      EXPECT_EQ(packed.Split(), split);
+      std::vector<uint8_t> back(p.b.size(), 0);
+      packed.Unpack(back.data(), p.ldb);
+      for (int64_t q = 0; q < p.k; ++q)
+        for (int64_t j = 0; j < p.n; ++j)
+          ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << q << ", " << j;
+    }
+}
+
+// A split packing read by every level (the non-saturating ones too) gives the same sums.
+TEST(Int8GemmTest, SplitPackingIsReadByEveryLevel) {
+  const Problem p = MakeProblem(29, 50, 45, false, true, true, 11);
+  const std::vector<int32_t> expected = Reference(p);
+  const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, true, true);
+  ASSERT_TRUE(packed.Split());
+  QgemmZeroPoints zero{p.a_zero, p.b_zero.data(), 0};
+  for (const Variant& v : Variants()) {
+    std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+    QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc, nullptr);
+    ExpectEqual(expected, c, p, v.name.c_str());
+  }
+}
+
+// Deeper than one depth block (4096): the later blocks add to C (QgemmStore::accumulate) and
+// only the last adds the zero points.
+TEST(Int8GemmTest, DepthBeyondOneBlock) {
+  for (const bool b_signed : {true, false}) {
+    const Problem p = MakeProblem(14, 35, 8195, true, b_signed, true, 31);
+    const std::vector<int32_t> expected = Reference(p);
+    for (const Variant& v : Variants())
+      ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
+  }
+}
+
+TEST(Int8GemmTest, ThreadPoolSplitsMatchTheReference) {
+  ThreadPool two(2), three(3);
+  const int64_t shapes[][3] = {{300, 257, 700}, {1000, 40, 300}, {20, 1100, 400}};
+  for (const auto& s : shapes) {
+    const Problem p = MakeProblem(s[0], s[1], s[2], true, false, true, 21);
+    const std::vector<int32_t> expected = Reference(p);
+    for (const Variant& v : Variants())
+      for (ThreadPool* pool : {&two, &three})
+        ExpectEqual(expected, RunQgemm(v.kernels, p, pool), p, v.name.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace prism::mlas
