@@ -7,10 +7,10 @@
 // Inputs are the same when they are the same value, or constant initializers of this graph with
 // the same type, shape and bytes (exporters give each Reshape its own copy of a shape constant).
 // Never merged: nondeterministic ops (the Random* family, Bernoulli, Multinomial, Dropout with a
-// training_mode input), nodes with subgraphs or a fused body, ops outside the ONNX and
-// com.microsoft domains (a custom op may have side effects), and nodes without inputs other
-// than Constant. When a removed node's output is a graph output, an Identity from the kept
-// node's output writes it, so the model's output names stay; an Identity itself is never
+// training_mode input, com.microsoft's Dropout variants), nodes with subgraphs or a fused body, ops
+// outside the ONNX and com.microsoft domains (a custom op may have side effects), and nodes without
+// inputs other than Constant. When a removed node's output is a graph output, an Identity from the
+// kept node's output writes it, so the model's output names stay; an Identity itself is never
 // replaced by another Identity.
 #include <bit>
 #include <cstring>
@@ -34,7 +34,9 @@ bool IsNondeterministic(const Node& node) {
                                                 "RandomNormalLike", "RandomUniformLike",
                                                 "Bernoulli",        "Multinomial"};
   if (kRandom.count(node.OpType())) return true;
-  // Dropout draws its mask when training_mode is given (whatever its value at run time).
+  // Dropout draws its mask when training_mode is given (whatever its value at run time);
+  // onnxruntime's training Dropouts (BiasDropout, BitmaskDropout, ...) always may.
+  if (node.Domain() == "com.microsoft") return node.OpType().find("Dropout") != std::string::npos;
   return node.OpType() == "Dropout" && node.HasInput(2);
 }
 

@@ -82,6 +82,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeDropoutElimination());
     manager->Register(MakeCommonSubexpressionElimination());
     manager->Register(MakeConstantFolding());
+    manager->Register(MakeReshapeChainElimination());
     manager->Register(MakeConvBatchNormFusion());
   }
   if (optimization_level >= 2) {

@@ -43,6 +43,7 @@ std::unique_ptr<GraphTransformer> MakeIdentityElimination();
 std::unique_ptr<GraphTransformer> MakeDropoutElimination();
 std::unique_ptr<GraphTransformer> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphTransformer> MakeConstantFolding();
+std::unique_ptr<GraphTransformer> MakeReshapeChainElimination();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
 std::unique_ptr<GraphTransformer> MakeGeluFusion();

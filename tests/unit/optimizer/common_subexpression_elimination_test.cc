@@ -221,12 +221,18 @@ TEST(CommonSubexpressionElimination, NondeterministicOpsStay) {
   AddInput(graph, "training", TensorProto::BOOL, {});
   AddNode(graph, "Dropout", {"X", "", "training"}, {"D1"}, "d1");
   AddNode(graph, "Dropout", {"X", "", "training"}, {"D2"}, "d2");
-  for (const char* output : {"U1", "U2", "N1", "N2", "RN_r1", "RN_r2", "B1", "B2", "D1", "D2"}) {
+  // onnxruntime's training BitmaskDropout (com.microsoft).
+  model.add_opset_import()->set_domain("com.microsoft");
+  model.mutable_opset_import(1)->set_version(1);
+  AddNode(graph, "BitmaskDropout", {"X"}, {"M1"}, "m1", "com.microsoft");
+  AddNode(graph, "BitmaskDropout", {"X"}, {"M2"}, "m2", "com.microsoft");
+  for (const char* output :
+       {"U1", "U2", "N1", "N2", "RN_r1", "RN_r2", "B1", "B2", "D1", "D2", "M1", "M2"}) {
     AddOutput(graph, output, TensorProto::FLOAT);
   }
   Optimized optimized(model);
   EXPECT_EQ(optimized.changes, 0);
-  EXPECT_EQ(optimized.graph->NumberOfNodes(), 10u);
+  EXPECT_EQ(optimized.graph->NumberOfNodes(), 12u);
 }
 
 TEST(CommonSubexpressionElimination, SubgraphsAndCustomOpsStay) {

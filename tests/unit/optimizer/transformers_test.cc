@@ -199,6 +199,34 @@ TEST(ConstantFolding, OptimizedSessionComputesTheSameAsUnoptimized) {
   EXPECT_EQ(CompareValues(b[0], a[0], {0, 0}), "");
 }
 
+TEST(ConstantFolding, TransposeSqueezeUnsqueezeOfInitializersBecomeInitializers) {
+  // W [2, 3] -> Transpose -> Unsqueeze(axes 0) -> Squeeze(axes 0) -> MatMul(X, .): only the
+  // MatMul remains, reading W^T as a new initializer (the "folded into initializers").
+  onnx::ModelProto model = MakeModel(13);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {4, 2});
+  AddFloatInitializer(graph, "W", {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto* axes = graph->add_initializer();
+  axes->set_name("axes");
+  axes->set_data_type(TensorProto::INT64);
+  axes->add_dims(1);
+  axes->add_int64_data(0);
+  AddNode(graph, "Transpose", {"W"}, {"WT"}, "transpose");
+  AddNode(graph, "Unsqueeze", {"WT", "axes"}, {"WU"}, "unsqueeze");
+  AddNode(graph, "Squeeze", {"WU", "axes"}, {"WS"}, "squeeze");
+  AddNode(graph, "Transpose", {"WS"}, {"W2"}, "transpose_back");
+  AddNode(graph, "MatMul", {"X", "W2"}, {"Y"}, "matmul");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  Optimized optimized(model);
+  ASSERT_EQ(Ops(*optimized.graph), std::vector<std::string>{"MatMul"});
+  const Node& matmul = optimized.graph->GetNode(optimized.graph->TopologicalOrder()[0]);
+  const Tensor* folded = optimized.graph->FindInitializer(matmul.Inputs()[1]->name);
+  ASSERT_NE(folded, nullptr);
+  EXPECT_EQ(
+      CompareValues(Value(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})), Value(*folded), {0, 0}),
+      "");
+}
+
 // A pass that always reports a change, counting its calls.
 class AlwaysChanges final : public GraphTransformer {
  public:
@@ -279,7 +307,7 @@ TEST(TransformerManager, LevelsSelectPasses) {
   EXPECT_EQ(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kBasic),
             (std::vector<std::string>{"EliminateIdentity", "EliminateDropout",
                                       "CommonSubexpressionElimination", "ConstantFolding",
-                                      "ConvBNFusion"}));
+                                      "ReshapeChainElimination", "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
             (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
