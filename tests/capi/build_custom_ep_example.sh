@@ -19,20 +19,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/prism-custom-ep-example.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 prefix=$work/prefix
 
-run_example() {
-  out=$1
-  shift
-  if ! "$@" > "$out" 2>&1; then
-    cat "$out"
-    echo "failed: $*" >&2
-    exit 1
-  fi
-  cat "$out"
-}
-
-expect_line() {
-  grep -q "$2" "$1" || { echo "$(basename "$1"): no line matching '$2'" >&2; exit 1; }
-}
+. "$(dirname "$0")/example_checks.sh"
 
 "$cmake" --install "$build_dir" --prefix "$prefix" > /dev/null
 

@@ -15,21 +15,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/prism-custom-op-example.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 prefix=$work/prefix
 
-# Runs a command, keeping its output in $1; a failing run shows that output and stops the test.
-run_example() {
-  out=$1
-  shift
-  if ! "$@" > "$out" 2>&1; then
-    cat "$out"
-    echo "failed: $*" >&2
-    exit 1
-  fi
-  cat "$out"
-}
-
-expect_line() {
-  grep -q "$2" "$1" || { echo "$(basename "$1"): no line matching '$2'" >&2; exit 1; }
-}
+. "$(dirname "$0")/example_checks.sh"
 
 "$cmake" --install "$build_dir" --prefix "$prefix" > /dev/null
 "$cmake" -S "$example" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release

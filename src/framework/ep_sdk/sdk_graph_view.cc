@@ -6,6 +6,30 @@
 
 namespace prism::ep_sdk {
 
+// The SDK's element types are Prism's (both ONNX's numbering): a view passes them as they are.
+#define PRISM_SAME_TYPE(name)                                                                 \
+  static_assert(                                                                              \
+      static_cast<int32_t>(ep::ElementType::name) == static_cast<int32_t>(ElementType::name), \
+      "prism/ep/element_type.h and framework/element_type.h differ on " #name)
+PRISM_SAME_TYPE(kUndefined);
+PRISM_SAME_TYPE(kFloat);
+PRISM_SAME_TYPE(kUint8);
+PRISM_SAME_TYPE(kInt8);
+PRISM_SAME_TYPE(kUint16);
+PRISM_SAME_TYPE(kInt16);
+PRISM_SAME_TYPE(kInt32);
+PRISM_SAME_TYPE(kInt64);
+PRISM_SAME_TYPE(kString);
+PRISM_SAME_TYPE(kBool);
+PRISM_SAME_TYPE(kFloat16);
+PRISM_SAME_TYPE(kDouble);
+PRISM_SAME_TYPE(kUint32);
+PRISM_SAME_TYPE(kUint64);
+PRISM_SAME_TYPE(kComplex64);
+PRISM_SAME_TYPE(kComplex128);
+PRISM_SAME_TYPE(kBFloat16);
+#undef PRISM_SAME_TYPE
+
 ep::TensorView ToTensorView(const Tensor& tensor) {
   ep::TensorView view;
   view.type = static_cast<ep::ElementType>(tensor.Type());

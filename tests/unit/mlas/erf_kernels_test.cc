@@ -8,27 +8,12 @@
 #include <limits>
 #include <vector>
 
+#include "isa_levels.h"
 #include "mlas/cpu_isa.h"
 #include "mlas/isa_kernels.h"
 
 namespace prism::mlas {
 namespace {
-
-// Every level this build and CPU run; the missing ones are said once (their tests pass empty).
-std::vector<CpuIsa> Levels() {
-  const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
-  static const bool said = [&all] {
-    for (CpuIsa level : all)
-      if (!IsaUsable(level))
-        std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
-    return true;
-  }();
-  (void)said;
-  std::vector<CpuIsa> levels;
-  for (CpuIsa level : all)
-    if (IsaUsable(level)) levels.push_back(level);
-  return levels;
-}
 
 std::vector<float> Inputs() {
   std::vector<float> x;

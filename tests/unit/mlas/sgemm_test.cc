@@ -17,28 +17,13 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "isa_levels.h"
 #include "mlas/cpu_isa.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/packed_gemm.h"
 
 namespace prism::mlas {
 namespace {
-
-// Every level this build and CPU run; the missing ones are said once (their tests pass empty).
-std::vector<CpuIsa> Levels() {
-  const CpuIsa all[] = {CpuIsa::kBaseline, CpuIsa::kAvx2Fma, CpuIsa::kAvx512};
-  static const bool said = [&all] {
-    for (CpuIsa level : all)
-      if (!IsaUsable(level))
-        std::cout << "[ SKIPPED  ] level " << IsaName(level) << ": not on this CPU or build\n";
-    return true;
-  }();
-  (void)said;
-  std::vector<CpuIsa> levels;
-  for (CpuIsa level : all)
-    if (IsaUsable(level)) levels.push_back(level);
-  return levels;
-}
 
 struct Shape {
   bool trans_a, trans_b;
