@@ -68,6 +68,21 @@ void GemmAccumulate(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float Float8 __attribute__((vector_size(32)));
 
+// Lanes of two vectors picked by constant indices (GCC and clang spell it differently).
+#if defined(__clang__)
+#define PRISM_SHUFFLE2(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define PRISM_SHUFFLE2(a, b, ...) __builtin_shuffle(a, b, Int8{__VA_ARGS__})
+#endif
+
+// The VNNI int8 kernels need GCC's per-function target pragmas (and a CPUID feature name clang 14
+// lacks): a clang build (the fuzz build) leaves them out, and its tables use the other kernels.
+#if defined(__clang__)
+#define PRISM_QGEMM_VNNI 0
+#else
+#define PRISM_QGEMM_VNNI 1
+#endif
+
 inline Float8 LoadFloat8(const float* p) {
   Float8 v;
   std::memcpy(&v, p, sizeof v);
@@ -839,8 +854,7 @@ inline Float8 LoadStrided8(const float* p) {
   if constexpr (kStride == 1) {
     return LoadFloat8(p);
   } else {
-    const Int8 even = {0, 2, 4, 6, 8, 10, 12, 14};
-    return __builtin_shuffle(LoadFloat8(p), LoadFloat8(p + 8), even);
+    return PRISM_SHUFFLE2(LoadFloat8(p), LoadFloat8(p + 8), 0, 2, 4, 6, 8, 10, 12, 14);
   }
 }
 
@@ -1168,7 +1182,7 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
   }
 }
 
-#if !defined(__AVX512F__)
+#if !defined(__AVX512F__) && PRISM_QGEMM_VNNI
 // AVX-VNNI (Intel since Alder Lake, AMD Zen 5): vpdpbusd on ymm, VEX-encoded, four u8 x s8
 // products summed into each int32 lane with no intermediate saturation, so exact for every
 // input; the same 4 x 16 tiles. Only these functions are compiled with AVX-VNNI (the pragma), and
@@ -1293,8 +1307,13 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
                              .qgemm_tile_rows = kQgemmTileRowsAvx512,
                              .qgemm_block_saturates = true,
                              .qgemm_block = &QgemmBlockAvx2<kQgemmTileRowsAvx512>,
+#if PRISM_QGEMM_VNNI
                              .qgemm_vnni_usable = &CpuHasAvx512Vnni,
                              .qgemm_block_vnni = &QgemmBlockVnni,
+#else
+                             .qgemm_vnni_usable = nullptr,
+                             .qgemm_block_vnni = nullptr,
+#endif
 #else
 const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .sgemm_tile_cols = kTileCols,
@@ -1309,8 +1328,13 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_tile_rows = 4,
                              .qgemm_block_saturates = true,
                              .qgemm_block = &QgemmBlockAvx2<4>,
+#if PRISM_QGEMM_VNNI
                              .qgemm_vnni_usable = &CpuHasAvxVnni,
                              .qgemm_block_vnni = &QgemmBlockAvxVnni<4>,
+#else
+                             .qgemm_vnni_usable = nullptr,
+                             .qgemm_block_vnni = nullptr,
+#endif
 #else
                              .qgemm_tile_rows = 4,
                              .qgemm_block_saturates = false,

@@ -27,6 +27,7 @@ constexpr int64_t kQgemmTileRowsAvx512 = 12;
   _mm512_mask_storeu_epi32(out, mask, value);
 }
 
+#if PRISM_QGEMM_VNNI
 #pragma GCC push_options
 #pragma GCC target("avx512vnni")
 
@@ -297,3 +298,4 @@ bool CpuHasAvx512Vnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni");
   return has;
 }
+#endif  // PRISM_QGEMM_VNNI
