@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <fstream>
@@ -24,6 +25,21 @@ constexpr double kMinParallelCost = 40000.0;
 // worker running a kernel uses the intra-op pool).
 thread_local const ThreadPool* running_task_of = nullptr;
 
+// Polls ready() for up to `microseconds`; whether it became true. The clock is read every 64
+// polls, and the CPU is told it is spinning (pause) between polls.
+template <typename Ready>
+bool SpinUntil(Ready ready, int microseconds) {
+  if (microseconds <= 0) return ready();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(microseconds);
+  for (int polls = 1;; ++polls) {
+    if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (polls % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
 }  // namespace
 
 struct ThreadPool::Job {
@@ -41,7 +57,8 @@ struct ThreadPool::Job {
   const LogSettings* log_settings = nullptr;
 };
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, int spin_microseconds)
+    : spin_microseconds_(std::max(spin_microseconds, 0)) {
   for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
@@ -79,12 +96,15 @@ void ThreadPool::RunChunks(Job& job) {
 void ThreadPool::WorkerLoop() {
   for (;;) {
     std::shared_ptr<Job> job;
+    SpinUntil([this] { return queued_.load() > 0 || stopping_.load(); }, spin_microseconds_);
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      if (!stopping_ && queue_.empty()) ++worker_sleeps_;
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping with nothing left
       job = std::move(queue_.front());
       queue_.pop_front();
+      --queued_;
     }
     ScopedDenormalMode denormal_mode(job->denormal_mode);
     ScopedLogSettings log_settings(job->log_settings);
@@ -114,9 +134,12 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int64_t i = 0; i < helpers; ++i) queue_.push_back(job);
+    queued_ += helpers;
   }
   for (int64_t i = 0; i < helpers; ++i) wake_.notify_one();
   RunChunks(*job);
+  // The helpers are usually a chunk away from done: poll before sleeping on the condition.
+  SpinUntil([&] { return job->done.load() == job->chunks; }, spin_microseconds_);
   std::unique_lock<std::mutex> lock(job->mutex);
   job->finished.wait(lock, [&] { return job->done.load() == job->chunks; });
   if (job->error) std::rethrow_exception(job->error);

@@ -1,10 +1,15 @@
 // The intra-op thread pool: a cost-based parallel-for whose caller works too, with workers that
-// sleep on a condition variable (never spin while idle). Several threads may call ParallelFor on
-// one pool at once (concurrent Runs of one session); a ParallelFor inside a task of the same pool
-// runs inline, one on another pool splits over that pool. Workers run a ParallelFor's chunks
-// with the caller's denormal mode (common/denormal.h) and logging settings (common/logging.h).
+// sleep on a condition variable when idle. Before sleeping, a worker polls for new work for a
+// bounded time (spin_microseconds), and so does a caller waiting for its helpers: the kernels of
+// one run follow each other within microseconds, and a sleeping thread takes tens of
+// microseconds to wake, which would cost more than small kernels gain from a second thread. Several
+// threads may call ParallelFor on one pool at once (concurrent Runs of one session); a ParallelFor
+// inside a task of the same pool runs inline, one on another pool splits over that pool. Workers
+// run a ParallelFor's chunks with the caller's denormal mode (common/denormal.h) and logging
+// settings (common/logging.h).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -18,13 +23,22 @@ namespace prism {
 
 class ThreadPool {
  public:
+  // How long idle threads poll before sleeping, unless told otherwise: enough to bridge the gap
+  // between one kernel and the next; an idle session's workers sleep after that.
+  static constexpr int kDefaultSpinMicroseconds = 100;
+
   // threads: the degree of parallelism, the calling thread included (threads - 1 workers).
-  explicit ThreadPool(int threads);
+  // spin_microseconds: how long an idle worker, or a caller waiting for its helpers, polls before
+  // sleeping (0: sleep at once; onnxruntime's session.intra_op.allow_spinning = 0).
+  explicit ThreadPool(int threads, int spin_microseconds = kDefaultSpinMicroseconds);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int DegreeOfParallelism() const { return static_cast<int>(workers_.size()) + 1; }
+  int SpinMicroseconds() const { return spin_microseconds_; }
+  // How many times a worker has gone to sleep waiting for work (for tests).
+  int64_t WorkerSleeps() const { return worker_sleeps_.load(); }
 
   // Calls fn(begin, end) over disjoint ranges covering [0, total). cost_per_unit is a rough
   // number of basic operations per unit: work below a threshold runs inline, larger work is cut
@@ -45,7 +59,10 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker invited to help
-  bool stopping_ = false;
+  std::atomic<int64_t> queued_{0};          // queue_.size(), readable without the mutex
+  std::atomic<bool> stopping_{false};
+  int spin_microseconds_;
+  std::atomic<int64_t> worker_sleeps_{0};
 };
 
 // Runs tasks on its own threads, in submission order as threads free up (the C ABI's RunAsync

@@ -140,13 +140,13 @@ InferenceSession::InferenceSession(SessionOptions options, std::vector<ProviderS
     LogWarningOnce("inter_op_num_threads",
                    "SessionOptions.inter_op_num_threads has no effect with execution_mode "
                    "sequential: set execution_mode parallel to run independent nodes at once");
-  if (options_.config_entries.count("session.intra_op.allow_spinning"))
-    LogWarningOnce("session.intra_op.allow_spinning",
-                   "session.intra_op.allow_spinning is accepted but has no effect: the intra-op "
-                   "pool never spins (idle workers sleep)");
 }
 
 InferenceSession::~InferenceSession() = default;
+
+const ThreadPool* InferenceSession::IntraOpPool() const {
+  return State()->IntraOpPool();
+}
 
 ModelLoadLimits InferenceSession::LoadLimits() const {
   ModelLoadLimits limits;

@@ -20,6 +20,8 @@
 
 namespace prism {
 
+class ThreadPool;
+
 class SessionState;
 class Profiler;
 
@@ -150,6 +152,9 @@ class InferenceSession {
   // When profiling started, in nanoseconds since the Unix epoch (Python's time.time_ns()); 0 when
   // profiling is off (onnxruntime's get_profiling_start_time_ns).
   int64_t ProfilingStartTimeNs() const;
+
+  // The session's intra-op pool (nullptr: one thread), for diagnostics and tests.
+  const ThreadPool* IntraOpPool() const;
 
  private:
   // Whether run_options ask for the CPU arena to shrink when the run ends; throws on a malformed

@@ -167,7 +167,13 @@ std::shared_ptr<const SessionState> SessionState::Build(
   } else {
     const int threads =
         options.intra_op_num_threads > 0 ? options.intra_op_num_threads : DefaultIntraOpThreads();
-    if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads);
+    // onnxruntime's session.intra_op.allow_spinning: "1" (default) lets idle threads poll briefly
+    // before sleeping, "0" makes them sleep at once.
+    const std::string spinning = options.ConfigOr("session.intra_op.allow_spinning", "1");
+    PRISM_ENFORCE(spinning == "0" || spinning == "1", kInvalidArgument,
+                  "session.intra_op.allow_spinning must be \"0\" or \"1\", got \"", spinning, "\"");
+    const int spin = spinning == "1" ? ThreadPool::kDefaultSpinMicroseconds : 0;
+    if (threads > 1) state->intra_op_pool_ = std::make_shared<ThreadPool>(threads, spin);
     // inter_op_num_threads: steps at once in parallel mode (0: the physical cores, as above).
     const int inter =
         options.inter_op_num_threads > 0 ? options.inter_op_num_threads : DefaultIntraOpThreads();

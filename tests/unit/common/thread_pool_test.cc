@@ -108,6 +108,25 @@ TEST(ThreadPool, IdleWorkersDoNotBurnCpu) {
   EXPECT_LT(used, 0.003) << "idle pool used " << used << " s of CPU in 0.3 s (under 1%)";
 }
 
+// A worker polls for the next job for a while before it sleeps (spin_microseconds), so that the
+// next kernel of a run finds it awake; with 0 it sleeps at once.
+TEST(ThreadPool, WorkersPollBeforeSleepingOnlyWhenAllowed) {
+  const auto two_jobs = [](ThreadPool& pool) {
+    std::atomic<int64_t> sum{0};
+    for (int job = 0; job < 2; ++job) {
+      pool.ParallelFor(1000, 1e4, [&](int64_t begin, int64_t end) { sum += end - begin; });
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(sum.load(), 2000);
+  };
+  ThreadPool polling(2, 500000);  // half a second: both jobs come well within it
+  two_jobs(polling);
+  EXPECT_EQ(polling.WorkerSleeps(), 0);
+  ThreadPool sleeping(2, 0);
+  two_jobs(sleeping);
+  EXPECT_GE(sleeping.WorkerSleeps(), 1);
+}
+
 TEST(ThreadPool, DefaultThreadsIsWithinTheAllowedCpus) {
   const int threads = DefaultIntraOpThreads();
   EXPECT_GE(threads, 1);
