@@ -185,8 +185,8 @@ Ir BuildIr(const Graph& body, const OpKernelInfo& info) {
       if (std::find(consumers.begin(), consumers.end(), node_id) == consumers.end())
         consumers.push_back(node_id);
       if (IsHostReadInput(node, i)) {
-        PRISM_ENFORCE(ir.values[id].input >= 0, kEpFail, "oneDNN subgraph '", ir.name, "': ",
-                      node.Describe(), " reads '", node.Inputs()[i]->name,
+        PRISM_ENFORCE(ir.values[id].input >= 0, kEpFail, "oneDNN subgraph '", ir.name,
+                      "': ", node.Describe(), " reads '", node.Inputs()[i]->name,
                       "' on the host, but the subgraph computes it");
         ir.host_read.push_back(ir.values[id].input);
       }
@@ -236,8 +236,8 @@ struct Step {
 
 // What one run needs of its own: buffers, memory objects over them, a stream.
 struct Workspace {
-  std::vector<std::shared_ptr<void>> temps;  // per slot
-  std::vector<memory> memories;              // per handle
+  std::vector<std::shared_ptr<void>> temps;           // per slot
+  std::vector<memory> memories;                       // per handle
   std::vector<std::unordered_map<int, memory>> args;  // per step
   std::shared_ptr<void> scratchpad_buffer;
   dnnl::stream stream;
@@ -270,9 +270,9 @@ std::unique_ptr<Workspace> MakeWorkspace(const Plan& plan, const dnnl::engine& e
   memory scratchpad;
   if (plan.scratchpad_bytes > 0) {
     ws->scratchpad_buffer = AllocateShared(plan.scratchpad_bytes);
-    scratchpad = memory(memory::desc({static_cast<int64_t>(plan.scratchpad_bytes)}, dt::u8,
-                                     memory::format_tag::a),
-                        engine, ws->scratchpad_buffer.get());
+    scratchpad = memory(
+        memory::desc({static_cast<int64_t>(plan.scratchpad_bytes)}, dt::u8, memory::format_tag::a),
+        engine, ws->scratchpad_buffer.get());
   }
   for (const Step& step : plan.steps) {
     std::unordered_map<int, memory> args;
@@ -305,8 +305,8 @@ struct EltwiseSpec {
 struct PostItem {
   enum Kind { kEltwise, kSum, kBinaryAdd, kBias } kind = kEltwise;
   EltwiseSpec eltwise;
-  int operand = -1;  // a handle (plain, or in the primitive's dst layout for kSum)
-  Dims operand_dims;  // expanded to the result's rank
+  int operand = -1;        // a handle (plain, or in the primitive's dst layout for kSum)
+  Dims operand_dims;       // expanded to the result's rank
   int operand_value = -1;  // the IR value behind operand, when there is one
 };
 
@@ -361,8 +361,8 @@ class PlanBuilder {
     bool defined = false;
     Dims dims;
     int handle = -1;
-    int plain = -1;                // a plain-layout handle, once one exists
-    std::vector<int> alternates;   // the value in other layouts (reordered copies)
+    int plain = -1;               // a plain-layout handle, once one exists
+    std::vector<int> alternates;  // the value in other layouts (reordered copies)
   };
 
   // ---- slots, handles, steps ----
@@ -378,7 +378,9 @@ class PlanBuilder {
     plan_->handles.push_back(Handle{slot, md});
     return static_cast<int>(plan_->handles.size()) - 1;
   }
-  int NewTemp(const memory::desc& md) { return NewHandle(NewSlot(SlotKind::kTemp, -1, md.get_size()), md); }
+  int NewTemp(const memory::desc& md) {
+    return NewHandle(NewSlot(SlotKind::kTemp, -1, md.get_size()), md);
+  }
   const memory::desc& Md(int handle) const { return plan_->handles[handle].md; }
   int SlotOf(int handle) const { return plan_->handles[handle].slot; }
   // Another view of the bytes behind a plain handle.
@@ -698,8 +700,8 @@ class PlanBuilder {
     const bool plain = IsOutput(y);
     int dst = -1;
     if (plain) dst = DstFor(y, out, PlainMd(out));
-    const int result = Binary(alg, State(a).handle, DimsOf(a), State(b).handle, DimsOf(b), out,
-                              dst, plain, commutative);
+    const int result = Binary(alg, State(a).handle, DimsOf(a), State(b).handle, DimsOf(b), out, dst,
+                              plain, commutative);
     Define(y, out, result);
   }
 
@@ -725,8 +727,8 @@ class PlanBuilder {
       const bool last = i + 1 == inputs.size();
       const Dims step_out = Broadcast(acc_dims, DimsOf(inputs[i]), *node.node);
       const int dst = last && plain ? DstFor(y, out, PlainMd(out)) : -1;
-      acc = Binary(algorithm::binary_add, acc, acc_dims, State(inputs[i]).handle,
-                   DimsOf(inputs[i]), step_out, dst, last && plain, /*commutative=*/false);
+      acc = Binary(algorithm::binary_add, acc, acc_dims, State(inputs[i]).handle, DimsOf(inputs[i]),
+                   step_out, dst, last && plain, /*commutative=*/false);
       acc_dims = step_out;
     }
     Define(y, out, acc);
@@ -767,7 +769,8 @@ class PlanBuilder {
         if (anchor == Anchor::kConv && other_dims == out && !has_sum) {
           item.kind = PostItem::kSum;
           has_sum = true;
-        } else if (anchor == Anchor::kMatMul && items.empty() && IsRowVector(item.operand_dims, out)) {
+        } else if (anchor == Anchor::kMatMul && items.empty() &&
+                   IsRowVector(item.operand_dims, out)) {
           item.kind = PostItem::kBias;
         } else {
           item.kind = PostItem::kBinaryAdd;
@@ -881,8 +884,8 @@ class PlanBuilder {
     const Dims xd = DimsOf(x), wd = DimsOf(w);
     const size_t rank = xd.size(), spatial = rank - 2;
     const int64_t group = AttrInt(node, "group", 1);
-    PRISM_ENFORCE(wd.size() == rank, kInvalidArgument, node.Describe(), ": W ", Text(wd),
-                  " and X ", Text(xd), " differ in rank");
+    PRISM_ENFORCE(wd.size() == rank, kInvalidArgument, node.Describe(), ": W ", Text(wd), " and X ",
+                  Text(xd), " differ in rank");
     PRISM_ENFORCE(xd[1] == wd[1] * group && wd[0] % group == 0, kInvalidArgument, node.Describe(),
                   ": X ", Text(xd), " and W ", Text(wd), " do not fit group ", group);
     const Dims kernel(wd.begin() + 2, wd.end());
@@ -947,27 +950,13 @@ class PlanBuilder {
       return dnnl::convolution_forward::primitive_desc(desc, attr, engine_);
     };
     dnnl::convolution_forward::primitive_desc pd;
-    const std::vector<PostItem> fused = LongestFastPrefix(items, [&](const std::vector<PostItem>& with) {
-      return make_pd(with, false);
-    }, &pd);
+    const std::vector<PostItem> fused = LongestFastPrefix(
+        items, [&](const std::vector<PostItem>& with) { return make_pd(with, false); }, &pd);
     if (IsReference(pd) && blocked) pd = make_pd(fused, true);
-    const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
-    const int src = As(x, pd.src_desc());
     int weights_source = Plain(w);
     if (group > 1) weights_source = View(weights_source, PlainMd(wdims));
-    const int weights = ir_.values[w].constant ? ConstantAs(w, weights_source, pd.weights_desc())
-                                               : (Md(weights_source) == pd.weights_desc()
-                                                      ? weights_source
-                                                      : Reorder(weights_source, pd.weights_desc()));
-    std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
-    if (b >= 0) args.emplace_back(DNNL_ARG_BIAS, Plain(b));
-    const int dst = SumDst(fused, final_value, out, pd.dst_desc());
-    PostOpArgs(fused, args);
-    args.emplace_back(DNNL_ARG_DST, dst);
-    AddStep(dnnl::convolution_forward(pd), pd, args);
-    ApplySeparately(rest, dst, out);
-    MarkDone(absorbed);
-    Define(final_value, out, dst);
+    AddWeightedStep<dnnl::convolution_forward>(pd, items, fused, x, w, weights_source, b,
+                                               final_value, out, absorbed);
   }
 
   // ConvTranspose as oneDNN's deconvolution: ONNX's W [C, M / group, k...] is viewed (strides,
@@ -981,10 +970,10 @@ class PlanBuilder {
     const Dims xd = DimsOf(x), wd = DimsOf(w);
     const size_t rank = xd.size(), spatial = rank - 2;
     const int64_t group = AttrInt(node, "group", 1);
-    PRISM_ENFORCE(wd.size() == rank, kInvalidArgument, node.Describe(), ": W ", Text(wd),
-                  " and X ", Text(xd), " differ in rank");
-    PRISM_ENFORCE(xd[1] == wd[0] && wd[0] % group == 0, kInvalidArgument, node.Describe(),
-                  ": X ", Text(xd), " and W ", Text(wd), " do not fit group ", group);
+    PRISM_ENFORCE(wd.size() == rank, kInvalidArgument, node.Describe(), ": W ", Text(wd), " and X ",
+                  Text(xd), " differ in rank");
+    PRISM_ENFORCE(xd[1] == wd[0] && wd[0] % group == 0, kInvalidArgument, node.Describe(), ": X ",
+                  Text(xd), " and W ", Text(wd), " do not fit group ", group);
     const int64_t in_g = wd[0] / group, out_g = wd[1], out_channels = out_g * group;
     if (b >= 0)
       PRISM_ENFORCE(DimsOf(b) == Dims{out_channels}, kInvalidArgument, node.Describe(), ": B ",
@@ -999,8 +988,8 @@ class PlanBuilder {
       const DeconvAxis a = DeconvPads(node, i, xd[2 + i], kernel[i]);
       PRISM_ENFORCE(a.out >= 0, kInvalidArgument, node.Describe(),
                     ": the output would have negative size ", a.out, " on spatial axis ", i);
-      PRISM_ENFORCE(a.pad_l >= 0 && a.pad_r + a.stride > 0, kEpFail, node.Describe(),
-                    ": pads ", a.pad_l, " and ", a.pad_r, " on spatial axis ", i,
+      PRISM_ENFORCE(a.pad_l >= 0 && a.pad_r + a.stride > 0, kEpFail, node.Describe(), ": pads ",
+                    a.pad_l, " and ", a.pad_r, " on spatial axis ", i,
                     " are beyond oneDNN's deconvolution");
       out.push_back(a.out);
       strides[i] = a.stride;
@@ -1039,22 +1028,32 @@ class PlanBuilder {
       const memory::desc src_md = any_or_plain(xd, all_plain || !blocked);
       const memory::desc w_md = any_or_plain(wdims, all_plain || !blocked);
       const memory::desc dst_md = any_or_plain(out, all_plain || !blocked || IsOutput(final_value));
-      auto desc = b >= 0 ? dnnl::deconvolution_forward::desc(
-                               prop_kind::forward_inference, algorithm::deconvolution_direct,
-                               src_md, w_md, PlainMd({out_channels}), dst_md, strides, dilations,
-                               pad_l, pad_r)
-                         : dnnl::deconvolution_forward::desc(
-                               prop_kind::forward_inference, algorithm::deconvolution_direct,
-                               src_md, w_md, dst_md, strides, dilations, pad_l, pad_r);
+      auto desc =
+          b >= 0 ? dnnl::deconvolution_forward::desc(
+                       prop_kind::forward_inference, algorithm::deconvolution_direct, src_md, w_md,
+                       PlainMd({out_channels}), dst_md, strides, dilations, pad_l, pad_r)
+                 : dnnl::deconvolution_forward::desc(prop_kind::forward_inference,
+                                                     algorithm::deconvolution_direct, src_md, w_md,
+                                                     dst_md, strides, dilations, pad_l, pad_r);
       return dnnl::deconvolution_forward::primitive_desc(desc, attr, engine_);
     };
     dnnl::deconvolution_forward::primitive_desc pd;
     const std::vector<PostItem> fused = LongestFastPrefix(
         items, [&](const std::vector<PostItem>& with) { return make_pd(with, false); }, &pd);
     if (IsReference(pd) && blocked) pd = make_pd(fused, true);
+    AddWeightedStep<dnnl::deconvolution_forward>(pd, items, fused, x, w, View(Plain(w), w_view), b,
+                                                 final_value, out, absorbed);
+  }
+
+  // What Conv and ConvTranspose do once their primitive descriptor is chosen: the source in its
+  // layout, the weights in theirs (reordered once when constant), the bias, the fused post-ops'
+  // arguments, the step, then the post-ops it could not fuse.
+  template <typename Primitive, typename PrimitiveDesc>
+  void AddWeightedStep(const PrimitiveDesc& pd, const std::vector<PostItem>& items,
+                       const std::vector<PostItem>& fused, int x, int w, int weights_source, int b,
+                       int final_value, const Dims& out, const std::vector<int>& absorbed) {
     const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
     const int src = As(x, pd.src_desc());
-    const int weights_source = View(Plain(w), w_view);
     const int weights = ir_.values[w].constant ? ConstantAs(w, weights_source, pd.weights_desc())
                                                : (Md(weights_source) == pd.weights_desc()
                                                       ? weights_source
@@ -1064,7 +1063,7 @@ class PlanBuilder {
     const int dst = SumDst(fused, final_value, out, pd.dst_desc());
     PostOpArgs(fused, args);
     args.emplace_back(DNNL_ARG_DST, dst);
-    AddStep(dnnl::deconvolution_forward(pd), pd, args);
+    AddStep(Primitive(pd), pd, args);
     ApplySeparately(rest, dst, out);
     MarkDone(absorbed);
     Define(final_value, out, dst);
@@ -1085,8 +1084,8 @@ class PlanBuilder {
     const float bias = AttrFloat(node, "bias", 1.0f);
     auto make_pd = [&](const memory::desc& md) {
       return dnnl::lrn_forward::primitive_desc(
-          dnnl::lrn_forward::desc(prop_kind::forward_inference, algorithm::lrn_across_channels,
-                                  md, size, alpha, beta, bias),
+          dnnl::lrn_forward::desc(prop_kind::forward_inference, algorithm::lrn_across_channels, md,
+                                  size, alpha, beta, bias),
           Attr(), engine_);
     };
     if (xd.size() == 4 && settings_.blocked_layouts && !IsOutput(y)) {
@@ -1261,10 +1260,10 @@ class PlanBuilder {
     const std::vector<PostItem> rest(items.begin() + fused.size(), items.end());
     const int a_view = View(Plain(a), shape.a_md);
     const int b_view = View(Plain(b), shape.b_md);
-    const int weights = constant_b ? ConstantAs(b, b_view, pd.weights_desc())
-                                   : (Md(b_view) == pd.weights_desc()
-                                          ? b_view
-                                          : Reorder(b_view, pd.weights_desc()));
+    const int weights =
+        constant_b
+            ? ConstantAs(b, b_view, pd.weights_desc())
+            : (Md(b_view) == pd.weights_desc() ? b_view : Reorder(b_view, pd.weights_desc()));
     std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, a_view}, {DNNL_ARG_WEIGHTS, weights}};
     if (!fused.empty() && fused[0].kind == PostItem::kBias)
       args.emplace_back(DNNL_ARG_BIAS, fused[0].operand);
@@ -1326,8 +1325,8 @@ class PlanBuilder {
     const Dims ad = DimsOf(a), bd = DimsOf(b);
     const int64_t m = trans_a ? ad[1] : ad[0], k = trans_a ? ad[0] : ad[1];
     const int64_t kb = trans_b ? bd[1] : bd[0], nn = trans_b ? bd[0] : bd[1];
-    PRISM_ENFORCE(k == kb, kInvalidArgument, node.Describe(), ": A ", Text(ad), " and B ",
-                  Text(bd), " do not fit (transA ", trans_a, ", transB ", trans_b, ")");
+    PRISM_ENFORCE(k == kb, kInvalidArgument, node.Describe(), ": A ", Text(ad), " and B ", Text(bd),
+                  " do not fit (transA ", trans_a, ", transB ", trans_b, ")");
     MatMulShape shape;
     shape.a_dims = {m, k};
     shape.b_dims = {k, nn};
@@ -1373,7 +1372,8 @@ class PlanBuilder {
     const size_t spatial = xd.size() - 2;
     const Dims kernel = global ? Dims(xd.begin() + 2, xd.end()) : AttrInts(node, "kernel_shape");
     const Dims strides = global ? Dims(spatial, 1) : AttrInts(node, "strides", Dims(spatial, 1));
-    const Dims dilations = global ? Dims(spatial, 1) : AttrInts(node, "dilations", Dims(spatial, 1));
+    const Dims dilations =
+        global ? Dims(spatial, 1) : AttrInts(node, "dilations", Dims(spatial, 1));
     const Dims pads = global ? Dims(2 * spatial, 0) : AttrInts(node, "pads", Dims(2 * spatial, 0));
     const std::string auto_pad = global ? "NOTSET" : AttrString(node, "auto_pad", "NOTSET");
     const bool ceil_mode = !global && AttrInt(node, "ceil_mode", 0) != 0;
@@ -1402,27 +1402,28 @@ class PlanBuilder {
       }
       out.push_back(o);
       // oneDNN derives the output size from the pads: widen the end pad to ceil mode's.
-      if ((in + begin + end - window) / strides[i] + 1 != o) end = (o - 1) * strides[i] + window - in - begin;
+      if ((in + begin + end - window) / strides[i] + 1 != o)
+        end = (o - 1) * strides[i] + window - in - begin;
       PRISM_ENFORCE(end >= 0, kEpFail, node.Describe(), ": no end padding gives ", o, " outputs");
       pad_l[i] = begin;
       pad_r[i] = end;
       dnnl_dilations[i] = dilations[i] - 1;
     }
     if (DefineIfEmpty(y, out)) return;
-    const algorithm alg = max ? algorithm::pooling_max
-                              : (AttrInt(node, "count_include_pad", 0) != 0
-                                     ? algorithm::pooling_avg_include_padding
-                                     : algorithm::pooling_avg_exclude_padding);
+    const algorithm alg =
+        max ? algorithm::pooling_max
+            : (AttrInt(node, "count_include_pad", 0) != 0 ? algorithm::pooling_avg_include_padding
+                                                          : algorithm::pooling_avg_exclude_padding);
     auto make_pd = [&](bool plain) {
       const memory::desc src_md = plain ? PlainMd(xd) : Md(State(x).handle);
-      const memory::desc dst_md =
-          plain || IsOutput(y) ? PlainMd(out)
-                               : memory::desc(ToDnnl(out), dt::f32, memory::format_tag::any);
+      const memory::desc dst_md = plain || IsOutput(y)
+                                      ? PlainMd(out)
+                                      : memory::desc(ToDnnl(out), dt::f32, memory::format_tag::any);
       return dnnl::pooling_v2_forward::primitive_desc(
           dnnl::pooling_v2_forward::desc(prop_kind::forward_inference, alg, src_md, dst_md,
                                          memory::dims(strides.begin(), strides.end()),
-                                         memory::dims(kernel.begin(), kernel.end()),
-                                         dnnl_dilations, pad_l, pad_r),
+                                         memory::dims(kernel.begin(), kernel.end()), dnnl_dilations,
+                                         pad_l, pad_r),
           Attr(), engine_);
     };
     dnnl::pooling_v2_forward::primitive_desc pd;
@@ -1490,7 +1491,8 @@ class PlanBuilder {
     Dims view = xd;
     int softmax_axis = static_cast<int>(axis);
     if (!new_semantics) {
-      view = {Volume(Dims(xd.begin(), xd.begin() + axis)), Volume(Dims(xd.begin() + axis, xd.end()))};
+      view = {Volume(Dims(xd.begin(), xd.begin() + axis)),
+              Volume(Dims(xd.begin() + axis, xd.end()))};
       softmax_axis = 1;
     }
     const int src = View(Plain(x), PlainMd(view));
@@ -1525,9 +1527,10 @@ class PlanBuilder {
       strides[i] = in_strides[perm[i]];
     }
     if (DefineIfEmpty(y, out)) return;
-    const int source = View(Plain(x), rank == 0 ? PlainMd(out)
-                                                : memory::desc(ToDnnl(out), dt::f32,
-                                                               memory::dims(strides.begin(), strides.end())));
+    const int source =
+        View(Plain(x), rank == 0 ? PlainMd(out)
+                                 : memory::desc(ToDnnl(out), dt::f32,
+                                                memory::dims(strides.begin(), strides.end())));
     const int dst = DstFor(y, out, PlainMd(out));
     Reorder(source, PlainMd(out), dst);
     Define(y, out, dst);
@@ -1572,13 +1575,13 @@ class PlanBuilder {
     } else if (op == "Flatten") {
       int64_t axis = AttrInt(node, "axis", 1);
       if (axis < 0) axis += rank;
-      out = {Volume(Dims(xd.begin(), xd.begin() + axis)), Volume(Dims(xd.begin() + axis, xd.end()))};
+      out = {Volume(Dims(xd.begin(), xd.begin() + axis)),
+             Volume(Dims(xd.begin() + axis, xd.end()))};
     } else {
-      Dims axes = node.OpsetVersion() >= 13
-                      ? (ir_node.inputs.size() > 1 && ir_node.inputs[1] >= 0
-                             ? HostInts(ir_node.inputs[1])
-                             : Dims{})
-                      : AttrInts(node, "axes");
+      Dims axes = node.OpsetVersion() >= 13 ? (ir_node.inputs.size() > 1 && ir_node.inputs[1] >= 0
+                                                   ? HostInts(ir_node.inputs[1])
+                                                   : Dims{})
+                                            : AttrInts(node, "axes");
       if (op == "Squeeze") {
         for (int64_t& axis : axes) axis += axis < 0 ? rank : 0;
         for (int64_t i = 0; i < rank; ++i) {
@@ -1719,7 +1722,8 @@ class PlanBuilder {
     if (use_shift) args.emplace_back(DNNL_ARG_SHIFT, View(Plain(bias), PlainMd({inner})));
     int mean = -1, variance = -1;
     if (statistics) {
-      mean = mean_out >= 0 ? DstFor(mean_out, stat_dims, PlainMd(stat_dims)) : NewTemp(PlainMd(stat_dims));
+      mean = mean_out >= 0 ? DstFor(mean_out, stat_dims, PlainMd(stat_dims))
+                           : NewTemp(PlainMd(stat_dims));
       variance = NewTemp(PlainMd(stat_dims));
       args.emplace_back(DNNL_ARG_MEAN, View(mean, PlainMd({outer})));
       args.emplace_back(DNNL_ARG_VARIANCE, View(variance, PlainMd({outer})));
@@ -1752,7 +1756,8 @@ class PlanBuilder {
     ValueState& state = State(value);
     plan_->output_dims[o] = state.dims;
     const Slot& slot = plan_->slots[SlotOf(state.handle)];
-    if (slot.kind == SlotKind::kOutput && slot.index == o && Md(state.handle) == PlainMd(state.dims))
+    if (slot.kind == SlotKind::kOutput && slot.index == o &&
+        Md(state.handle) == PlainMd(state.dims))
       return;
     const int dst = DstFor(value, state.dims, PlainMd(state.dims));
     if (Volume(state.dims) != 0) Reorder(state.handle, PlainMd(state.dims), dst);
@@ -1937,6 +1942,8 @@ std::unique_ptr<OpKernel> CompileSubgraph(const Graph& body, const OpKernelInfo&
   return std::make_unique<DnnlSubgraphKernel>(body, info, settings, engine);
 }
 
-int64_t PlansBuilt() { return plans_built.load(); }
+int64_t PlansBuilt() {
+  return plans_built.load();
+}
 
 }  // namespace prism::dnnl_ep
