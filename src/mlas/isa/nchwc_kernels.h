@@ -333,6 +333,20 @@ void NchwcDepthwiseTile(const NchwcConvShape& s, const float* image, const float
         store.Apply(acc[p], bias, sum_row == nullptr ? nullptr : sum_row + (ow0 + p) * b));
 }
 
+template <int kPositions>
+void NchwcDepthwiseTileOfWidth(int64_t width, const NchwcConvShape& s, const float* image,
+                               const float* filter, float* out_row, const float* sum_row,
+                               const float* bias, const NchwcStore& store, int64_t oh, int64_t ow0,
+                               TapRange kh_range, TapRange kw_range) {
+  if constexpr (kPositions > 1) {
+    if (width < kPositions)
+      return NchwcDepthwiseTileOfWidth<kPositions - 1>(width, s, image, filter, out_row, sum_row,
+                                                       bias, store, oh, ow0, kh_range, kw_range);
+  }
+  NchwcDepthwiseTile<kPositions>(s, image, filter, out_row, sum_row, bias, store, oh, ow0, kh_range,
+                                 kw_range);
+}
+
 void NchwcDepthwiseRow(const NchwcConvShape& s, const float* input, const float* packed,
                        const NchwcConvEpilogue& epilogue, const NchwcStore& store, float* output,
                        int64_t n, int64_t block, int64_t oh) {
@@ -357,12 +371,12 @@ void NchwcDepthwiseRow(const NchwcConvShape& s, const float* input, const float*
   for (int64_t ow = 0; ow < interior.lo; ++ow) edge(ow);
   const TapRange all_kw{0, s.kernel_w};
   int64_t ow = interior.lo;
-  for (; ow + 8 <= interior.hi; ow += 8)
-    NchwcDepthwiseTile<8>(s, image, filter, out_row, sum_row, bias, store, oh, ow, kh_range,
-                          all_kw);
-  for (; ow < interior.hi; ++ow)
-    NchwcDepthwiseTile<1>(s, image, filter, out_row, sum_row, bias, store, oh, ow, kh_range,
-                          all_kw);
+  for (; ow < interior.hi;) {
+    const int64_t width = std::min<int64_t>(8, interior.hi - ow);
+    NchwcDepthwiseTileOfWidth<8>(width, s, image, filter, out_row, sum_row, bias, store, oh, ow,
+                                 kh_range, all_kw);
+    ow += width;
+  }
   for (ow = std::max(interior.hi, interior.lo); ow < s.output_w; ++ow) edge(ow);
 }
 
