@@ -51,20 +51,21 @@ int64_t NchwcPackedFilterFloats(const NchwcConvShape& shape) {
   return NchwcPackedFilterFloats(ActiveKernels(), shape);
 }
 
-void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* oihw,
-                     float* packed) {
+namespace {
+
+// Calls at(oihw_index, packed_index) for every weight.
+template <typename Fn>
+void ForEachFilterWeight(const IsaKernels& kernels, const NchwcConvShape& s, Fn at) {
   const int64_t b = kernels.nchwc_block;
   const int64_t taps = s.kernel_h * s.kernel_w;
   if (s.IsDepthwise()) {
     // [Cp/b][KH][KW][b] from [Cp][1][KH][KW].
     for (int64_t c = 0; c < s.output_channels; ++c)
-      for (int64_t t = 0; t < taps; ++t)
-        packed[(c / b * taps + t) * b + c % b] = oihw[c * taps + t];
+      for (int64_t t = 0; t < taps; ++t) at(c * taps + t, (c / b * taps + t) * b + c % b);
     return;
   }
   // Blocked input: [Mp/b][Cp/b][KH][KW][b_in][b_out]; NCHW input: one group of C channels,
-  // [Mp/b][C][KH][KW][b_out] read as the same with b_in = C and a single group (channel index
-  // c = group * b_in + lane).
+  // [Mp/b][C][KH][KW][b_out], the same with b_in = C and a single group.
   const int64_t cin = s.input_channels;
   const int64_t lanes_in = s.input_is_nchw ? cin : b;
   const int64_t groups = cin / lanes_in;
@@ -72,10 +73,23 @@ void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const f
     for (int64_t c = 0; c < cin; ++c)
       for (int64_t t = 0; t < taps; ++t) {
         const int64_t g = c / lanes_in, lane = c % lanes_in;
-        packed[(((m / b * groups + g) * taps + t) * lanes_in + lane) * b + m % b] =
-            oihw[(m * cin + c) * taps + t];
+        at((m * cin + c) * taps + t,
+           (((m / b * groups + g) * taps + t) * lanes_in + lane) * b + m % b);
       }
 }
+
+}  // namespace
+
+void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* oihw,
+                     float* packed) {
+  ForEachFilterWeight(kernels, s, [&](int64_t from, int64_t to) { packed[to] = oihw[from]; });
+}
+
+void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* packed,
+                       float* oihw) {
+  ForEachFilterWeight(kernels, s, [&](int64_t to, int64_t from) { oihw[to] = packed[from]; });
+}
+
 void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* packed) {
   NchwcPackFilter(ActiveKernels(), shape, oihw, packed);
 }

@@ -63,6 +63,10 @@ void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* pack
 void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& shape, const float* oihw,
                      float* packed);
 
+// The inverse: the OIHW filter back from its packed form, bit for bit.
+void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& shape, const float* packed,
+                       float* oihw);
+
 // What the convolution does when it stores: Y = activation(conv + bias + sum).
 struct NchwcConvEpilogue {
   const float* bias = nullptr;  // output_channels floats, or none

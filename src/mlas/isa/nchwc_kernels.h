@@ -462,8 +462,10 @@ void NchwcPoolRow(const NchwcPoolShape& s, const float* image, float* out_row, i
                                             s.input_w + s.pad_left + s.pad_right);
         count = (kh_padded.hi - kh_padded.lo) * (kw_padded.hi - kw_padded.lo);
       }
-      acc = NchwcLanes::Mul(acc,
-                            NchwcLanes::Splat(count > 0 ? 1.0f / static_cast<float>(count) : 0.0f));
+      // A window without any counted tap has no average: NaN, as the NCHW pool gives.
+      const float scale =
+          count > 0 ? 1.0f / static_cast<float>(count) : std::numeric_limits<float>::quiet_NaN();
+      acc = NchwcLanes::Mul(acc, NchwcLanes::Splat(scale));
     }
     NchwcLanes::Store(out_row + ow * b, acc);
   }
