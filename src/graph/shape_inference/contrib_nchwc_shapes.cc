@@ -8,7 +8,7 @@
 #include <string>
 
 #include "graph/shape_inference/inference_context.h"
-#include "graph/shape_inference/nchwc_block.h"
+#include "mlas/nchwc.h"
 
 namespace prism {
 namespace {
@@ -34,7 +34,7 @@ void ReorderInput(InferenceContext& context) {
   const SymbolicShape* x = Input4D(context, 0, "X");
   if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
   SymbolicShape y = *x;
-  const int64_t block = GraphNchwcBlockSize();
+  const int64_t block = mlas::NchwcBlockSize();
   y.dims[1] =
       x->dims[1].IsKnown() ? KnownDim((x->dims[1].value + block - 1) / block * block) : Dim{};
   context.SetOutput(0, context.InputElem(0), y);
@@ -47,7 +47,7 @@ void ReorderOutput(InferenceContext& context) {
   if (channels < 1) context.Fail(MakeString("attribute channels must be >= 1, given ", channels));
   const SymbolicShape* x = Input4D(context, 0, "X");
   if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
-  const int64_t block = GraphNchwcBlockSize();
+  const int64_t block = mlas::NchwcBlockSize();
   if (x->dims[1].IsKnown() && (channels > x->dims[1].value || x->dims[1].value - channels >= block))
     context.Fail(MakeString("channels ", channels, " does not fit X ", x->ToString(),
                             " (padded channels ", x->dims[1].value, ", block size ", block, ")"));
@@ -68,7 +68,7 @@ InferenceFunction AsOnnx(const char* op_type) {
 
 void Conv(InferenceContext& context) {
   const SymbolicShape* w = Input4D(context, 1, "W");
-  const int64_t block = GraphNchwcBlockSize();
+  const int64_t block = mlas::NchwcBlockSize();
   if (w && w->dims[0].IsKnown() && w->dims[0].value % block != 0)
     context.Fail(MakeString("W ", w->ToString(), " must have a multiple of the block size ", block,
                             " output channels"));

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/shape_inference.h"
-#include "graph/shape_inference/nchwc_block.h"
+#include "mlas/nchwc.h"
 #include "model_builder_util.h"
 
 namespace prism::testing {
@@ -126,7 +126,7 @@ TEST(ShapeInference, ConvAndPoolGeometry) {
 // The com.microsoft.nchwc ops (NchwcTransformer's): logical shapes [N, Cp, H, W] with Cp the
 // channels rounded up to the block size b (8 or 16 by ISA level).
 TEST(ShapeInference, NchwcOps) {
-  const int64_t b = GraphNchwcBlockSize();
+  const int64_t b = mlas::NchwcBlockSize();
   const std::string cp = std::to_string(b == 16 ? 32 : 24);  // 24 channels rounded up
   onnx::ModelProto proto = MakeModel();
   auto* import = proto.add_opset_import();
