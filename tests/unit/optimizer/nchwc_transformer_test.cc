@@ -205,6 +205,26 @@ TEST(NchwcTransformer, FirstConvReadsNchwAndDepthwiseStaysBlocked) {
   ExpectSameAsExtended(model, {{1, 3, 12, 12}});
 }
 
+TEST(NchwcTransformer, FewBlockedChannelsFeedABlockedConv) {
+  // X [1, 3, 8, 8] -> Conv (3 -> b/2, NCHW input) -> Conv (b/2 -> b): the second Conv's input
+  // is blocked with b/2 real channels, so it is the blocked kind over Cp = b, not the NCHW one.
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {1, 3, 8, 8});
+  AddConv(graph, "X", "C1", 3, kB / 2, 3);
+  AddConv(graph, "C1", "Y", kB / 2, kB, 3, 1, 4);
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  auto session = MakeSession(model, {}, Unpacked());
+  const Graph& optimized = *session->SessionGraph();
+  EXPECT_EQ(Ops(optimized),
+            (std::vector<std::string>{"nchwc.Conv", "nchwc.Conv", "ReorderOutput"}));
+  const Node* second = FindOp(optimized, kNchwc, "Conv", 1);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(optimized.FindInitializer(second->Inputs()[1]->name)->Shape(),
+            TensorShape({kB, kB, 3, 3}));
+  ExpectSameAsExtended(model, {{1, 3, 8, 8}});
+}
+
 TEST(NchwcTransformer, ResidualAddAndReluBecomeTheConvsSumAndActivation) {
   // A = Relu(Conv(X)); Y = Relu(Conv(A) + A): the second Conv takes A (blocked) as its Sum.
   const int64_t c = kB + kB / 2;
