@@ -325,6 +325,36 @@ TEST(NchwcTransformer, LeavesWhatItMustNot) {
             (std::vector<std::string>{"Conv", "Conv", "Conv", "MaxPool", "Conv"}));
 }
 
+// The model's W and B that the padded ones replace are released from the session's model, and
+// come back bit for bit (from the prepacked filter's unpack) when the session is rebuilt with the
+// Convs on another EP, where the pass does not run.
+TEST(NchwcTransformer, ReplacedWeightsAreReleasedAndComeBackOnARebuild) {
+  const onnx::ModelProto model = BlockedChain();
+  auto plain = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kDisableAll));
+  auto session = MakeSession(model, {});
+  const int64_t c = kB + kB / 2;
+  const std::vector<Tensor> feeds = {MakeTensor<float>({1, c, 9, 9}, Random(Count({c, 9, 9}), 5))};
+  const auto expected = RunFloat(*plain, {"X"}, feeds);
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+  const std::vector<std::string> weights = {"C1_W", "C1_B", "Y_W", "Y_B"};
+  for (const std::string& name : weights)
+    EXPECT_EQ(session->GetModel().MainGraph().FindInitializer(name), nullptr) << name;
+  session->SetProviders({TestEp("Conv")});
+  EXPECT_EQ(FindOp(*session->SessionGraph(), kNchwc, "Conv"), nullptr);
+  for (const std::string& name : weights) {
+    const Tensor* restored = session->GetModel().MainGraph().FindInitializer(name);
+    const Tensor* original = plain->GetModel().MainGraph().FindInitializer(name);
+    ASSERT_NE(restored, nullptr) << name;
+    ASSERT_EQ(restored->Shape(), original->Shape()) << name;
+    for (int64_t i = 0; i < original->NumElements(); ++i)
+      ASSERT_EQ(restored->Data<float>()[i], original->Data<float>()[i]) << name << " " << i;
+  }
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+  session->SetProviders({});
+  EXPECT_NE(FindOp(*session->SessionGraph(), kNchwc, "Conv"), nullptr);
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+}
+
 TEST(NchwcTransformer, SavedOptimizedModelReloadsUnoptimized) {
   const onnx::ModelProto model = BlockedChain();
   TempDir dir;
