@@ -106,8 +106,8 @@ void NchwcPool(const NchwcPoolShape& shape, const float* input, float* output, i
 void NchwcPool(const IsaKernels& kernels, const NchwcPoolShape& shape, const float* input,
                float* output, int64_t begin, int64_t end);
 
-// Output blocks one convolution work item computes (blocked and NCHW input): the register tile's
-// width in blocks.
+// The most output blocks one convolution work item computes (blocked and NCHW input): the
+// register tile's width in blocks. The ceil(blocks / 4) groups share the blocks evenly.
 constexpr int64_t kNchwcConvBlocksPerItem = 4;
 
 }  // namespace prism::mlas
