@@ -55,8 +55,8 @@ struct NchwcConvShape {
 bool NchwcConvShapeSupported(const IsaKernels& kernels, const NchwcConvShape& shape);
 
 // The filter, OIHW [output_channels, input_channels / groups, KH, KW], repacked once (prepack):
-// blocked input [Mp/b][Cp/b][KH][KW][b_in][b_out]; NCHW input [Mp/b][C][KH][KW][b_out];
-// depthwise [Cp/b][KH][KW][b].
+// blocked input, per group of nb output blocks of a work item, [Cp/b][KH][KW][b_in][nb][b_out];
+// NCHW input the same with one input group of C channels; depthwise [Cp/b][KH][KW][b].
 int64_t NchwcPackedFilterFloats(const NchwcConvShape& shape);
 int64_t NchwcPackedFilterFloats(const IsaKernels& kernels, const NchwcConvShape& shape);
 void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* packed);

@@ -209,8 +209,7 @@ struct NchwcConvPlan {
   const float* sum;      // the residual at the same place, or nullptr
   const float* bias;     // at the item's first output block, or nullptr
   int64_t lanes;         // input channels per packed group: b, or C for NCHW input
-  int64_t filter_block;  // floats between output blocks' filters
-  int64_t filter_group;  // floats between input channel groups' filters
+  int64_t filter_group;  // floats between input channel groups' filters (all kBlocks blocks)
   int64_t output_plane;  // floats between output blocks: OH * OW * b
   NchwcStore store;
 };
@@ -250,14 +249,14 @@ void NchwcConvTile(const NchwcConvPlan& plan, int64_t position, const int64_t* o
         for (int64_t i = 0; i < lanes; ++i) {
           NchwcV wv[kBlocks];
 #pragma GCC unroll 4
-          for (int j = 0; j < kBlocks; ++j) wv[j] = NchwcLanes::Load(w + j * plan.filter_block);
+          for (int j = 0; j < kBlocks; ++j) wv[j] = NchwcLanes::Load(w + j * b);
 #pragma GCC unroll 8
           for (int p = 0; p < kPositions; ++p) {
             const NchwcV xv = NchwcLanes::Splat(x[p][i * lane_stride]);
 #pragma GCC unroll 4
             for (int j = 0; j < kBlocks; ++j) acc[p][j] = NchwcLanes::Fma(xv, wv[j], acc[p][j]);
           }
-          w += b;
+          w += kBlocks * b;
         }
       }
     }
@@ -316,9 +315,8 @@ void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* pac
   plan.lanes = kNchwInput ? s.input_channels : b;
   plan.source = NchwcSourceOf<kNchwInput>(s, input + n * s.input_channels * spatial, groups,
                                           plan.lanes, row_begin, row_end);
-  plan.filter_group = plan.lanes * s.kernel_h * s.kernel_w * b;
-  plan.filter_block = groups * plan.filter_group;
-  plan.filter = packed + block * plan.filter_block;
+  plan.filter_group = plan.lanes * s.kernel_h * s.kernel_w * kBlocks * b;
+  plan.filter = packed + block * groups * plan.lanes * s.kernel_h * s.kernel_w * b;
   plan.output_plane = s.output_h * s.output_w * b;
   const int64_t output_offset = (n * output_blocks + block) * plan.output_plane;
   plan.output = output + output_offset;
@@ -328,7 +326,7 @@ void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* pac
                           NchwcLanes::Splat(epilogue.beta)};
   // Input groups per chunk: the chunk's filters for the item's blocks about 64 KiB, so that
   // they stay near (L1, L2) while the tiles of the run go past.
-  const int64_t group_floats = plan.filter_group * kBlocks;
+  const int64_t group_floats = plan.filter_group;
   const int64_t chunk = std::max<int64_t>(1, 16384 / group_floats);
   const int64_t begin = row_begin * s.output_w, end = row_end * s.output_w;
   constexpr int64_t kMax = kNchwcTilePositions<kBlocks>;
