@@ -246,6 +246,7 @@ void NchwcConvTile(const NchwcConvPlan& plan, int64_t position, const int64_t* o
         const float* x[kPositions];
 #pragma GCC unroll 8
         for (int p = 0; p < kPositions; ++p) x[p] = tap + offsets[p];
+#pragma GCC unroll 4
         for (int64_t i = 0; i < lanes; ++i) {
           NchwcV wv[kBlocks];
 #pragma GCC unroll 4
