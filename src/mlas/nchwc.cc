@@ -64,18 +64,30 @@ void ForEachFilterWeight(const IsaKernels& kernels, const NchwcConvShape& s, Fn 
       for (int64_t t = 0; t < taps; ++t) at(c * taps + t, (c / b * taps + t) * b + c % b);
     return;
   }
-  // Blocked input: [Mp/b][Cp/b][KH][KW][b_in][b_out]; NCHW input: one group of C channels,
-  // [Mp/b][C][KH][KW][b_out], the same with b_in = C and a single group.
+  // Blocked input: the output blocks in the work items' groups of up to kNchwcConvBlocksPerItem
+  // (shared evenly); per group of nb blocks [Cp/b][KH][KW][b_in][nb][b_out], so that a tile's
+  // filter vectors for one input channel are adjacent. NCHW input: the same with one input group
+  // of C channels (b_in = C).
   const int64_t cin = s.input_channels;
   const int64_t lanes_in = s.input_is_nchw ? cin : b;
   const int64_t groups = cin / lanes_in;
-  for (int64_t m = 0; m < s.output_channels; ++m)
-    for (int64_t c = 0; c < cin; ++c)
-      for (int64_t t = 0; t < taps; ++t) {
-        const int64_t g = c / lanes_in, lane = c % lanes_in;
-        at((m * cin + c) * taps + t,
-           (((m / b * groups + g) * taps + t) * lanes_in + lane) * b + m % b);
+  const int64_t blocks = s.output_channels / b;
+  const int64_t block_groups = (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
+  const int64_t block_floats = groups * taps * lanes_in * b;
+  for (int64_t bg = 0; bg < block_groups; ++bg) {
+    const int64_t first = bg * blocks / block_groups;
+    const int64_t nb = (bg + 1) * blocks / block_groups - first;
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t o = 0; o < b; ++o) {
+        const int64_t m = (first + j) * b + o;
+        for (int64_t c = 0; c < cin; ++c)
+          for (int64_t t = 0; t < taps; ++t) {
+            const int64_t g = c / lanes_in, lane = c % lanes_in;
+            at((m * cin + c) * taps + t,
+               first * block_floats + (((g * taps + t) * lanes_in + lane) * nb + j) * b + o);
+          }
       }
+  }
 }
 
 }  // namespace

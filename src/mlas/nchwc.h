@@ -55,8 +55,8 @@ struct NchwcConvShape {
 bool NchwcConvShapeSupported(const IsaKernels& kernels, const NchwcConvShape& shape);
 
 // The filter, OIHW [output_channels, input_channels / groups, KH, KW], repacked once (prepack):
-// blocked input [Mp/b][Cp/b][KH][KW][b_in][b_out]; NCHW input [Mp/b][C][KH][KW][b_out];
-// depthwise [Cp/b][KH][KW][b].
+// blocked input, per group of nb output blocks of a work item, [Cp/b][KH][KW][b_in][nb][b_out];
+// NCHW input the same with one input group of C channels; depthwise [Cp/b][KH][KW][b].
 int64_t NchwcPackedFilterFloats(const NchwcConvShape& shape);
 int64_t NchwcPackedFilterFloats(const IsaKernels& kernels, const NchwcConvShape& shape);
 void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* packed);
@@ -106,8 +106,8 @@ void NchwcPool(const NchwcPoolShape& shape, const float* input, float* output, i
 void NchwcPool(const IsaKernels& kernels, const NchwcPoolShape& shape, const float* input,
                float* output, int64_t begin, int64_t end);
 
-// Output blocks one convolution work item computes (blocked and NCHW input): the register tile's
-// width in blocks.
+// The most output blocks one convolution work item computes (blocked and NCHW input): the
+// register tile's width in blocks. The ceil(blocks / 4) groups share the blocks evenly.
 constexpr int64_t kNchwcConvBlocksPerItem = 4;
 
 }  // namespace prism::mlas
