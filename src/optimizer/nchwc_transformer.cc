@@ -187,6 +187,17 @@ class Rewriter {
     if (const Attribute* activation = conv.FindAttribute("activation");
         activation != nullptr && !kActivations.count(activation->s))
       return;
+    // The parameter counts the kernel takes (FusedConv's): a node with others stays FusedConv,
+    // whose kernel reports them.
+    if (const Attribute* activation = conv.FindAttribute("activation"); activation != nullptr) {
+      const Attribute* params = conv.FindAttribute("activation_params");
+      const size_t given = params ? params->floats.size() : 0;
+      const std::string& name = activation->s;
+      const size_t needed = name == "LeakyRelu"                         ? 1
+                            : (name == "Clip" || name == "HardSigmoid") ? 2
+                                                                        : 0;
+      if (given != needed) return;
+    }
     const Blocked* x_blocked = FindBlocked(x);
     const std::optional<int64_t> x_channels =
         x_blocked ? std::optional<int64_t>(x_blocked->channels) : Channels4D(x);

@@ -249,6 +249,39 @@ TEST(NchwcTransformer, ResidualAddAndReluBecomeTheConvsSumAndActivation) {
   ExpectSameAsExtended(model, {{1, c, 6, 6}});
 }
 
+TEST(NchwcTransformer, SymbolicBatchAndAnNchwSumInput) {
+  // X [batch, C, 7, 7]; Y = Relu(Conv(X) + X), run with 3 images.
+  const int64_t c = kB + kB / 2;
+  const auto make = [c](DimSpec batch) {
+    onnx::ModelProto model = MakeModel();
+    auto* graph = model.mutable_graph();
+    AddInput(graph, "X", TensorProto::FLOAT, {batch, c, 7, 7});
+    AddConv(graph, "X", "C1", c, c, 3);
+    AddNode(graph, "Add", {"C1", "X"}, {"S"}, "add");
+    AddNode(graph, "Relu", {"S"}, {"Y"}, "relu");
+    AddOutput(graph, "Y", TensorProto::FLOAT);
+    return model;
+  };
+  // A static batch: FusedConv's Z is the NCHW graph input, reordered once for both the Conv's
+  // input and its Sum.
+  const onnx::ModelProto fixed = make(3);
+  auto session = MakeSession(fixed, {});
+  EXPECT_EQ(Ops(*session->SessionGraph()),
+            (std::vector<std::string>{"ReorderInput", "nchwc.Conv", "ReorderOutput"}));
+  const Node* conv = FindOp(*session->SessionGraph(), kNchwc, "Conv");
+  ASSERT_EQ(conv->InputCount(), 4u);
+  EXPECT_EQ(conv->Inputs()[3], conv->Inputs()[0]);
+  ExpectSameAsExtended(fixed, {{3, c, 7, 7}});
+  // A symbolic batch: ConvActivationFusion takes Z only with static shapes, so the Add and Relu
+  // read the NCHW value back; the Conv itself is NCHWc all the same.
+  const onnx::ModelProto symbolic = make("n");
+  auto symbolic_session = MakeSession(symbolic, {});
+  EXPECT_EQ(
+      Ops(*symbolic_session->SessionGraph()),
+      (std::vector<std::string>{"ReorderInput", "nchwc.Conv", "ReorderOutput", "Add", "Relu"}));
+  ExpectSameAsExtended(symbolic, {{3, c, 7, 7}});
+}
+
 TEST(NchwcTransformer, ElementwiseOpsAndConcatStayBlocked) {
   // Two branches of b channels each, Sigmoid * Tanh, concatenated to 2b, pooled, reordered back
   // once for both the graph output and a Softmax.
