@@ -4,9 +4,12 @@
 // the session does, the bias in the GEMM's epilogue) beside oneDNN's convolution primitive in the
 // same binary (Debian's libdnnl: source, weights and destination in the blocked layouts it
 // chooses, weights reordered once outside the timing; the reorders of the activations into and
-// out of that layout are timed on their own, as `dnnl_reorders`). Counters: GFLOP/s and the
-// layer's number of occurrences in its model, so that benchmarks/conv_table.py can sum a model's
-// convolution time.
+// out of that layout are timed on their own, as `dnnl_reorders`), and beside Prism's NCHWc direct
+// convolution called through mlas (mlas/nchwc.h; `nchwc`: input and output in the blocked layout,
+// channels padded to the block, filter packed once outside the timing, the bias in the kernel's
+// store, Prism's intra-op pool), the pair the NCHWc graph rewrite puts in a model. Counters:
+// GFLOP/s and the layer's number of occurrences in its model, so that benchmarks/conv_table.py can
+// sum a model's convolution time.
 //
 //   build/prism_conv_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //       --benchmark_out=conv.json --benchmark_out_format=json     (one command line)
@@ -22,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "graph/model.h"
+#include "mlas/nchwc.h"
 #include "onnx/onnx_pb.h"
 #include "session/inference_session.h"
 
@@ -193,6 +198,47 @@ void PrismConv(benchmark::State& state, const Layer& l) {
   SetCounters(state, l);
 }
 
+// Prism's NCHWc convolution on blocked tensors: the first layer (3 channels) reads plain NCHW,
+// group == channels layers are depthwise, the rest blocked.
+void PrismNchwcConv(benchmark::State& state, const Layer& l) {
+  const int64_t b = prism::mlas::NchwcBlockSize();
+  auto round_up = [b](int64_t c) { return (c + b - 1) / b * b; };
+  prism::mlas::NchwcConvShape shape;
+  const bool depthwise = l.group > 1;
+  shape.input_is_nchw = !depthwise && l.channels < b;
+  shape.input_channels = shape.input_is_nchw ? l.channels : round_up(l.channels);
+  shape.output_channels = round_up(l.filters);
+  shape.groups = depthwise ? shape.output_channels : 1;
+  shape.input_h = l.height;
+  shape.input_w = l.width;
+  shape.output_h = l.OutH();
+  shape.output_w = l.OutW();
+  shape.kernel_h = l.kernel_h;
+  shape.kernel_w = l.kernel_w;
+  shape.stride_h = shape.stride_w = l.stride;
+  shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = l.pad;
+  const int64_t cin_w = depthwise ? 1 : shape.input_channels;
+  const std::vector<float> w =
+      RandomValues(shape.output_channels * cin_w * l.kernel_h * l.kernel_w, 2);
+  std::vector<float> packed(static_cast<size_t>(prism::mlas::NchwcPackedFilterFloats(shape)));
+  prism::mlas::NchwcPackFilter(shape, w.data(), packed.data());
+  const std::vector<float> bias = RandomValues(shape.output_channels, 3);
+  const std::vector<float> x = RandomValues(shape.input_channels * l.height * l.width, 1);
+  std::vector<float> y(static_cast<size_t>(shape.output_channels * l.OutH() * l.OutW()));
+  prism::mlas::NchwcConvEpilogue epilogue;
+  epilogue.bias = bias.data();
+  prism::ThreadPool pool(static_cast<int>(state.range(0)));
+  const int64_t items = prism::mlas::NchwcConvWorkItems(shape);
+  const double cost = l.Flops() / static_cast<double>(items);
+  for (auto _ : state) {
+    pool.ParallelFor(items, cost, [&](int64_t begin, int64_t end) {
+      prism::mlas::NchwcConv(shape, x.data(), packed.data(), epilogue, y.data(), begin, end);
+    });
+    benchmark::DoNotOptimize(y.data());
+  }
+  SetCounters(state, l);
+}
+
 #if defined(PRISM_BENCH_WITH_DNNL)
 struct DnnlConv {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -273,6 +319,11 @@ const bool kRegistered = [] {
   for (const Layer& layer : kLayers) {
     const std::string name = layer.Name();
     benchmark::RegisterBenchmark(("conv/" + name + "/prism").c_str(), PrismConv, layer)
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("conv/" + name + "/nchwc").c_str(), PrismNchwcConv, layer)
         ->Arg(1)
         ->Arg(2)
         ->UseRealTime()

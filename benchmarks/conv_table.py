@@ -4,9 +4,11 @@
 
 Per model and thread count: the total convolution time of one inference (each layer shape's
 median time times its number of occurrences in the model) for Prism's CPU EP, for oneDNN's
-primitive in its blocked layouts (weights prepacked), and for oneDNN's reorders of the
-activations into and out of those layouts (reported apart), with the ratio Prism / oneDNN
-(the issue's bar: at most 1.05). Then each layer's medians.
+primitive in its blocked layouts (weights prepacked), for oneDNN's reorders of the
+activations into and out of those layouts (reported apart), and for Prism's NCHWc direct
+convolution on blocked tensors (mlas/nchwc.h, filter prepacked: the kernel the NCHWc graph
+rewrite runs), with the ratios Prism / oneDNN and NCHWc / oneDNN (the issue's bar: at most
+1.05). Then each layer's medians.
 
 usage: conv_table.py RUN.json
 """
@@ -36,24 +38,30 @@ def main(argv):
         for variant, (time_us, count, _) in variants.items():
             totals[(model, threads)][variant] += time_us * count
     print("| model | threads | Prism ms | oneDNN ms (blocked, weights prepacked) | Prism / oneDNN "
-          "| oneDNN reorders ms (activations in and out) |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "| oneDNN reorders ms (activations in and out) | Prism NCHWc ms | NCHWc / oneDNN |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for (model, threads), t in sorted(totals.items()):
         prism, dnnl = t.get("prism", 0) / 1e3, t.get("dnnl", 0) / 1e3
-        ratio = f"**{prism / dnnl:.2f}x**" if dnnl else "n/a"
+        nchwc = t.get("nchwc", 0) / 1e3
+        ratio = f"**{prism / dnnl:.2f}x**" if dnnl and prism else "n/a"
+        nchwc_ratio = f"**{nchwc / dnnl:.3f}x**" if dnnl and nchwc else "n/a"
         print(f"| {model} | {threads} | {prism:.2f} | {dnnl:.2f} | {ratio} "
-              f"| {t.get('dnnl_reorders', 0) / 1e3:.2f} |")
+              f"| {t.get('dnnl_reorders', 0) / 1e3:.2f} | {nchwc:.2f} | {nchwc_ratio} |")
     print()
     print("| layer | threads | count | Prism us | Prism GFLOP/s | oneDNN us | oneDNN GFLOP/s "
-          "| Prism / oneDNN |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| Prism / oneDNN | NCHWc us | NCHWc / oneDNN |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (model, layer, threads), v in sorted(layers.items()):
-        p, d = v.get("prism"), v.get("dnnl")
-        if not p:
+        p, d, n = v.get("prism"), v.get("dnnl"), v.get("nchwc")
+        if not p and not n:
             continue
-        ratio = f"{p[0] / d[0]:.2f}x" if d else "n/a"
-        print(f"| {model}/{layer} | {threads} | {int(p[1])} | {p[0]:.1f} | {p[2] / 1e9:.1f} "
-              f"| {d[0] if d else 0:.1f} | {d[2] / 1e9 if d else 0:.1f} | {ratio} |")
+        count = int((p or n)[1])
+        ratio = f"{p[0] / d[0]:.2f}x" if d and p else "n/a"
+        nchwc_ratio = f"{n[0] / d[0]:.2f}x" if d and n else "n/a"
+        print(f"| {model}/{layer} | {threads} | {count} | {p[0] if p else 0:.1f} "
+              f"| {p[2] / 1e9 if p else 0:.1f} | {d[0] if d else 0:.1f} "
+              f"| {d[2] / 1e9 if d else 0:.1f} | {ratio} | {n[0] if n else 0:.1f} "
+              f"| {nchwc_ratio} |")
     return 0
 
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "mlas/cpu_isa.h"
+#include "mlas/nchwc.h"
 
 namespace prism::mlas {
 
@@ -163,6 +164,19 @@ struct IsaKernels {
   // convolution's bias, residual sum and activation in one pass.
   void (*bias_activation_row_f32)(float* out, const float* sum, int64_t count, float bias, int kind,
                                   float a, float b);
+  // ---- NCHWc (driven by mlas/nchwc.cc; formats and work items in mlas/nchwc.h) ----
+  // The channel block b: one vector of floats.
+  int64_t nchwc_block;
+  void (*nchwc_reorder_input_f32)(const float* nchw, int64_t channels, int64_t spatial,
+                                  float* nchwc, int64_t block_begin, int64_t block_end);
+  void (*nchwc_reorder_output_f32)(const float* nchwc, int64_t channels, int64_t spatial,
+                                   float* nchw, int64_t block_begin, int64_t block_end);
+  // Work items [begin, end) of a convolution (filter packed by NchwcPackFilter) and a pooling.
+  void (*nchwc_conv_f32)(const NchwcConvShape& shape, const float* input, const float* packed,
+                         const NchwcConvEpilogue& epilogue, float* output, int64_t begin,
+                         int64_t end);
+  void (*nchwc_pool_f32)(const NchwcPoolShape& shape, const float* input, float* output,
+                         int64_t begin, int64_t end);
 };
 
 // The table of a level; a level this build lacks gives the baseline table.

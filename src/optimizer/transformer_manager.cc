@@ -104,6 +104,8 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeMatMulTransposeFusion());
     manager->Register(MakeMatMulScaleFusion());
   }
+  // After the extended fusions (FusedConv with its Sum and activation) have run to a fixpoint.
+  if (optimization_level >= 3) manager->Register(MakeNchwcTransformer());
   std::set<std::string> known;
   for (TransformerLevel level :
        {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})

@@ -56,5 +56,6 @@ std::unique_ptr<GraphTransformer> MakeGemmActivationFusion();
 std::unique_ptr<GraphTransformer> MakeFastGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulTransposeFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulScaleFusion();
+std::unique_ptr<GraphTransformer> MakeNchwcTransformer();
 
 }  // namespace prism

@@ -70,6 +70,8 @@ def test_fused_blocks_match_onnxruntime_and_the_saved_model_loads_there(kind, ex
     expected = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
         None, {"x": x})[0]
     options = prismrt.SessionOptions()
+    # The extended level: the layout level would turn the FusedConvs into NCHWc ones (below).
+    options.graph_optimization_level = prismrt.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     saved = str(tmp_path / "optimized.onnx")
     options.optimized_model_filepath = saved
     actual = prismrt.InferenceSession(model, options).run(None, {"x": x})[0]
@@ -85,6 +87,31 @@ def test_fused_blocks_match_onnxruntime_and_the_saved_model_loads_there(kind, ex
     plain.graph_optimization_level = prismrt.GraphOptimizationLevel.ORT_DISABLE_ALL
     again = prismrt.InferenceSession(saved, plain).run(None, {"x": x})[0]
     np.testing.assert_allclose(again, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["residual", "inverted_residual"])
+def test_nchwc_blocks_match_onnxruntime_and_the_saved_model_reloads(kind, tmp_path):
+    """Level all: NchwcTransformer writes every Conv as com.microsoft.nchwc Conv (onnxruntime's
+    op names); the results equal onnxruntime's, and the saved model gives them again in Prism
+    with its optimizations off."""
+    model = _block_model(kind)
+    x = np.random.default_rng(2).normal(size=(2, 8, 10, 10)).astype(np.float32)
+    expected = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    options = prismrt.SessionOptions()
+    saved = str(tmp_path / "optimized.onnx")
+    options.optimized_model_filepath = saved
+    actual = prismrt.InferenceSession(model, options).run(None, {"x": x})[0]
+    np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
+    nodes = onnx.load(saved).graph.node
+    assert not [n for n in nodes if n.op_type in ("Conv", "FusedConv") and
+                n.domain != "com.microsoft.nchwc"], [(n.domain, n.op_type) for n in nodes]
+    convs = [n.op_type for n in nodes if n.domain == "com.microsoft.nchwc"].count("Conv")
+    assert convs == {"residual": 2, "inverted_residual": 3}[kind], nodes
+    plain = prismrt.SessionOptions()
+    plain.graph_optimization_level = prismrt.GraphOptimizationLevel.ORT_DISABLE_ALL
+    again = prismrt.InferenceSession(saved, plain).run(None, {"x": x})[0]
+    np.testing.assert_allclose(again, actual, rtol=0, atol=0)
 
 
 def test_exported_gelu_becomes_com_microsoft_gelu_and_loads_in_onnxruntime(tmp_path):

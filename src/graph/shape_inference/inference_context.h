@@ -79,6 +79,9 @@ void RegisterShapeInference(const std::string& op_type, InferenceFunction functi
 // An op of another domain (ai.onnx.preview, com.microsoft, ...).
 void RegisterShapeInference(const std::string& domain, const std::string& op_type,
                             InferenceFunction function);
+// The registered function of an op (domain "" for ai.onnx), or nullptr: for ops whose shapes are
+// another op's (the com.microsoft.nchwc ops are Conv's and the pools').
+const InferenceFunction* FindShapeInference(const std::string& domain, const std::string& op_type);
 
 // Helpers shared by families.
 Dim KnownDim(int64_t value);

@@ -234,6 +234,12 @@ void RegisterShapeInference(const std::string& domain, const std::string& op_typ
   Registry()[RegistryKey(domain, op_type)] = std::move(function);
 }
 
+const InferenceFunction* FindShapeInference(const std::string& domain, const std::string& op_type) {
+  RegisterFamilies();
+  auto it = Registry().find(RegistryKey(domain, op_type));
+  return it == Registry().end() ? nullptr : &it->second;
+}
+
 bool HasShapeInference(const std::string& domain, const std::string& op_type) {
   RegisterFamilies();
   return Registry().count(RegistryKey(domain, op_type)) > 0;
@@ -265,6 +271,7 @@ void RegisterQuantizationShapes();
 void RegisterContribShapes();
 void RegisterContribQuantShapes();
 void RegisterContribAttentionShapes();
+void RegisterContribNchwcShapes();
 
 namespace {
 void RegisterFamilies() {
@@ -288,6 +295,7 @@ void RegisterFamilies() {
     RegisterContribShapes();
     RegisterContribQuantShapes();
     RegisterContribAttentionShapes();
+    RegisterContribNchwcShapes();
     return true;
   }();
   (void)done;

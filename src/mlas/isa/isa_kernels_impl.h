@@ -24,6 +24,7 @@
 #endif
 
 #include "mlas/isa_kernels.h"
+#include "mlas/nchwc.h"
 #include "mlas/qgemm.h"
 #include "mlas/sgemm.h"
 
@@ -1284,6 +1285,8 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
 
 #endif
 
+#include "mlas/isa/nchwc_kernels.h"
+
 #if defined(__AVX512F__)
 #include "mlas/isa/sgemm_avx512.h"
 #endif
@@ -1354,7 +1357,12 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .gelu_erf_f32 = &GeluErfF32,
                              .pool_max_row_f32 = &PoolRowF32<true>,
                              .pool_sum_row_f32 = &PoolRowF32<false>,
-                             .bias_activation_row_f32 = &BiasActivationRowF32};
+                             .bias_activation_row_f32 = &BiasActivationRowF32,
+                             .nchwc_block = kNchwcBlock,
+                             .nchwc_reorder_input_f32 = &NchwcReorderInputF32,
+                             .nchwc_reorder_output_f32 = &NchwcReorderOutputF32,
+                             .nchwc_conv_f32 = &NchwcConvF32,
+                             .nchwc_pool_f32 = &NchwcPoolF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/shape_inference.h"
+#include "mlas/nchwc.h"
 #include "model_builder_util.h"
 
 namespace prism::testing {
@@ -120,6 +121,57 @@ TEST(ShapeInference, ConvAndPoolGeometry) {
   EXPECT_EQ(ShapeOf(*inferred, "P"), "[n,4,6,5]");  // ceil((11-2)/2)+1 = 6, ceil(8/2)+1 = 5
   EXPECT_EQ(inferred->FindNodeArg("I")->type.elem, ElementType::kInt64);
   EXPECT_EQ(ShapeOf(*inferred, "G"), "[n,4,1,1]");
+}
+
+// The com.microsoft.nchwc ops (NchwcTransformer's): logical shapes [N, Cp, H, W] with Cp the
+// channels rounded up to the block size b (8 or 16 by ISA level).
+TEST(ShapeInference, NchwcOps) {
+  const int64_t b = mlas::NchwcBlockSize();
+  const std::string cp = std::to_string(b == 16 ? 32 : 24);  // 24 channels rounded up
+  onnx::ModelProto proto = MakeModel();
+  auto* import = proto.add_opset_import();
+  import->set_domain("com.microsoft.nchwc");
+  import->set_version(1);
+  auto* graph = proto.mutable_graph();
+  const char* nchwc = "com.microsoft.nchwc";
+  AddInput(graph, "X", TensorProto::FLOAT, {"n", 24, 11, 10});
+  AddInput(graph, "I", TensorProto::FLOAT, {"n", 3, 11, 10});
+  AddFloatInitializer(graph, "W", {2 * b, 2 * b, 3, 3}, std::vector<float>(4 * b * b * 9));
+  AddFloatInitializer(graph, "WI", {b, 3, 3, 3}, std::vector<float>(b * 27));
+  AddNode(graph, "ReorderInput", {"X"}, {"R"}, "reorder", nchwc);
+  // The NCHW-input kind: W's input channels are X's.
+  auto* first = AddNode(graph, "Conv", {"I", "WI"}, {"F"}, "first", nchwc);
+  AddIntsAttr(first, "strides", {2, 2});
+  AddIntsAttr(first, "pads", {1, 1, 1, 1});
+  auto* pool = AddNode(graph, "MaxPool", {"R"}, {"P"}, "pool", nchwc);
+  AddIntsAttr(pool, "kernel_shape", {3, 3});
+  AddIntsAttr(pool, "strides", {2, 2});
+  AddNode(graph, "GlobalAveragePool", {"R"}, {"G"}, "gap", nchwc);
+  auto* out = AddNode(graph, "ReorderOutput", {"R"}, {"O"}, "back", nchwc);
+  AddInt(out, "channels", 24);
+  for (const char* name : {"R", "F", "P", "G", "O"}) AddOutput(graph, name, TensorProto::FLOAT);
+  std::shared_ptr<const Model> model;
+  auto inferred = Infer(proto, &model);
+  EXPECT_EQ(ShapeOf(*inferred, "R"), "[n," + cp + ",11,10]");
+  EXPECT_EQ(ShapeOf(*inferred, "F"), "[n," + std::to_string(b) + ",6,5]");
+  EXPECT_EQ(ShapeOf(*inferred, "P"), "[n," + cp + ",5,4]");
+  EXPECT_EQ(ShapeOf(*inferred, "G"), "[n," + cp + ",1,1]");
+  EXPECT_EQ(ShapeOf(*inferred, "O"), "[n,24,11,10]");
+
+  // A blocked Conv takes W's output channels; W's input channels must be X's padded ones.
+  onnx::ModelProto conv = proto;
+  AddNode(conv.mutable_graph(), "Conv", {"R", "W"}, {"C"}, "conv", nchwc);
+  AddOutput(conv.mutable_graph(), "C", TensorProto::FLOAT);
+  if (b == 16) {
+    auto conv_inferred = Infer(conv, &model);
+    EXPECT_EQ(ShapeOf(*conv_inferred, "C"), "[n,32,9,8]");
+  } else {
+    PRISM_EXPECT_ERROR(CaptureError([&] { Infer(conv, &model); }), kInvalidGraph, "channels");
+  }
+  // ReorderOutput's channels must fit X's padded channels.
+  onnx::ModelProto too_many = proto;
+  too_many.mutable_graph()->mutable_node(4)->mutable_attribute(0)->set_i(40);
+  PRISM_EXPECT_ERROR(CaptureError([&] { Infer(too_many, &model); }), kInvalidGraph, "does not fit");
 }
 
 TEST(ShapeInference, ReshapeConcatTransposeAndFlatten) {

@@ -38,6 +38,13 @@ SessionOptions AtLevel(GraphOptimizationLevel level, std::vector<std::string> di
   return options;
 }
 
+// The extended level: the Conv fusions' own graphs, before the layout level's NchwcTransformer
+// turns their FusedConvs into com.microsoft.nchwc ones (the results are still compared at the
+// default level, all).
+SessionOptions Extended() {
+  return AtLevel(GraphOptimizationLevel::kExtended);
+}
+
 // X [1, 3, 5, 5] -> Conv (W [4, 3, 3, 3], B [4], pads 1) -> C -> BatchNormalization -> N.
 onnx::ModelProto ConvBn(bool with_bias = true) {
   onnx::ModelProto model = MakeModel();
@@ -123,7 +130,8 @@ TEST(ConvBNFusion, LeavesWhatItMustNot) {
   }
   onnx::ModelProto plain = ConvBn();
   AddOutput(plain.mutable_graph(), "N", TensorProto::FLOAT);
-  auto disabled = MakeSession(plain, {}, AtLevel(GraphOptimizationLevel::kAll, {"ConvBNFusion"}));
+  auto disabled =
+      MakeSession(plain, {}, AtLevel(GraphOptimizationLevel::kExtended, {"ConvBNFusion"}));
   EXPECT_EQ(Ops(*disabled->SessionGraph()),
             (std::vector<std::string>{"Conv", "BatchNormalization"}));
 }
@@ -184,7 +192,7 @@ TEST(ConvActivationFusion, EveryActivationBecomesFusedConv) {
     for (int opset : {6, 17}) {
       if (opset == 6 && activation != "Clip") continue;
       onnx::ModelProto model = ConvThen(activation, false, opset);
-      auto session = MakeSession(model, {});
+      auto session = MakeSession(model, {}, Extended());
       const Graph& graph = *session->SessionGraph();
       ASSERT_EQ(Ops(graph), std::vector<std::string>{"FusedConv"}) << activation << opset;
       const Node& fused = graph.GetNode(graph.TopologicalOrder()[0]);
@@ -197,7 +205,7 @@ TEST(ConvActivationFusion, EveryActivationBecomesFusedConv) {
 
 TEST(ConvActivationFusion, ResidualAddBeforeTheActivationBecomesZ) {
   onnx::ModelProto model = ConvThen("Relu", true);
-  auto session = MakeSession(model, {});
+  auto session = MakeSession(model, {}, Extended());
   const Graph& graph = *session->SessionGraph();
   ASSERT_EQ(Ops(graph), std::vector<std::string>{"FusedConv"});
   EXPECT_EQ(graph.GetNode(graph.TopologicalOrder()[0]).InputCount(), 4u);
@@ -213,19 +221,20 @@ TEST(ConvActivationFusion, ResidualAddBeforeTheActivationBecomesZ) {
 TEST(ConvActivationFusion, LeavesWhatItMustNot) {
   // Z broadcast over the Conv's output: FusedConv does not broadcast.
   onnx::ModelProto broadcast = ConvThen("Relu", true, 17, {1, 4, 1, 1});
-  EXPECT_EQ(Ops(*MakeSession(broadcast, {})->SessionGraph()),
+  EXPECT_EQ(Ops(*MakeSession(broadcast, {}, Extended())->SessionGraph()),
             (std::vector<std::string>{"Conv", "Add", "Relu"}));
   ExpectSameResults(broadcast, {"X", "Z"}, {{1, 3, 5, 5}, {1, 4, 1, 1}});
   // An activation FusedConv has no form for, basic level, disabled by name, another EP.
   onnx::ModelProto elu = ConvThen("Elu", false);
-  EXPECT_EQ(Ops(*MakeSession(elu, {})->SessionGraph()), (std::vector<std::string>{"Conv", "Elu"}));
+  EXPECT_EQ(Ops(*MakeSession(elu, {}, Extended())->SessionGraph()),
+            (std::vector<std::string>{"Conv", "Elu"}));
   onnx::ModelProto relu = ConvThen("Relu", false);
   EXPECT_EQ(Ops(*MakeSession(relu, {}, AtLevel(GraphOptimizationLevel::kBasic))->SessionGraph()),
             (std::vector<std::string>{"Conv", "Relu"}));
-  EXPECT_EQ(
-      Ops(*MakeSession(relu, {}, AtLevel(GraphOptimizationLevel::kAll, {"ConvActivationFusion"}))
-               ->SessionGraph()),
-      (std::vector<std::string>{"Conv", "Relu"}));
+  EXPECT_EQ(Ops(*MakeSession(relu, {},
+                             AtLevel(GraphOptimizationLevel::kExtended, {"ConvActivationFusion"}))
+                     ->SessionGraph()),
+            (std::vector<std::string>{"Conv", "Relu"}));
   EXPECT_EQ(Ops(*MakeSession(relu, {TestEp("Conv"), {"CPUExecutionProvider", {}}})->SessionGraph()),
             (std::vector<std::string>{"Conv", "Relu"}));
   // Clip with a bound computed at run time.
@@ -233,7 +242,7 @@ TEST(ConvActivationFusion, LeavesWhatItMustNot) {
   auto* graph = clip.mutable_graph();
   graph->mutable_initializer()->RemoveLast();
   AddInput(graph, "high", TensorProto::FLOAT, {});
-  EXPECT_EQ(Ops(*MakeSession(clip, {})->SessionGraph()),
+  EXPECT_EQ(Ops(*MakeSession(clip, {}, Extended())->SessionGraph()),
             (std::vector<std::string>{"Conv", "Clip"}));
 }
 
@@ -244,7 +253,8 @@ TEST(ConvFusions, ConvBnAddReluChainBecomesOneFusedConv) {
   AddNode(graph, "Add", {"N", "Z"}, {"S"}, "add");
   AddNode(graph, "Relu", {"S"}, {"Y"}, "relu");
   AddOutput(graph, "Y", TensorProto::FLOAT);
-  EXPECT_EQ(Ops(*MakeSession(model, {})->SessionGraph()), std::vector<std::string>{"FusedConv"});
+  EXPECT_EQ(Ops(*MakeSession(model, {}, Extended())->SessionGraph()),
+            std::vector<std::string>{"FusedConv"});
   ExpectSameResults(model, {"X", "Z"}, {{1, 3, 5, 5}, {1, 4, 5, 5}});
 }
 

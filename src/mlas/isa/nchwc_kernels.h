@@ -1,0 +1,610 @@
+// The NCHWc kernels (formats in mlas/nchwc.h): part of isa_kernels_impl.h, which includes this
+// inside its anonymous namespace in every unit (no include guard; the includer's Float8 helpers,
+// and <immintrin.h> where the unit has AVX, are used). One template over a lane type: zmm (16
+// floats) on the AVX-512 level, Float8 (one ymm on AVX2, two SSE registers on baseline) elsewhere.
+//
+// Direct convolution: a tile of kPositions output positions along a row times kBlocks output
+// blocks is summed in registers; per input channel each position's value is broadcast and
+// multiplied into the blocks' packed filter vectors. Positions whose window reaches into the
+// horizontal padding run one at a time with their taps clipped; rows clip their vertical taps.
+// Input channels are taken in chunks (filter chunk ~ the L2 cache): the first chunk stores its
+// sums, the next ones add to them, the last applies bias, sum and activation.
+
+#if defined(__AVX512F__)
+struct NchwcLanes {
+  using V = __m512;
+  static constexpr int64_t kLanes = 16;
+  static constexpr int kAccumulators = 24;  // of the 32 zmm
+  static V Load(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V Splat(float x) { return _mm512_set1_ps(x); }
+  static V Zero() { return _mm512_setzero_ps(); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+  static V Less(V a, V b, V if_less, V otherwise) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), otherwise, if_less);
+  }
+};
+#else
+struct NchwcLanes {
+  using V = Float8;
+  static constexpr int64_t kLanes = 8;
+#if defined(__AVX2__)
+  static constexpr int kAccumulators = 12;  // of the 16 ymm
+#else
+  static constexpr int kAccumulators = 8;
+#endif
+  static V Load(const float* p) {
+    return LoadFloat8(p);
+  }
+  static void Store(float* p, V v) {
+    StoreFloat8(p, v);
+  }
+  static V Splat(float x) {
+    return V{x, x, x, x, x, x, x, x};
+  }
+  static V Zero() {
+    return V{};
+  }
+  static V Fma(V a, V b, V c) {
+    return MultiplyAdd(a, b, c);
+  }
+  static V Add(V a, V b) {
+    return a + b;
+  }
+  static V Mul(V a, V b) {
+    return a * b;
+  }
+#if defined(__AVX__)
+  static V Max(V a, V b) {
+    return reinterpret_cast<V>(
+        _mm256_max_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b)));
+  }
+  static V Min(V a, V b) {
+    return reinterpret_cast<V>(
+        _mm256_min_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b)));
+  }
+#else
+  // As _mm256_max_ps: the second operand where the comparison fails (NaN).
+  static V Max(V a, V b) {
+    V r;
+    for (int i = 0; i < 8; ++i) r[i] = a[i] > b[i] ? a[i] : b[i];
+    return r;
+  }
+  static V Min(V a, V b) {
+    V r;
+    for (int i = 0; i < 8; ++i) r[i] = a[i] < b[i] ? a[i] : b[i];
+    return r;
+  }
+#endif
+  static V Less(V a, V b, V if_less, V otherwise) {
+    V r;
+    for (int i = 0; i < 8; ++i) r[i] = a[i] < b[i] ? if_less[i] : otherwise[i];
+    return r;
+  }
+};
+#endif
+
+constexpr int64_t kNchwcBlock = NchwcLanes::kLanes;
+// A convolution tile's positions for kBlocks output blocks: as many as the accumulator registers
+// allow (one filter vector per block is loaded for all of them, one broadcast per position), at
+// most 8: each position keeps a pointer in a general register.
+template <int kBlocks>
+constexpr int kNchwcTilePositions = std::min(8, NchwcLanes::kAccumulators / kBlocks);
+using NchwcV = NchwcLanes::V;
+
+inline int64_t CeilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// The taps [lo, hi) of a window starting at `start` (step `dilation`, `taps` of them) that land
+// inside [0, size).
+struct TapRange {
+  int64_t lo, hi;
+};
+inline TapRange ClipTaps(int64_t start, int64_t taps, int64_t dilation, int64_t size) {
+  int64_t lo = start >= 0 ? 0 : CeilDiv(-start, dilation);
+  int64_t hi = start >= size ? 0 : std::min(taps, (size - 1 - start) / dilation + 1);
+  if (hi < lo) hi = lo;
+  return {std::min(lo, taps), std::min(std::max(hi, lo), taps)};
+}
+
+// The output positions [lo, hi) of a row whose windows lie wholly inside [0, size).
+inline TapRange InteriorPositions(int64_t outputs, int64_t stride, int64_t pad, int64_t taps,
+                                  int64_t dilation, int64_t size) {
+  const int64_t lo = std::min(outputs, CeilDiv(pad, stride));
+  const int64_t last = size - 1 - (taps - 1) * dilation + pad;  // largest start + pad
+  const int64_t hi = last < 0 ? lo : std::clamp(last / stride + 1, lo, outputs);
+  return {lo, hi};
+}
+
+// Bias, residual sum and activation on one output vector.
+struct NchwcStore {
+  int activation;
+  NchwcV alpha, beta;
+
+  NchwcV Apply(NchwcV v, const float* bias, const float* sum) const {
+    if (bias != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(bias));
+    if (sum != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(sum));
+    switch (activation) {
+      case kActivationRelu:
+        return NchwcLanes::Max(v, NchwcLanes::Zero());
+      case kActivationLeakyRelu:
+        return NchwcLanes::Less(v, NchwcLanes::Zero(), NchwcLanes::Mul(v, alpha), v);
+      case kActivationClip:
+        return NchwcLanes::Min(NchwcLanes::Max(v, alpha), beta);
+      default:
+        return v;
+    }
+  }
+};
+
+// Where a run of output rows [row_begin, row_end) of one image reads its input: the input itself
+// when the convolution has no padding, else a zero-padded copy of exactly the rows and columns
+// the run reads (scratch, per thread), so that every window lies inside and output positions
+// can be tiled across row ends. Addresses: group g, source row r, column c, lane i at
+// base + g * group_stride + r * row_stride + c * pixel_stride + i * lane_stride; output (oh, ow)
+// reads from row (oh - row_begin) * stride_h (in place: oh * stride_h) and column ow * stride_w.
+struct NchwcSource {
+  const float* base;
+  int64_t group_stride, row_stride, pixel_stride, lane_stride;
+  int64_t first_row;  // the output row whose window starts at source row 0
+};
+
+std::vector<float>& NchwcScratch() {
+  thread_local std::vector<float> scratch;
+  return scratch;
+}
+
+// kNchwInput: the image is [C][H][W] (lanes = C, one group); else [groups][H][W][b].
+template <bool kNchwInput>
+NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t groups,
+                          int64_t lanes, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t pixel = kNchwInput ? 1 : b;
+  if (s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0) {
+    if (kNchwInput) return {image, 0, s.input_w, 1, s.input_h * s.input_w, 0};
+    return {image, s.input_h * s.input_w * b, s.input_w * b, b, 1, 0};
+  }
+  const int64_t rows = (row_end - 1 - row_begin) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
+  const int64_t cols = (s.output_w - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
+  const int64_t first_input_row = row_begin * s.stride_h - s.pad_top;
+  // Planes: one per group (blocked) or per lane (NCHW), each rows x cols pixels.
+  const int64_t planes = kNchwInput ? lanes : groups;
+  const int64_t plane_floats = rows * cols * pixel;
+  std::vector<float>& scratch = NchwcScratch();
+  if (static_cast<int64_t>(scratch.size()) < planes * plane_floats)
+    scratch.resize(static_cast<size_t>(planes * plane_floats));
+  float* dst = scratch.data();
+  const int64_t left = std::min(cols, s.pad_left);
+  const int64_t inside = std::clamp<int64_t>(s.input_w, 0, cols - left);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    const float* src_plane = image + plane * s.input_h * s.input_w * pixel;
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = dst + (plane * rows + r) * cols * pixel;
+      const int64_t ih = first_input_row + r;
+      if (ih < 0 || ih >= s.input_h) {
+        std::fill_n(row, cols * pixel, 0.0f);
+        continue;
+      }
+      std::fill_n(row, left * pixel, 0.0f);
+      std::memcpy(row + left * pixel, src_plane + ih * s.input_w * pixel,
+                  sizeof(float) * static_cast<size_t>(inside * pixel));
+      std::fill(row + (left + inside) * pixel, row + cols * pixel, 0.0f);
+    }
+  }
+  if (kNchwInput) return {dst, 0, cols, 1, plane_floats, row_begin};
+  return {dst, plane_floats, cols * b, b, 1, row_begin};
+}
+
+// What a convolution tile needs besides its positions.
+struct NchwcConvPlan {
+  const NchwcConvShape* shape;
+  NchwcSource source;
+  const float* filter;   // the packed filter at the item's first output block
+  float* output;         // the output image at the item's first output block
+  const float* sum;      // the residual at the same place, or nullptr
+  const float* bias;     // at the item's first output block, or nullptr
+  int64_t lanes;         // input channels per packed group: b, or C for NCHW input
+  int64_t filter_group;  // floats between input channel groups' filters (all kBlocks blocks)
+  int64_t output_plane;  // floats between output blocks: OH * OW * b
+  NchwcStore store;
+};
+
+// kPositions consecutive output positions (flattened over the plane, starting at `position`),
+// whose windows start at source offsets `offsets`, times output blocks 0 .. kBlocks - 1 of the
+// plan, over input channel groups [group_begin, group_end). first: the sums start at zero, else
+// at the output; last: bias, sum and activation are applied.
+template <bool kNchwInput, int kPositions, int kBlocks>
+void NchwcConvTile(const NchwcConvPlan& plan, int64_t position, const int64_t* offsets,
+                   int64_t group_begin, int64_t group_end, bool first, bool last) {
+  const NchwcConvShape& s = *plan.shape;
+  const NchwcSource& src = plan.source;
+  constexpr int64_t b = kNchwcBlock;
+  NchwcV acc[kPositions][kBlocks];
+  const int64_t out_offset = position * b;
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p)
+#pragma GCC unroll 4
+    for (int j = 0; j < kBlocks; ++j)
+      acc[p][j] = first
+                      ? NchwcLanes::Zero()
+                      : NchwcLanes::Load(plan.output + j * plan.output_plane + out_offset + p * b);
+  const int64_t lanes = kNchwInput ? plan.lanes : b;
+  const int64_t lane_stride = kNchwInput ? src.lane_stride : 1;
+  const int64_t kh_step = s.dilation_h * src.row_stride;
+  const int64_t kw_step = s.dilation_w * src.pixel_stride;
+  const float* w = plan.filter + group_begin * plan.filter_group;
+  for (int64_t g = group_begin; g < group_end; ++g) {
+    const float* group = src.base + g * src.group_stride;
+    for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+        const float* tap = group + kh * kh_step + kw * kw_step;
+        const float* x[kPositions];
+#pragma GCC unroll 8
+        for (int p = 0; p < kPositions; ++p) x[p] = tap + offsets[p];
+#pragma GCC unroll 4
+        for (int64_t i = 0; i < lanes; ++i) {
+          NchwcV wv[kBlocks];
+#pragma GCC unroll 4
+          for (int j = 0; j < kBlocks; ++j) wv[j] = NchwcLanes::Load(w + j * b);
+#pragma GCC unroll 8
+          for (int p = 0; p < kPositions; ++p) {
+            const NchwcV xv = NchwcLanes::Splat(x[p][i * lane_stride]);
+#pragma GCC unroll 4
+            for (int j = 0; j < kBlocks; ++j) acc[p][j] = NchwcLanes::Fma(xv, wv[j], acc[p][j]);
+          }
+          w += kBlocks * b;
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kBlocks; ++j) {
+    float* out = plan.output + j * plan.output_plane + out_offset;
+    const float* bias = last && plan.bias != nullptr ? plan.bias + j * b : nullptr;
+    const float* sum =
+        last && plan.sum != nullptr ? plan.sum + j * plan.output_plane + out_offset : nullptr;
+#pragma GCC unroll 8
+    for (int p = 0; p < kPositions; ++p) {
+      NchwcV v = acc[p][j];
+      if (last) v = plan.store.Apply(v, bias, sum == nullptr ? nullptr : sum + p * b);
+      NchwcLanes::Store(out + p * b, v);
+    }
+  }
+}
+
+template <bool kNchwInput, int kBlocks, int kPositions>
+void NchwcConvTileOfWidth(int64_t width, const NchwcConvPlan& plan, int64_t position,
+                          const int64_t* offsets, int64_t group_begin, int64_t group_end,
+                          bool first, bool last) {
+  if constexpr (kPositions > 1) {
+    if (width < kPositions)
+      return NchwcConvTileOfWidth<kNchwInput, kBlocks, kPositions - 1>(
+          width, plan, position, offsets, group_begin, group_end, first, last);
+  }
+  NchwcConvTile<kNchwInput, kPositions, kBlocks>(plan, position, offsets, group_begin, group_end,
+                                                 first, last);
+}
+
+// Walks output positions in flattened order, giving each one's source offset (no divisions).
+struct NchwcPositionWalk {
+  int64_t oh, ow, output_w, row_step, col_step, first_row;
+  int64_t Offset() const { return (oh - first_row) * row_step + ow * col_step; }
+  void Next() {
+    if (++ow == output_w) {
+      ow = 0;
+      ++oh;
+    }
+  }
+};
+
+// Rows [row_begin, row_end) of image n, output blocks [block, block + kBlocks).
+template <bool kNchwInput, int kBlocks>
+void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* packed,
+                   const NchwcConvEpilogue& epilogue, float* output, int64_t n, int64_t block,
+                   int64_t row_begin, int64_t row_end) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t output_blocks = s.output_channels / b;
+  const int64_t spatial = s.input_h * s.input_w;
+  const int64_t groups = kNchwInput ? 1 : s.input_channels / b;
+  NchwcConvPlan plan{};
+  plan.shape = &s;
+  plan.lanes = kNchwInput ? s.input_channels : b;
+  plan.source = NchwcSourceOf<kNchwInput>(s, input + n * s.input_channels * spatial, groups,
+                                          plan.lanes, row_begin, row_end);
+  plan.filter_group = plan.lanes * s.kernel_h * s.kernel_w * kBlocks * b;
+  plan.filter = packed + block * groups * plan.lanes * s.kernel_h * s.kernel_w * b;
+  plan.output_plane = s.output_h * s.output_w * b;
+  const int64_t output_offset = (n * output_blocks + block) * plan.output_plane;
+  plan.output = output + output_offset;
+  plan.sum = epilogue.sum != nullptr ? epilogue.sum + output_offset : nullptr;
+  plan.bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
+  plan.store = NchwcStore{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
+                          NchwcLanes::Splat(epilogue.beta)};
+  // Input groups per chunk: the chunk's filters for the item's blocks about 64 KiB, so that
+  // they stay near (L1, L2) while the tiles of the run go past.
+  const int64_t group_floats = plan.filter_group;
+  const int64_t chunk = std::max<int64_t>(1, 16384 / group_floats);
+  const int64_t begin = row_begin * s.output_w, end = row_end * s.output_w;
+  constexpr int64_t kMax = kNchwcTilePositions<kBlocks>;
+  for (int64_t g = 0; g < groups; g += chunk) {
+    const int64_t g_end = std::min(groups, g + chunk);
+    NchwcPositionWalk walk{row_begin,
+                           0,
+                           s.output_w,
+                           s.stride_h * plan.source.row_stride,
+                           s.stride_w * plan.source.pixel_stride,
+                           plan.source.first_row};
+    for (int64_t position = begin; position < end;) {
+      const int64_t left = end - position;
+      // A remainder just over one tile is split in two rather than a full tile and a sliver.
+      const int64_t width = left <= kMax ? left : (left < 2 * kMax ? (left + 1) / 2 : kMax);
+      int64_t offsets[kMax];
+      for (int64_t p = 0; p < width; ++p, walk.Next()) offsets[p] = walk.Offset();
+      NchwcConvTileOfWidth<kNchwInput, kBlocks, kMax>(width, plan, position, offsets, g, g_end,
+                                                      g == 0, g_end == groups);
+      position += width;
+    }
+  }
+}
+
+// Depthwise: kPositions output positions of one row of one block, their windows starting at
+// image + offset + p * step, taps clipped to kh_range x kw_range (the input itself is read: no
+// copy, so positions whose window leaves the input run one at a time with their taps clipped).
+template <int kPositions>
+void NchwcDepthwiseTile(const NchwcConvShape& s, const float* image, int64_t offset, int64_t step,
+                        const float* filter, float* out, const float* sum, const float* bias,
+                        const NchwcStore& store, TapRange kh_range, TapRange kw_range) {
+  constexpr int64_t b = kNchwcBlock;
+  NchwcV acc[kPositions];
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p) acc[p] = NchwcLanes::Zero();
+  const int64_t kh_step = s.dilation_h * s.input_w * b;
+  const int64_t kw_step = s.dilation_w * b;
+  for (int64_t kh = kh_range.lo; kh < kh_range.hi; ++kh) {
+    for (int64_t kw = kw_range.lo; kw < kw_range.hi; ++kw) {
+      const NchwcV w = NchwcLanes::Load(filter + (kh * s.kernel_w + kw) * b);
+      // Summed as integers first: offset alone may point before the image.
+      const float* tap = image + (offset + kh * kh_step + kw * kw_step);
+#pragma GCC unroll 8
+      for (int p = 0; p < kPositions; ++p)
+        acc[p] = NchwcLanes::Fma(NchwcLanes::Load(tap + p * step), w, acc[p]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p)
+    NchwcLanes::Store(out + p * b,
+                      store.Apply(acc[p], bias, sum == nullptr ? nullptr : sum + p * b));
+}
+
+template <int kPositions>
+void NchwcDepthwiseTileOfWidth(int64_t width, const NchwcConvShape& s, const float* image,
+                               int64_t offset, int64_t step, const float* filter, float* out,
+                               const float* sum, const float* bias, const NchwcStore& store,
+                               TapRange kh_range, TapRange kw_range) {
+  if constexpr (kPositions > 1) {
+    if (width < kPositions)
+      return NchwcDepthwiseTileOfWidth<kPositions - 1>(width, s, image, offset, step, filter, out,
+                                                       sum, bias, store, kh_range, kw_range);
+  }
+  NchwcDepthwiseTile<kPositions>(s, image, offset, step, filter, out, sum, bias, store, kh_range,
+                                 kw_range);
+}
+
+// Rows [row_begin, row_end) of block `block` of image n. The columns whose windows stay inside
+// the input, and the clipped taps of the others, are the same for every row: worked out once.
+void NchwcDepthwiseRows(const NchwcConvShape& s, const float* input, const float* packed,
+                        const NchwcConvEpilogue& epilogue, const NchwcStore& store, float* output,
+                        int64_t n, int64_t block, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t b = kNchwcBlock;
+  constexpr int64_t kWidth = 8;
+  const int64_t blocks = s.output_channels / b;
+  const float* image = input + (n * blocks + block) * s.input_h * s.input_w * b;
+  const float* filter = packed + block * s.kernel_h * s.kernel_w * b;
+  const int64_t plane_offset = (n * blocks + block) * s.output_h * s.output_w * b;
+  const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
+  const TapRange interior =
+      InteriorPositions(s.output_w, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.input_w);
+  const int64_t step = s.stride_w * b;
+  const int64_t window_h = (s.kernel_h - 1) * s.dilation_h;
+  // The clipped taps of the first and last columns (those whose windows leave the input).
+  constexpr int64_t kEdges = 8;
+  TapRange edge_kw[2 * kEdges];
+  auto edge_taps = [&](int64_t ow) {
+    return ClipTaps(ow * s.stride_w - s.pad_left, s.kernel_w, s.dilation_w, s.input_w);
+  };
+  for (int64_t e = 0; e < kEdges; ++e) {
+    if (e < interior.lo) edge_kw[e] = edge_taps(e);
+    if (interior.hi + e < s.output_w) edge_kw[kEdges + e] = edge_taps(interior.hi + e);
+  }
+  for (int64_t oh = row_begin; oh < row_end; ++oh) {
+    const int64_t ih = oh * s.stride_h - s.pad_top;
+    const TapRange kh_range = ih >= 0 && ih + window_h < s.input_h
+                                  ? TapRange{0, s.kernel_h}
+                                  : ClipTaps(ih, s.kernel_h, s.dilation_h, s.input_h);
+    // The tap (kh_range.lo, *) of row oh is at input row ih + kh_range.lo * dilation_h; offsets
+    // below are relative to row ih, column 0, which kh_range keeps inside the input.
+    const int64_t row_offset = ih * s.input_w * b;
+    float* out = output + plane_offset + oh * s.output_w * b;
+    const float* sum =
+        epilogue.sum != nullptr ? epilogue.sum + plane_offset + oh * s.output_w * b : nullptr;
+    auto edge = [&](int64_t ow) {
+      const int64_t iw = ow * s.stride_w - s.pad_left;
+      const int64_t e = ow < interior.lo ? ow : kEdges + ow - interior.hi;
+      const TapRange kw_range = ow < interior.lo ? (e < kEdges ? edge_kw[e] : edge_taps(ow))
+                                                 : (e < 2 * kEdges ? edge_kw[e] : edge_taps(ow));
+      NchwcDepthwiseTile<1>(s, image, row_offset + iw * b, 0, filter, out + ow * b,
+                            sum != nullptr ? sum + ow * b : nullptr, bias, store, kh_range,
+                            kw_range);
+    };
+    for (int64_t ow = 0; ow < interior.lo; ++ow) edge(ow);
+    const TapRange all_kw{0, s.kernel_w};
+    for (int64_t ow = interior.lo; ow < interior.hi;) {
+      const int64_t width = std::min(kWidth, interior.hi - ow);
+      NchwcDepthwiseTileOfWidth<kWidth>(
+          width, s, image, row_offset + (ow * s.stride_w - s.pad_left) * b, step, filter,
+          out + ow * b, sum != nullptr ? sum + ow * b : nullptr, bias, store, kh_range, all_kw);
+      ow += width;
+    }
+    for (int64_t ow = interior.hi; ow < s.output_w; ++ow) edge(ow);
+  }
+}
+
+template <bool kNchwInput>
+void NchwcConvBlocks(int64_t blocks, const NchwcConvShape& s, const float* input,
+                     const float* packed, const NchwcConvEpilogue& epilogue, float* output,
+                     int64_t n, int64_t block, int64_t row_begin, int64_t row_end) {
+  switch (blocks) {
+    case 1:
+      return NchwcConvRows<kNchwInput, 1>(s, input, packed, epilogue, output, n, block, row_begin,
+                                          row_end);
+    case 2:
+      return NchwcConvRows<kNchwInput, 2>(s, input, packed, epilogue, output, n, block, row_begin,
+                                          row_end);
+    case 3:
+      return NchwcConvRows<kNchwInput, 3>(s, input, packed, epilogue, output, n, block, row_begin,
+                                          row_end);
+    default:
+      return NchwcConvRows<kNchwInput, 4>(s, input, packed, epilogue, output, n, block, row_begin,
+                                          row_end);
+  }
+}
+
+// Work items [begin, end) (mlas/nchwc.h): runs of consecutive rows of one image and output
+// block group (depthwise: block) go to the row kernels together.
+void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* packed,
+                  const NchwcConvEpilogue& epilogue, float* output, int64_t begin, int64_t end) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t blocks = s.output_channels / b;
+  const bool depthwise = s.IsDepthwise();
+  const int64_t block_groups = depthwise ? blocks : CeilDiv(blocks, kNchwcConvBlocksPerItem);
+  const NchwcStore store{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
+                         NchwcLanes::Splat(epilogue.beta)};
+  for (int64_t item = begin; item < end;) {
+    const int64_t oh = item % s.output_h;
+    const int64_t group = item / s.output_h % block_groups;
+    const int64_t n = item / s.output_h / block_groups;
+    const int64_t row_end = std::min(s.output_h, oh + (end - item));
+    if (depthwise) {
+      NchwcDepthwiseRows(s, input, packed, epilogue, store, output, n, group, oh, row_end);
+    } else {
+      // The groups share the blocks evenly (6 blocks: 3 + 3, not 4 + 2).
+      const int64_t block = group * blocks / block_groups;
+      const int64_t count = (group + 1) * blocks / block_groups - block;
+      if (s.input_is_nchw)
+        NchwcConvBlocks<true>(count, s, input, packed, epilogue, output, n, block, oh, row_end);
+      else
+        NchwcConvBlocks<false>(count, s, input, packed, epilogue, output, n, block, oh, row_end);
+    }
+    item += row_end - oh;
+  }
+}
+
+// ---- Pooling: work items image x block x output row ----
+template <NchwcPoolKind kKind>
+void NchwcPoolRow(const NchwcPoolShape& s, const float* image, float* out_row, int64_t oh) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t h_start = oh * s.stride_h - s.pad_top;
+  const TapRange kh_range = ClipTaps(h_start, s.kernel_h, s.dilation_h, s.input_h);
+  // Taps inside the padded input (for the include-pad divisor).
+  const TapRange kh_padded =
+      ClipTaps(h_start + s.pad_top, s.kernel_h, s.dilation_h, s.input_h + s.pad_top + s.pad_bottom);
+  for (int64_t ow = 0; ow < s.output_w; ++ow) {
+    const int64_t w_start = ow * s.stride_w - s.pad_left;
+    const TapRange kw_range = ClipTaps(w_start, s.kernel_w, s.dilation_w, s.input_w);
+    NchwcV acc = kKind == NchwcPoolKind::kMax
+                     ? NchwcLanes::Splat(-std::numeric_limits<float>::infinity())
+                     : NchwcLanes::Zero();
+    for (int64_t kh = kh_range.lo; kh < kh_range.hi; ++kh) {
+      const float* row = image + (h_start + kh * s.dilation_h) * s.input_w * b;
+      for (int64_t kw = kw_range.lo; kw < kw_range.hi; ++kw) {
+        const NchwcV x = NchwcLanes::Load(row + (w_start + kw * s.dilation_w) * b);
+        acc = kKind == NchwcPoolKind::kMax ? NchwcLanes::Max(x, acc) : NchwcLanes::Add(acc, x);
+      }
+    }
+    if constexpr (kKind != NchwcPoolKind::kMax) {
+      int64_t count = (kh_range.hi - kh_range.lo) * (kw_range.hi - kw_range.lo);
+      if constexpr (kKind == NchwcPoolKind::kAverageIncludePad) {
+        const TapRange kw_padded = ClipTaps(w_start + s.pad_left, s.kernel_w, s.dilation_w,
+                                            s.input_w + s.pad_left + s.pad_right);
+        count = (kh_padded.hi - kh_padded.lo) * (kw_padded.hi - kw_padded.lo);
+      }
+      // A window without any counted tap has no average: NaN, as the NCHW pool gives.
+      const float scale =
+          count > 0 ? 1.0f / static_cast<float>(count) : std::numeric_limits<float>::quiet_NaN();
+      acc = NchwcLanes::Mul(acc, NchwcLanes::Splat(scale));
+    }
+    NchwcLanes::Store(out_row + ow * b, acc);
+  }
+}
+
+void NchwcPoolF32(const NchwcPoolShape& s, const float* input, float* output, int64_t begin,
+                  int64_t end) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t blocks = s.channels / b;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t oh = item % s.output_h;
+    const int64_t plane = item / s.output_h;  // n * blocks + block
+    const float* image = input + plane * s.input_h * s.input_w * b;
+    float* out_row = output + (plane * s.output_h + oh) * s.output_w * b;
+    (void)blocks;
+    switch (s.kind) {
+      case NchwcPoolKind::kMax:
+        NchwcPoolRow<NchwcPoolKind::kMax>(s, image, out_row, oh);
+        break;
+      case NchwcPoolKind::kAverageIncludePad:
+        NchwcPoolRow<NchwcPoolKind::kAverageIncludePad>(s, image, out_row, oh);
+        break;
+      case NchwcPoolKind::kAverageExcludePad:
+        NchwcPoolRow<NchwcPoolKind::kAverageExcludePad>(s, image, out_row, oh);
+        break;
+    }
+  }
+}
+
+// ---- Reorders of one image over channel blocks [block_begin, block_end) ----
+void NchwcReorderInputF32(const float* nchw, int64_t channels, int64_t spatial, float* nchwc,
+                          int64_t block_begin, int64_t block_end) {
+  constexpr int64_t b = kNchwcBlock;
+  for (int64_t block = block_begin; block < block_end; ++block) {
+    float* dst = nchwc + block * spatial * b;
+    const int64_t c0 = block * b;
+    const int64_t lanes = std::min(b, channels - c0);
+    const float* src = nchw + c0 * spatial;
+    int64_t s = 0;
+    // b pixels at a time: b loads of each channel's run, written as b vectors.
+    for (; s + b <= spatial; s += b) {
+      alignas(64) float tile[b * b];
+      for (int64_t i = 0; i < b; ++i)
+        for (int64_t p = 0; p < b; ++p)
+          tile[p * b + i] = i < lanes ? src[i * spatial + s + p] : 0.0f;
+      std::memcpy(dst + s * b, tile, sizeof tile);
+    }
+    for (; s < spatial; ++s)
+      for (int64_t i = 0; i < b; ++i) dst[s * b + i] = i < lanes ? src[i * spatial + s] : 0.0f;
+  }
+}
+
+void NchwcReorderOutputF32(const float* nchwc, int64_t channels, int64_t spatial, float* nchw,
+                           int64_t block_begin, int64_t block_end) {
+  constexpr int64_t b = kNchwcBlock;
+  for (int64_t block = block_begin; block < block_end; ++block) {
+    const float* src = nchwc + block * spatial * b;
+    const int64_t c0 = block * b;
+    const int64_t lanes = std::min(b, channels - c0);
+    float* dst = nchw + c0 * spatial;
+    int64_t s = 0;
+    for (; s + b <= spatial; s += b) {
+      alignas(64) float tile[b * b];
+      std::memcpy(tile, src + s * b, sizeof tile);
+      for (int64_t i = 0; i < lanes; ++i)
+        for (int64_t p = 0; p < b; ++p) dst[i * spatial + s + p] = tile[p * b + i];
+    }
+    for (; s < spatial; ++s)
+      for (int64_t i = 0; i < lanes; ++i) dst[i * spatial + s] = src[s * b + i];
+  }
+}

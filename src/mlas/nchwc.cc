@@ -1,0 +1,145 @@
+#include "mlas/nchwc.h"
+
+#include <algorithm>
+
+#include "mlas/isa_kernels.h"
+
+namespace prism::mlas {
+
+int64_t NchwcBlockSize(const IsaKernels& kernels) {
+  return kernels.nchwc_block;
+}
+int64_t NchwcBlockSize() {
+  return NchwcBlockSize(ActiveKernels());
+}
+
+void NchwcReorderInput(const IsaKernels& kernels, const float* nchw, int64_t channels,
+                       int64_t spatial, float* nchwc, int64_t block_begin, int64_t block_end) {
+  kernels.nchwc_reorder_input_f32(nchw, channels, spatial, nchwc, block_begin, block_end);
+}
+void NchwcReorderInput(const float* nchw, int64_t channels, int64_t spatial, float* nchwc,
+                       int64_t block_begin, int64_t block_end) {
+  NchwcReorderInput(ActiveKernels(), nchw, channels, spatial, nchwc, block_begin, block_end);
+}
+void NchwcReorderOutput(const IsaKernels& kernels, const float* nchwc, int64_t channels,
+                        int64_t spatial, float* nchw, int64_t block_begin, int64_t block_end) {
+  kernels.nchwc_reorder_output_f32(nchwc, channels, spatial, nchw, block_begin, block_end);
+}
+void NchwcReorderOutput(const float* nchwc, int64_t channels, int64_t spatial, float* nchw,
+                        int64_t block_begin, int64_t block_end) {
+  NchwcReorderOutput(ActiveKernels(), nchwc, channels, spatial, nchw, block_begin, block_end);
+}
+
+bool NchwcConvShapeSupported(const IsaKernels& kernels, const NchwcConvShape& s) {
+  const int64_t b = kernels.nchwc_block;
+  const bool sizes = s.batch > 0 && s.input_channels > 0 && s.output_channels > 0 &&
+                     s.input_h > 0 && s.input_w > 0 && s.output_h > 0 && s.output_w > 0 &&
+                     s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
+                     s.dilation_h > 0 && s.dilation_w > 0 && s.pad_top >= 0 && s.pad_left >= 0 &&
+                     s.pad_bottom >= 0 && s.pad_right >= 0;
+  if (!sizes || s.output_channels % b != 0) return false;
+  if (s.groups == 1) return s.input_is_nchw || s.input_channels % b == 0;
+  return !s.input_is_nchw && s.groups == s.input_channels && s.groups == s.output_channels;
+}
+
+int64_t NchwcPackedFilterFloats(const IsaKernels& kernels, const NchwcConvShape& s) {
+  (void)kernels;
+  // Every kind: one float per weight, the layouts differ only in order.
+  return s.output_channels * (s.IsDepthwise() ? 1 : s.input_channels) * s.kernel_h * s.kernel_w;
+}
+int64_t NchwcPackedFilterFloats(const NchwcConvShape& shape) {
+  return NchwcPackedFilterFloats(ActiveKernels(), shape);
+}
+
+namespace {
+
+// Calls at(oihw_index, packed_index) for every weight.
+template <typename Fn>
+void ForEachFilterWeight(const IsaKernels& kernels, const NchwcConvShape& s, Fn at) {
+  const int64_t b = kernels.nchwc_block;
+  const int64_t taps = s.kernel_h * s.kernel_w;
+  if (s.IsDepthwise()) {
+    // [Cp/b][KH][KW][b] from [Cp][1][KH][KW].
+    for (int64_t c = 0; c < s.output_channels; ++c)
+      for (int64_t t = 0; t < taps; ++t) at(c * taps + t, (c / b * taps + t) * b + c % b);
+    return;
+  }
+  // Blocked input: the output blocks in the work items' groups of up to kNchwcConvBlocksPerItem
+  // (shared evenly); per group of nb blocks [Cp/b][KH][KW][b_in][nb][b_out], so that a tile's
+  // filter vectors for one input channel are adjacent. NCHW input: the same with one input group
+  // of C channels (b_in = C).
+  const int64_t cin = s.input_channels;
+  const int64_t lanes_in = s.input_is_nchw ? cin : b;
+  const int64_t groups = cin / lanes_in;
+  const int64_t blocks = s.output_channels / b;
+  const int64_t block_groups = (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
+  const int64_t block_floats = groups * taps * lanes_in * b;
+  for (int64_t bg = 0; bg < block_groups; ++bg) {
+    const int64_t first = bg * blocks / block_groups;
+    const int64_t nb = (bg + 1) * blocks / block_groups - first;
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t o = 0; o < b; ++o) {
+        const int64_t m = (first + j) * b + o;
+        for (int64_t c = 0; c < cin; ++c)
+          for (int64_t t = 0; t < taps; ++t) {
+            const int64_t g = c / lanes_in, lane = c % lanes_in;
+            at((m * cin + c) * taps + t,
+               first * block_floats + (((g * taps + t) * lanes_in + lane) * nb + j) * b + o);
+          }
+      }
+  }
+}
+
+}  // namespace
+
+void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* oihw,
+                     float* packed) {
+  ForEachFilterWeight(kernels, s, [&](int64_t from, int64_t to) { packed[to] = oihw[from]; });
+}
+
+void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* packed,
+                       float* oihw) {
+  ForEachFilterWeight(kernels, s, [&](int64_t to, int64_t from) { oihw[to] = packed[from]; });
+}
+
+void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* packed) {
+  NchwcPackFilter(ActiveKernels(), shape, oihw, packed);
+}
+
+int64_t NchwcConvWorkItems(const IsaKernels& kernels, const NchwcConvShape& s) {
+  const int64_t blocks = s.output_channels / kernels.nchwc_block;
+  const int64_t block_groups =
+      s.IsDepthwise() ? blocks : (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
+  return s.batch * block_groups * s.output_h;
+}
+int64_t NchwcConvWorkItems(const NchwcConvShape& shape) {
+  return NchwcConvWorkItems(ActiveKernels(), shape);
+}
+
+void NchwcConv(const IsaKernels& kernels, const NchwcConvShape& shape, const float* input,
+               const float* packed_filter, const NchwcConvEpilogue& epilogue, float* output,
+               int64_t begin, int64_t end) {
+  kernels.nchwc_conv_f32(shape, input, packed_filter, epilogue, output, begin, end);
+}
+void NchwcConv(const NchwcConvShape& shape, const float* input, const float* packed_filter,
+               const NchwcConvEpilogue& epilogue, float* output, int64_t begin, int64_t end) {
+  NchwcConv(ActiveKernels(), shape, input, packed_filter, epilogue, output, begin, end);
+}
+
+int64_t NchwcPoolWorkItems(const IsaKernels& kernels, const NchwcPoolShape& s) {
+  return s.batch * (s.channels / kernels.nchwc_block) * s.output_h;
+}
+int64_t NchwcPoolWorkItems(const NchwcPoolShape& shape) {
+  return NchwcPoolWorkItems(ActiveKernels(), shape);
+}
+
+void NchwcPool(const IsaKernels& kernels, const NchwcPoolShape& shape, const float* input,
+               float* output, int64_t begin, int64_t end) {
+  kernels.nchwc_pool_f32(shape, input, output, begin, end);
+}
+void NchwcPool(const NchwcPoolShape& shape, const float* input, float* output, int64_t begin,
+               int64_t end) {
+  NchwcPool(ActiveKernels(), shape, input, output, begin, end);
+}
+
+}  // namespace prism::mlas

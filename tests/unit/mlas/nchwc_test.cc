@@ -1,0 +1,333 @@
+// The NCHWc kernels (mlas/nchwc.h) of every instruction-set level this CPU runs against a naive
+// double-precision reference computed in NCHW and reordered: random shapes with channels that
+// are not a multiple of the block, odd planes, padding (also past the input, as ceil_mode
+// windows), strides, dilations, every epilogue combination, the three convolution kinds, the
+// pools and the reorders. Work is run in several ranges of items, as threads would.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "isa_levels.h"
+#include "mlas/isa_kernels.h"
+#include "mlas/nchwc.h"
+
+namespace prism::mlas {
+namespace {
+
+int64_t RoundUp(int64_t x, int64_t b) {
+  return (x + b - 1) / b * b;
+}
+
+// Plain loops: channel c of pixel s of image n to its NCHWc place and back.
+std::vector<float> ToNchwc(const std::vector<float>& nchw, int64_t n, int64_t c, int64_t spatial,
+                           int64_t b, float fill) {
+  const int64_t cp = RoundUp(c, b);
+  std::vector<float> out(static_cast<size_t>(n * cp * spatial), fill);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t s = 0; s < spatial; ++s)
+        out[static_cast<size_t>(((i * cp / b + ch / b) * spatial + s) * b + ch % b)] =
+            nchw[static_cast<size_t>((i * c + ch) * spatial + s)];
+  return out;
+}
+
+float FromNchwc(const std::vector<float>& nchwc, int64_t cp, int64_t spatial, int64_t b, int64_t i,
+                int64_t ch, int64_t s) {
+  return nchwc[static_cast<size_t>(((i * cp / b + ch / b) * spatial + s) * b + ch % b)];
+}
+
+std::vector<float> Random(std::mt19937& rng, int64_t count) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = value(rng);
+  return v;
+}
+
+struct ConvCase {
+  int64_t n, c, m, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool depthwise, nchw_input, bias, sum;
+  int activation;
+};
+
+int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1) {
+  return (in + p0 + p1 - (k - 1) * d - 1) / s + 1;
+}
+
+double Activate(double v, int activation, double a, double b) {
+  switch (activation) {
+    case kActivationRelu:
+      return std::max(v, 0.0);
+    case kActivationLeakyRelu:
+      return v < 0 ? v * a : v;
+    case kActivationClip:
+      return std::min(std::max(v, a), b);
+    default:
+      return v;
+  }
+}
+
+void CheckConv(const ConvCase& t, std::mt19937& rng) {
+  const int64_t oh = OutSize(t.h, t.kh, t.sh, t.dh, t.pt, t.pb);
+  const int64_t ow = OutSize(t.w, t.kw, t.sw, t.dw, t.pl, t.pr);
+  ASSERT_GT(oh, 0);
+  ASSERT_GT(ow, 0);
+  const int64_t cin_w = t.depthwise ? 1 : t.c;
+  const std::vector<float> x = Random(rng, t.n * t.c * t.h * t.w);
+  const std::vector<float> filter = Random(rng, t.m * cin_w * t.kh * t.kw);
+  const std::vector<float> bias = Random(rng, t.m);
+  const std::vector<float> sum = Random(rng, t.n * t.m * oh * ow);
+  const float alpha = t.activation == kActivationClip ? -0.3f : 0.1f;
+  const float beta = 0.4f;
+  // The reference in NCHW, with its sum of magnitudes for the tolerance.
+  std::vector<double> expected(static_cast<size_t>(t.n * t.m * oh * ow));
+  std::vector<double> magnitude(expected.size());
+  for (int64_t i = 0; i < t.n; ++i)
+    for (int64_t o = 0; o < t.m; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          double acc = 0, mag = 0;
+          for (int64_t ci = 0; ci < cin_w; ++ci) {
+            const int64_t channel = t.depthwise ? o : ci;
+            for (int64_t a = 0; a < t.kh; ++a)
+              for (int64_t bb = 0; bb < t.kw; ++bb) {
+                const int64_t ih = y * t.sh - t.pt + a * t.dh, iw = z * t.sw - t.pl + bb * t.dw;
+                if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w) continue;
+                const double p =
+                    double(x[static_cast<size_t>(((i * t.c + channel) * t.h + ih) * t.w + iw)]) *
+                    filter[static_cast<size_t>(((o * cin_w + ci) * t.kh + a) * t.kw + bb)];
+                acc += p;
+                mag += std::fabs(p);
+              }
+          }
+          const size_t at = static_cast<size_t>(((i * t.m + o) * oh + y) * ow + z);
+          if (t.bias) acc += bias[static_cast<size_t>(o)];
+          if (t.sum) acc += sum[at];
+          expected[at] = Activate(acc, t.activation, alpha, beta);
+          magnitude[at] = mag + 2;
+        }
+  for (CpuIsa level : Levels()) {
+    const IsaKernels& kernels = KernelsFor(level);
+    const int64_t b = NchwcBlockSize(kernels);
+    const int64_t cp = t.nchw_input ? t.c : RoundUp(t.c, b);
+    const int64_t mp = RoundUp(t.m, b);
+    SCOPED_TRACE(testing::Message()
+                 << IsaName(level) << " n " << t.n << " c " << t.c << " m " << t.m << " in " << t.h
+                 << "x" << t.w << " k " << t.kh << "x" << t.kw << " s " << t.sh << "," << t.sw
+                 << " d " << t.dh << "," << t.dw << " pads " << t.pt << "," << t.pl << "," << t.pb
+                 << "," << t.pr << (t.depthwise ? " depthwise" : "")
+                 << (t.nchw_input ? " nchw-input" : "") << (t.bias ? " bias" : "")
+                 << (t.sum ? " sum" : "") << " activation " << t.activation);
+    NchwcConvShape shape;
+    shape.batch = t.n;
+    shape.input_channels = t.depthwise ? mp : cp;
+    shape.output_channels = mp;
+    shape.groups = t.depthwise ? mp : 1;
+    shape.input_is_nchw = t.nchw_input;
+    shape.input_h = t.h;
+    shape.input_w = t.w;
+    shape.output_h = oh;
+    shape.output_w = ow;
+    shape.kernel_h = t.kh;
+    shape.kernel_w = t.kw;
+    shape.stride_h = t.sh;
+    shape.stride_w = t.sw;
+    shape.dilation_h = t.dh;
+    shape.dilation_w = t.dw;
+    shape.pad_top = t.pt;
+    shape.pad_left = t.pl;
+    shape.pad_bottom = t.pb;
+    shape.pad_right = t.pr;
+    ASSERT_TRUE(NchwcConvShapeSupported(kernels, shape));
+    // The filter padded as the graph pass pads it: zero filters and zero taps.
+    const int64_t cin_p = t.depthwise ? 1 : cp;
+    std::vector<float> padded(static_cast<size_t>(mp * cin_p * t.kh * t.kw), 0.0f);
+    for (int64_t o = 0; o < t.m; ++o)
+      for (int64_t ci = 0; ci < cin_w; ++ci)
+        for (int64_t k = 0; k < t.kh * t.kw; ++k)
+          padded[static_cast<size_t>((o * cin_p + ci) * t.kh * t.kw + k)] =
+              filter[static_cast<size_t>((o * cin_w + ci) * t.kh * t.kw + k)];
+    std::vector<float> packed(static_cast<size_t>(NchwcPackedFilterFloats(kernels, shape)), 7.0f);
+    ASSERT_EQ(packed.size(), padded.size());
+    NchwcPackFilter(kernels, shape, padded.data(), packed.data());
+    std::vector<float> padded_bias(static_cast<size_t>(mp), 0.0f);
+    std::copy(bias.begin(), bias.end(), padded_bias.begin());
+    // Padded input lanes hold garbage (finite): the zero filter taps must cancel them.
+    const std::vector<float> input = t.nchw_input ? x : ToNchwc(x, t.n, t.c, t.h * t.w, b, 3.0f);
+    const std::vector<float> sum_blocked = ToNchwc(sum, t.n, t.m, oh * ow, b, 5.0f);
+    NchwcConvEpilogue epilogue;
+    epilogue.bias = t.bias ? padded_bias.data() : nullptr;
+    epilogue.sum = t.sum ? sum_blocked.data() : nullptr;
+    epilogue.activation = t.activation;
+    epilogue.alpha = alpha;
+    epilogue.beta = beta;
+    std::vector<float> out(static_cast<size_t>(t.n * mp * oh * ow),
+                           std::numeric_limits<float>::quiet_NaN());
+    const int64_t items = NchwcConvWorkItems(kernels, shape);
+    // Three uneven ranges, as three threads would get them.
+    const int64_t cut1 = items / 3, cut2 = items * 3 / 4;
+    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), 0, cut1);
+    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), cut1, cut2);
+    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), cut2, items);
+    for (int64_t i = 0; i < t.n; ++i)
+      for (int64_t o = 0; o < mp; ++o)
+        for (int64_t s = 0; s < oh * ow; ++s) {
+          const float got = FromNchwc(out, mp, oh * ow, b, i, o, s);
+          if (o >= t.m) {
+            ASSERT_TRUE(std::isfinite(got)) << "padded channel " << o << " at " << s;
+            continue;
+          }
+          const size_t at = static_cast<size_t>((i * t.m + o) * oh * ow + s);
+          ASSERT_NEAR(got, expected[at], 1e-5 * magnitude[at])
+              << "image " << i << " channel " << o << " position " << s;
+        }
+  }
+}
+
+TEST(NchwcTest, ConvolutionsMatchTheReferenceOnEveryLevel) {
+  std::mt19937 rng(11);
+  auto pick = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 240; ++trial) {
+    ConvCase t{};
+    const int kind = trial % 3;  // blocked, depthwise, NCHW input
+    t.depthwise = kind == 1;
+    t.nchw_input = kind == 2;
+    t.n = pick(1, 2);
+    t.c = t.nchw_input ? pick(1, 4) : pick(1, 40);
+    t.m = t.depthwise ? t.c : pick(1, 80);
+    t.h = pick(1, 13);
+    t.w = pick(1, 19);
+    t.kh = pick(1, 4);
+    t.kw = pick(1, trial % 7 == 0 ? 7 : 4);
+    t.sh = pick(1, 2);
+    t.sw = pick(1, 3);
+    t.dh = trial % 5 == 0 ? 2 : 1;
+    t.dw = trial % 6 == 0 ? 2 : 1;
+    t.pt = pick(0, t.kh - 1);
+    t.pl = pick(0, t.kw);
+    t.pb = pick(0, t.kh);
+    t.pr = pick(0, t.kw - 1 + t.sw);
+    t.bias = trial % 2 == 0;
+    t.sum = trial / 2 % 2 == 0;
+    t.activation = trial / 4 % 4;
+    // Windows must fit the padded input.
+    if (t.h + t.pt + t.pb < (t.kh - 1) * t.dh + 1) t.pb = (t.kh - 1) * t.dh + 1 - t.h - t.pt;
+    if (t.w + t.pl + t.pr < (t.kw - 1) * t.dw + 1) t.pr = (t.kw - 1) * t.dw + 1 - t.w - t.pl;
+    CheckConv(t, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(NchwcTest, NetworkShapesMatchTheReference) {
+  std::mt19937 rng(5);
+  const ConvCase cases[] = {
+      // n c m h w kh kw sh sw dh dw pt pl pb pr depthwise nchw bias sum activation
+      {1, 3, 64, 30, 30, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, false, true, true, false, kActivationRelu},
+      {1, 64, 64, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, true, kActivationRelu},
+      {1, 64, 256, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, true, kActivationRelu},
+      {1, 128, 128, 15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false, true, false, 0},
+      {1, 96, 96, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
+      {1, 144, 144, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
+  };
+  for (const ConvCase& t : cases) {
+    CheckConv(t, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(NchwcTest, PoolsMatchTheReferenceOnEveryLevel) {
+  std::mt19937 rng(3);
+  auto pick = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t n = pick(1, 2), c = pick(1, 40), h = pick(1, 12), w = pick(1, 15);
+    const bool global = trial % 10 == 0;
+    const int64_t kh = global ? h : pick(1, 4), kw = global ? w : pick(1, 4);
+    const int64_t sh = global ? 1 : pick(1, 3), sw = global ? 1 : pick(1, 3);
+    const int64_t dh = trial % 7 == 0 ? 2 : 1, dw = trial % 9 == 0 ? 2 : 1;
+    const int64_t pt = global ? 0 : pick(0, kh - 1), pl = global ? 0 : pick(0, kw - 1);
+    int64_t pb = global ? 0 : pick(0, kh - 1), pr = global ? 0 : pick(0, kw - 1);
+    if (h + pt + pb < (kh - 1) * dh + 1) pb = (kh - 1) * dh + 1 - h - pt;
+    if (w + pl + pr < (kw - 1) * dw + 1) pr = (kw - 1) * dw + 1 - w - pl;
+    int64_t oh = OutSize(h, kh, sh, dh, pt, pb), ow = OutSize(w, kw, sw, dw, pl, pr);
+    // ceil_mode: one more window, reaching past the padding, when a remainder is left.
+    const bool ceil_mode = trial % 3 == 0;
+    if (ceil_mode && (h + pt + pb - (kh - 1) * dh - 1) % sh != 0 && (oh * sh - pt) < h) ++oh;
+    if (ceil_mode && (w + pl + pr - (kw - 1) * dw - 1) % sw != 0 && (ow * sw - pl) < w) ++ow;
+    const NchwcPoolKind kind = static_cast<NchwcPoolKind>(trial % 3);
+    const std::vector<float> x = Random(rng, n * c * h * w);
+    for (CpuIsa level : Levels()) {
+      const IsaKernels& kernels = KernelsFor(level);
+      const int64_t b = NchwcBlockSize(kernels);
+      const int64_t cp = RoundUp(c, b);
+      SCOPED_TRACE(testing::Message()
+                   << IsaName(level) << " kind " << static_cast<int>(kind) << " n " << n << " c "
+                   << c << " in " << h << "x" << w << " k " << kh << "x" << kw << " s " << sh << ","
+                   << sw << " d " << dh << "," << dw << " pads " << pt << "," << pl << "," << pb
+                   << "," << pr << " out " << oh << "x" << ow);
+      NchwcPoolShape shape{n, cp, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, kind};
+      const std::vector<float> input = ToNchwc(x, n, c, h * w, b, 0.0f);
+      std::vector<float> out(static_cast<size_t>(n * cp * oh * ow),
+                             std::numeric_limits<float>::quiet_NaN());
+      const int64_t items = NchwcPoolWorkItems(kernels, shape);
+      NchwcPool(kernels, shape, input.data(), out.data(), 0, items / 2);
+      NchwcPool(kernels, shape, input.data(), out.data(), items / 2, items);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t y = 0; y < oh; ++y)
+            for (int64_t z = 0; z < ow; ++z) {
+              double acc = kind == NchwcPoolKind::kMax ? -INFINITY : 0.0;
+              int64_t inside = 0, padded_count = 0;
+              for (int64_t a = 0; a < kh; ++a)
+                for (int64_t bb = 0; bb < kw; ++bb) {
+                  const int64_t ih = y * sh - pt + a * dh, iw = z * sw - pl + bb * dw;
+                  if (ih >= -pt && ih < h + pb && iw >= -pl && iw < w + pr) ++padded_count;
+                  if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                  ++inside;
+                  const double v = x[static_cast<size_t>(((i * c + ch) * h + ih) * w + iw)];
+                  acc = kind == NchwcPoolKind::kMax ? std::max(acc, v) : acc + v;
+                }
+              if (inside == 0) continue;  // a window wholly in the padding: no value defined
+              if (kind == NchwcPoolKind::kAverageIncludePad) acc /= double(padded_count);
+              if (kind == NchwcPoolKind::kAverageExcludePad) acc /= double(inside);
+              const float got = FromNchwc(out, cp, oh * ow, b, i, ch, y * ow + z);
+              ASSERT_NEAR(got, acc, 1e-5)
+                  << "image " << i << " channel " << ch << " at " << y << "," << z;
+            }
+    }
+  }
+}
+
+TEST(NchwcTest, ReordersPlaceEveryChannelAndZeroThePaddedLanes) {
+  std::mt19937 rng(9);
+  for (int64_t channels : {1, 5, 8, 16, 17, 33}) {
+    for (int64_t spatial : {1, 7, 16, 49, 50}) {
+      const std::vector<float> x = Random(rng, channels * spatial);
+      for (CpuIsa level : Levels()) {
+        const IsaKernels& kernels = KernelsFor(level);
+        const int64_t b = NchwcBlockSize(kernels);
+        const int64_t blocks = RoundUp(channels, b) / b;
+        SCOPED_TRACE(testing::Message()
+                     << IsaName(level) << " channels " << channels << " spatial " << spatial);
+        std::vector<float> blocked(static_cast<size_t>(blocks * b * spatial), 9.0f);
+        NchwcReorderInput(kernels, x.data(), channels, spatial, blocked.data(), 0, 1);
+        NchwcReorderInput(kernels, x.data(), channels, spatial, blocked.data(), 1, blocks);
+        ASSERT_EQ(blocked, ToNchwc(x, 1, channels, spatial, b, 0.0f));
+        std::vector<float> back(static_cast<size_t>(channels * spatial + 8), 4.0f);
+        NchwcReorderOutput(kernels, blocked.data(), channels, spatial, back.data(), 0, blocks);
+        for (int64_t i = 0; i < channels * spatial; ++i)
+          ASSERT_EQ(back[static_cast<size_t>(i)], x[static_cast<size_t>(i)]) << "at " << i;
+        for (int64_t i = channels * spatial; i < channels * spatial + 8; ++i)
+          ASSERT_EQ(back[static_cast<size_t>(i)], 4.0f) << "written past the output at " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace prism::mlas
