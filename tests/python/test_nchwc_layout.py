@@ -4,7 +4,8 @@ equal onnxruntime's (level all, one thread) within rtol 1e-4 / atol 1e-4, as the
 disabled. The optimized model Prism saves (a residual block, a first NCHW-input conv + depthwise
 block, a 24-channel block padded to the block, the three CNNs) runs in onnxruntime with its own
 optimizations off and gives Prism's results within 1e-4: nchwc.Conv's W is in onnxruntime's filter
-order. Skipped (with the two block sizes) when Prism's block is not onnxruntime's, e.g. under
+order, byte for byte the filters onnxruntime saves for the same blocks. Skipped (with the two
+block sizes) when Prism's block is not onnxruntime's, e.g. under
 PRISM_CPU_ISA=avx2 on an AVX-512 machine."""
 import os
 import subprocess
@@ -178,3 +179,33 @@ def test_saved_nchwc_cnn_runs_in_onnxruntime(same_block, cnn_models, name, tmp_p
     if not os.path.isfile(path):
         pytest.skip("%s not generated at %s" % (name, path))
     _saved_model_runs_in_onnxruntime(path, bench_inputs(path, seed=6), tmp_path)
+
+
+def _nchwc_filters(path):
+    graph = onnx.load(path).graph
+    inits = {i.name: i for i in graph.initializer}
+    return sorted((tuple(inits[n.input[1]].dims), numpy_helper.to_array(inits[n.input[1]]).tobytes())
+                  for n in graph.node if n.domain == "com.microsoft.nchwc" and n.op_type == "Conv")
+
+
+@pytest.mark.parametrize("kind", ["residual", "depthwise", "padded"])
+def test_nchwc_filters_are_the_bytes_onnxruntime_saves(same_block, kind, tmp_path):
+    """Both runtimes' saved models of the same block hold the same nchwc.Conv filters, bit for
+    bit; and Prism (optimizations off) runs onnxruntime's saved model."""
+    model, shape = _small_model(kind)
+    x = np.random.default_rng(7).normal(size=shape).astype(np.float32)
+    options = prismrt.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "prism.onnx")
+    actual = prismrt.InferenceSession(model, options).run(None, {"x": x})[0]
+    so = onnxruntime.SessionOptions()
+    so.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.optimized_model_filepath = str(tmp_path / "ort.onnx")
+    onnxruntime.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    prism_filters = _nchwc_filters(options.optimized_model_filepath)
+    ort_filters = _nchwc_filters(so.optimized_model_filepath)
+    assert [dims for dims, _ in prism_filters] == [dims for dims, _ in ort_filters]
+    assert prism_filters == ort_filters, "same shapes, other bytes"
+    plain = prismrt.SessionOptions()
+    plain.graph_optimization_level = prismrt.GraphOptimizationLevel.ORT_DISABLE_ALL
+    again = prismrt.InferenceSession(so.optimized_model_filepath, plain).run(None, {"x": x})[0]
+    np.testing.assert_allclose(again, actual, rtol=1e-4, atol=1e-4)
