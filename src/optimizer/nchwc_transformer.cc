@@ -5,7 +5,9 @@
 //     kernels' three kinds: blocked input (group 1), NCHW input (group 1, fewer than b input
 //     channels, no reorder: a network's first convolution), depthwise (group == channels ==
 //     filters). W is padded to [Mp, Cin_w, KH, KW] (zero filters for the padded outputs, zero taps
-//     for the padded input channels of a blocked input), B to [Mp]; FusedConv's Z is the Sum.
+//     for the padded input channels of a blocked input) and its floats written in onnxruntime's
+//     filter order (OIHWBiBo / OIHWBo, mlas/nchwc_filter_order.h), B padded to [Mp]; FusedConv's
+//     Z is the Sum. So a saved optimized model runs in onnxruntime on a CPU of the same block.
 //     Another NCHW input gets a ReorderInput (one per value, shared).
 //   - A blocked value stays blocked through MaxPool / AveragePool / GlobalMaxPool /
 //     GlobalAveragePool (-> nchwc versions), same-shape Add / Mul / Sum of two blocked values with
@@ -23,6 +25,7 @@
 #include <unordered_map>
 
 #include "mlas/nchwc.h"
+#include "mlas/nchwc_filter_order.h"
 #include "optimizer/fusion_util.h"
 #include "optimizer/transformer_manager.h"
 
@@ -242,32 +245,38 @@ class Rewriter {
     }
     if (sum != nullptr) sum = z_blocked ? z_blocked->value : ReorderedInput(sum, filters, provider);
 
-    // W [filters, per_group, KH, KW] -> [Mp, Cin_w, KH, KW], zeros around.
+    // W [filters, per_group, KH, KW] -> [Mp, Cin_w, KH, KW], zeros around, its floats in
+    // onnxruntime's order (mlas/nchwc_filter_order.h) so that a saved model runs there too.
     const int64_t taps = kh * kw;
-    Tensor padded_w(ElementType::kFloat, TensorShape({padded_filters, weight_inputs, kh, kw}),
-                    GetCpuAllocator());
-    float* pw = padded_w.MutableData<float>();
-    std::fill(pw, pw + padded_w.NumElements(), 0.0f);
+    const mlas::NchwcFilterOrder order = kind == Kind::kBlocked ? mlas::NchwcFilterOrder::kOIHWBiBo
+                                                                : mlas::NchwcFilterOrder::kOIHWBo;
+    const mlas::NchwcFilterDims dims{padded_filters, weight_inputs, kh, kw, block_};
+    std::vector<float> padded_oihw(static_cast<size_t>(padded_filters * weight_inputs * taps),
+                                   0.0f);
     const float* source_w = w->Data<float>();
     for (int64_t m = 0; m < filters; ++m)
       std::copy(source_w + m * per_group * taps, source_w + (m + 1) * per_group * taps,
-                pw + m * weight_inputs * taps);
+                padded_oihw.data() + m * weight_inputs * taps);
+    Tensor ordered_w(ElementType::kFloat, TensorShape({padded_filters, weight_inputs, kh, kw}),
+                     GetCpuAllocator());
+    mlas::NchwcOrderFilter(order, dims, padded_oihw.data(), ordered_w.MutableData<float>());
     const std::string w_name = graph_.UniqueValueName(conv.Inputs()[1]->name + "_nchwc");
     derived_.push_back(Derived{
         w_name,
         {{conv.Inputs()[1]->name, *w}},
-        [filters, per_group, taps](const Tensor& derived, size_t) {
+        [filters, per_group, taps, order, dims](const Tensor& derived, size_t) {
+          std::vector<float> oihw(static_cast<size_t>(derived.NumElements()));
+          mlas::NchwcUnorderFilter(order, dims, derived.Data<float>(), oihw.data());
           Tensor original(ElementType::kFloat,
                           TensorShape({filters, per_group, derived.Shape()[2], derived.Shape()[3]}),
                           GetCpuAllocator());
-          const int64_t stride = derived.Shape()[1] * taps;
+          const int64_t stride = dims.input_channels * taps;
           for (int64_t m = 0; m < filters; ++m)
-            std::copy(derived.Data<float>() + m * stride,
-                      derived.Data<float>() + m * stride + per_group * taps,
+            std::copy(oihw.data() + m * stride, oihw.data() + m * stride + per_group * taps,
                       original.MutableData<float>() + m * per_group * taps);
           return original;
         }});
-    graph_.AddInitializer(w_name, std::move(padded_w));
+    graph_.AddInitializer(w_name, std::move(ordered_w));
     NodeArg* bias = nullptr;
     if (b != nullptr) {
       Tensor padded_b(ElementType::kFloat, TensorShape({padded_filters}), GetCpuAllocator());

@@ -3,10 +3,12 @@
 //   blocked:   X NCHWc [N, Cp, H, W], group 1, W [Mp, Cp, KH, KW];
 //   NCHW input: X plain [N, C, H, W] with C < b, group 1, W [Mp, C, KH, KW];
 //   depthwise: X NCHWc, group == Cp == Mp, W [Mp, 1, KH, KW].
-// Mp and Cp are multiples of the block b (the graph pass pads W). The attributes are ONNX Conv's
-// plus FusedConv's activation and activation_params: Relu, LeakyRelu and Clip run inside the
-// kernel's store with the bias and the sum; Tanh, Sigmoid and HardSigmoid after it over Y. W, a
-// constant initializer, is packed once at session creation (PrePack).
+// Mp and Cp are multiples of the block b (the graph pass pads W). W's floats are in onnxruntime's
+// order (mlas/nchwc_filter_order.h: OIHWBiBo for the blocked kind, OIHWBo for the others), the
+// shape OIHW, so that a saved optimized model means the same in both runtimes. The attributes are
+// ONNX Conv's plus FusedConv's activation and activation_params: Relu, LeakyRelu and Clip run
+// inside the kernel's store with the bias and the sum; Tanh, Sigmoid and HardSigmoid after it over
+// Y. W, a constant initializer, is packed once at session creation (PrePack).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
+#include "mlas/nchwc_filter_order.h"
 #include "providers/cpu/contrib/fused_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
 
@@ -87,8 +90,11 @@ class NchwcConv final : public OpKernel {
     result.shape = weight.Shape();
     result.unpack = [packed, dims = weight.Shape()] {
       Tensor original(ElementType::kFloat, dims, GetCpuAllocator());
+      std::vector<float> oihw(static_cast<size_t>(dims.Size()));
       mlas::NchwcUnpackFilter(mlas::ActiveKernels(), packed->shape, packed->floats.data(),
-                              original.MutableData<float>());
+                              oihw.data());
+      mlas::NchwcOrderFilter(FilterOrder(packed->shape), FilterDims(dims), oihw.data(),
+                             original.MutableData<float>());
       return original;
     };
     result.data = packed;
@@ -254,12 +260,25 @@ class NchwcConv final : public OpKernel {
           " does not match W ", w.ToString());
   }
 
+  static mlas::NchwcFilterOrder FilterOrder(const mlas::NchwcConvShape& s) {
+    return s.input_is_nchw || s.groups > 1 ? mlas::NchwcFilterOrder::kOIHWBo
+                                           : mlas::NchwcFilterOrder::kOIHWBiBo;
+  }
+
+  static mlas::NchwcFilterDims FilterDims(const TensorShape& w) {
+    return {w[0], w[1], w[2], w[3], mlas::NchwcBlockSize()};
+  }
+
+  // W comes in onnxruntime's order; mlas packs from OIHW.
   NchwcPackedFilter Pack(const Tensor& w) const {
     CheckFilter(w.Shape());
     NchwcPackedFilter packed;
     packed.shape = *FilterShape(w.Shape());
+    std::vector<float> oihw(static_cast<size_t>(w.NumElements()));
+    mlas::NchwcUnorderFilter(FilterOrder(packed.shape), FilterDims(w.Shape()), w.Data<float>(),
+                             oihw.data());
     packed.floats.resize(static_cast<size_t>(mlas::NchwcPackedFilterFloats(packed.shape)));
-    mlas::NchwcPackFilter(packed.shape, w.Data<float>(), packed.floats.data());
+    mlas::NchwcPackFilter(packed.shape, oihw.data(), packed.floats.data());
     return packed;
   }
 

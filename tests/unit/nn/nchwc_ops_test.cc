@@ -26,6 +26,31 @@ int64_t RoundUp(int64_t c) {
   return (c + Block() - 1) / Block() * Block();
 }
 
+// OIHW [mp][cin_w][taps] -> the order the op takes W in (onnxruntime's): per block of b filters,
+// the blocked kind [cin_w/b][taps][b_in][b_out], the others [cin_w][taps][b_out].
+std::vector<float> OnnxruntimeFilterOrder(const std::vector<float>& oihw, int64_t mp, int64_t cin_w,
+                                          int64_t taps, bool blocked_input) {
+  const int64_t b = Block();
+  std::vector<float> out;
+  out.reserve(oihw.size());
+  const auto at = [&](int64_t o, int64_t i, int64_t k) {
+    return oihw[static_cast<size_t>((o * cin_w + i) * taps + k)];
+  };
+  for (int64_t ob = 0; ob < mp; ob += b) {
+    if (blocked_input) {
+      for (int64_t ib = 0; ib < cin_w; ib += b)
+        for (int64_t k = 0; k < taps; ++k)
+          for (int64_t i = ib; i < ib + b; ++i)
+            for (int64_t o = ob; o < ob + b; ++o) out.push_back(at(o, i, k));
+    } else {
+      for (int64_t i = 0; i < cin_w; ++i)
+        for (int64_t k = 0; k < taps; ++k)
+          for (int64_t o = ob; o < ob + b; ++o) out.push_back(at(o, i, k));
+    }
+  }
+  return out;
+}
+
 std::vector<float> Random(int64_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -146,7 +171,9 @@ void RunConv(Kind kind, const Conv2D& real, bool constant_w, bool with_sum,
   test.Input<float>(
       "X", {real.n, cp, real.h, real.w},
       kind == Kind::kNchwInput ? x_real : Blocked(x_real, real.n, real.c, cp, spatial, 0.0f));
-  test.Input<float>("W", {mp, cin_w, real.kh, real.kw}, w, constant_w);
+  test.Input<float>("W", {mp, cin_w, real.kh, real.kw},
+                    OnnxruntimeFilterOrder(w, mp, cin_w, real.kh * real.kw, kind == Kind::kBlocked),
+                    constant_w);
   test.Input<float>("B", {mp}, bias, true);
   if (with_sum)
     test.Input<float>("Sum", {real.n, mp, oh, ow}, Blocked(sum, real.n, mp, mp, oh * ow, 0.0f));
@@ -180,8 +207,9 @@ TEST(NchwcOpsTest, ConvSamePaddingGivesTheCeilOutput) {
   const int64_t b = Block();
   const std::vector<float> x(static_cast<size_t>(b * 64), 1.0f);
   std::vector<float> w(static_cast<size_t>(b * b * 9), 0.0f);
-  // Output channel 0 sums input channel 0 over the window: the count of taps inside.
-  for (int64_t k = 0; k < 9; ++k) w[static_cast<size_t>(k)] = 1.0f;
+  // Output channel 0 sums input channel 0 over the window: the count of taps inside. In the
+  // blocked order [1][1][taps][b_in][b_out] its taps are b * b apart.
+  for (int64_t k = 0; k < 9; ++k) w[static_cast<size_t>(k * b * b)] = 1.0f;
   OpTester test("Conv", 1, kNchwc);
   test.Attr("auto_pad", std::string("SAME_UPPER"));
   test.Attr("strides", std::vector<int64_t>{2, 2});

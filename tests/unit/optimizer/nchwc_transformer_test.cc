@@ -150,13 +150,15 @@ TEST(NchwcTransformer, BlocksAConvChainAndPadsItsWeights) {
   const Tensor* w = graph.FindInitializer(first->Inputs()[1]->name);
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->Shape(), TensorShape({cp, cp, 3, 3}));
-  // Filter m, input channel i, tap t of the padded weight: the model's below c, zero beyond.
+  // Filter m, input channel i, tap t of the padded weight: the model's below c, zero beyond, at
+  // its place in onnxruntime's OIHWBiBo order [cp/b][cp/b][3][3][b_in][b_out].
   const std::vector<float> original = Random(Count({c, c, 3, 3}), 1);
   for (int64_t m = 0; m < cp; ++m)
     for (int64_t i = 0; i < cp; ++i)
       for (int64_t t = 0; t < 9; ++t) {
         const float expected = m < c && i < c ? original[(m * c + i) * 9 + t] : 0.0f;
-        ASSERT_EQ(w->Data<float>()[(m * cp + i) * 9 + t], expected) << m << " " << i << " " << t;
+        const int64_t at = (((m / kB * (cp / kB) + i / kB) * 9 + t) * kB + i % kB) * kB + m % kB;
+        ASSERT_EQ(w->Data<float>()[at], expected) << m << " " << i << " " << t;
       }
   const Tensor* b = graph.FindInitializer(first->Inputs()[2]->name);
   ASSERT_NE(b, nullptr);
@@ -201,7 +203,13 @@ TEST(NchwcTransformer, FirstConvReadsNchwAndDepthwiseStaysBlocked) {
   EXPECT_EQ(depthwise->FindAttribute("group")->i, cp);
   const Tensor* w = optimized.FindInitializer(depthwise->Inputs()[1]->name);
   EXPECT_EQ(w->Shape(), TensorShape({cp, 1, 3, 3}));
-  for (int64_t i = c * 9; i < cp * 9; ++i) EXPECT_EQ(w->Data<float>()[i], 0.0f);
+  // OIHWBo: channel m's tap t at [m / b][t][m % b]; the padded channels' taps zero.
+  const std::vector<float> original = Random(Count({c, 1, 3, 3}), 5);
+  for (int64_t m = 0; m < cp; ++m)
+    for (int64_t t = 0; t < 9; ++t)
+      ASSERT_EQ(w->Data<float>()[(m / kB * 9 + t) * kB + m % kB],
+                m < c ? original[m * 9 + t] : 0.0f)
+          << m << " " << t;
   ExpectSameAsExtended(model, {{1, 3, 12, 12}});
 }
 
