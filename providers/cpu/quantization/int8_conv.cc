@@ -1,0 +1,311 @@
+#include "providers/cpu/quantization/int8_conv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "framework/scratch_buffer.h"
+#include "mlas/isa_kernels.h"
+
+namespace prism::cpu::quantization {
+
+namespace {
+
+int64_t Product(const std::vector<int64_t>& values) {
+  int64_t product = 1;
+  for (const int64_t v : values) product *= v;
+  return product;
+}
+
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < columns (bytes): 16 x 16
+// blocks through SSE2 unpacks, the edges one byte at a time.
+void TransposeBytes(const uint8_t* src, int64_t src_stride, int64_t rows, int64_t columns,
+                    uint8_t* dst, int64_t dst_stride) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= rows; i += 16) {
+    int64_t j = 0;
+    for (; j + 16 <= columns; j += 16) {
+      __m128i r[16];
+      for (int k = 0; k < 16; ++k)
+        r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (i + k) * src_stride + j));
+      // Interleaving register k with k + 8 rotates the 8-bit (register, byte) index left by
+      // one bit; four rounds swap its halves: the transpose.
+      for (int round = 0; round < 4; ++round) {
+        __m128i t[16];
+        for (int k = 0; k < 8; ++k) {
+          t[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
+          t[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+        }
+        for (int k = 0; k < 16; ++k) r[k] = t[k];
+      }
+      for (int k = 0; k < 16; ++k)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (j + k) * dst_stride + i), r[k]);
+    }
+    for (; j < columns; ++j)
+      for (int64_t k = 0; k < 16; ++k) dst[j * dst_stride + i + k] = src[(i + k) * src_stride + j];
+  }
+#endif
+  for (; i < rows; ++i)
+    for (int64_t j = 0; j < columns; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
+}
+
+// Channels-first image [C, size] -> channels-last [size, C], bytes.
+void ToChannelsLast(const uint8_t* x, int64_t channels, int64_t size, uint8_t* out,
+                    ThreadPool* pool) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (size + kBlock - 1) / kBlock;
+  ThreadPool::TryParallelFor(
+      pool, blocks, static_cast<double>(channels * kBlock), [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kBlock;
+        const int64_t last = std::min(size, end * kBlock);
+        TransposeBytes(x + first, size, channels, last - first, out + first * channels, channels);
+      });
+}
+
+// Rows [begin, end) of one group's lowered A: row p holds, for each kernel offset, the group's
+// channels of the input pixel that offset reaches from output position p (pad where it falls
+// outside). x is channels-last with `stride` bytes per pixel, already at the group's channel.
+void LowerRows(const Int8ConvGeometry& g, const uint8_t* x, int64_t stride, uint8_t pad,
+               int64_t begin, int64_t end, uint8_t* a) {
+  const size_t rank = g.in_spatial.size();
+  const int64_t channels = g.InPerGroup();
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t depth = channels * kernel_size;
+  std::vector<int64_t> out_coord(rank), origin(rank), offset(rank);
+  for (int64_t p = begin; p < end; ++p) {
+    int64_t rest = p;
+    for (size_t d = rank; d-- > 0;) {
+      out_coord[d] = rest % g.out_spatial[d];
+      rest /= g.out_spatial[d];
+      origin[d] = out_coord[d] * g.strides[d] - g.pads_begin[d];
+    }
+    uint8_t* row = a + (p - begin) * depth;
+    std::fill(offset.begin(), offset.end(), 0);
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      int64_t pixel = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t coord = origin[d] + offset[d] * g.dilations[d];
+        inside = inside && coord >= 0 && coord < g.in_spatial[d];
+        pixel = pixel * g.in_spatial[d] + coord;
+      }
+      uint8_t* dst = row + k * channels;
+      if (!inside) {
+        std::memset(dst, pad, static_cast<size_t>(channels));
+      } else if (channels < 16) {
+        const uint8_t* src = x + pixel * stride;
+        for (int64_t c = 0; c < channels; ++c) dst[c] = src[c];
+      } else {
+        std::memcpy(dst, x + pixel * stride, static_cast<size_t>(channels));
+      }
+      for (size_t d = rank; d-- > 0;) {  // next kernel offset, last axis fastest
+        if (++offset[d] < g.kernel[d]) break;
+        offset[d] = 0;
+      }
+    }
+  }
+}
+
+bool IsPointwise(const Int8ConvGeometry& g) {
+  for (size_t d = 0; d < g.kernel.size(); ++d)
+    if (g.kernel[d] != 1 || g.strides[d] != 1 || g.pads_begin[d] != 0) return false;
+  return g.out_spatial == g.in_spatial;
+}
+
+// One row of 8-bit outputs from its int32 sums (plus bias): clamp(round_half_even((sum + bias)
+// * multiplier) + zero_point) in double, as QuantizedWriter::Store does for finite multipliers.
+// The rounding adds and subtracts 1.5 * 2^52 (exact below 2^51; the product is first limited to
+// +-2^40, far past where it saturates).
+void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier, int64_t count,
+                   double zero_point, bool to_int8, uint8_t* out) {
+  constexpr double kRound = 6755399441055744.0, kLimit = 0x1p40;
+  const double low = to_int8 ? -128.0 : 0.0, high = to_int8 ? 127.0 : 255.0;
+  int64_t n = 0;
+#if defined(__SSE2__)
+  const __m128d round = _mm_set1_pd(kRound), limit = _mm_set1_pd(kLimit);
+  const __m128d negative_limit = _mm_set1_pd(-kLimit), zero = _mm_set1_pd(zero_point);
+  const __m128d lows = _mm_set1_pd(low), highs = _mm_set1_pd(high);
+  const auto requantize = [&](__m128d x) {
+    x = _mm_min_pd(_mm_max_pd(x, negative_limit), limit);
+    x = _mm_add_pd(_mm_sub_pd(_mm_add_pd(x, round), round), zero);
+    return _mm_cvttpd_epi32(_mm_min_pd(_mm_max_pd(x, lows), highs));
+  };
+  for (; n + 4 <= count; n += 4) {
+    __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + n));
+    if (bias != nullptr)
+      sums = _mm_add_epi32(sums, _mm_loadu_si128(reinterpret_cast<const __m128i*>(bias + n)));
+    const __m128i first =
+        requantize(_mm_mul_pd(_mm_cvtepi32_pd(sums), _mm_loadu_pd(multiplier + n)));
+    const __m128i second = requantize(_mm_mul_pd(_mm_cvtepi32_pd(_mm_shuffle_epi32(sums, 0xEE)),
+                                                 _mm_loadu_pd(multiplier + n + 2)));
+    const __m128i words = _mm_packs_epi32(_mm_unpacklo_epi64(first, second), _mm_setzero_si128());
+    const __m128i bytes = to_int8 ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+    const int32_t four = _mm_cvtsi128_si32(bytes);
+    std::memcpy(out + n, &four, sizeof four);
+  }
+#endif
+  for (; n < count; ++n) {
+    // int32 wrapping addition, as the reference's int32 accumulation.
+    const auto total = static_cast<int32_t>(static_cast<uint32_t>(sum[n]) +
+                                            static_cast<uint32_t>(bias != nullptr ? bias[n] : 0));
+    double x = static_cast<double>(total) * multiplier[n];
+    x = std::min(std::max(x, -kLimit), kLimit);
+    const double value = std::min(std::max((x + kRound) - kRound + zero_point, low), high);
+    out[n] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int32_t>(value)));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group) {
+  auto packed = std::make_shared<PackedConvWeights>();
+  packed->type_ = w.Type();
+  packed->shape_ = w.Shape();
+  const int64_t out_channels = w.Shape()[0];
+  const int64_t channels = w.Shape()[1];
+  const int64_t kernel_size = w.NumElements() / std::max<int64_t>(out_channels * channels, 1);
+  const int64_t out_per_group = out_channels / group;
+  const int64_t depth = channels * kernel_size;
+  const auto* weights = static_cast<const uint8_t*>(w.RawData());
+  const bool split = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
+  std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
+  for (int64_t g = 0; g < group; ++g) {
+    for (int64_t m = 0; m < out_per_group; ++m) {
+      const uint8_t* filter = weights + (g * out_per_group + m) * depth;
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t k = 0; k < kernel_size; ++k)
+          b[static_cast<size_t>((k * channels + c) * out_per_group + m)] =
+              filter[c * kernel_size + k];
+    }
+    packed->groups_.push_back(mlas::PackedQuantB::Pack(
+        depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, split));
+  }
+  return packed;
+}
+
+Tensor PackedConvWeights::Unpack() const {
+  Tensor w(type_, shape_, GetCpuAllocator());
+  const int64_t out_channels = shape_[0];
+  const int64_t channels = shape_[1];
+  const int64_t kernel_size = shape_.Size() / std::max<int64_t>(out_channels * channels, 1);
+  const int64_t out_per_group = out_channels / GroupCount();
+  const int64_t depth = channels * kernel_size;
+  auto* weights = static_cast<uint8_t*>(w.MutableRawData());
+  std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
+  for (int64_t g = 0; g < GroupCount(); ++g) {
+    Group(g).Unpack(b.data(), out_per_group);
+    for (int64_t m = 0; m < out_per_group; ++m) {
+      uint8_t* filter = weights + (g * out_per_group + m) * depth;
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t k = 0; k < kernel_size; ++k)
+          filter[c * kernel_size + k] =
+              b[static_cast<size_t>((k * channels + c) * out_per_group + m)];
+    }
+  }
+  return w;
+}
+
+size_t PackedConvWeights::Bytes() const {
+  size_t bytes = 0;
+  for (const auto& g : groups_) bytes += g.Bytes();
+  return bytes;
+}
+
+std::string PackedConvWeightsFormat(const Tensor& w, int64_t group) {
+  const ElementType type = w.Type();
+  if ((type != ElementType::kInt8 && type != ElementType::kUint8) || w.Shape().Rank() < 3 ||
+      group < 1 || w.Shape()[0] % group != 0)
+    return "";
+  return MakeString("prism.Int8ConvWeights.", type == ElementType::kInt8 ? "s8" : "u8", ".group",
+                    group, mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
+}
+
+PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group) {
+  std::shared_ptr<const PackedConvWeights> packed = PackedConvWeights::Pack(w, group);
+  PrePackedWeight result;
+  result.data = packed;
+  result.bytes = packed->Bytes();
+  result.type = w.Type();
+  result.shape = w.Shape();
+  result.unpack = [packed] { return packed->Unpack(); };
+  return result;
+}
+
+void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool,
+                 const AllocatorPtr& scratch) {
+  const int64_t in_size = Product(g.in_spatial);
+  const int64_t out_size = Product(g.out_spatial);
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t in_per_group = g.InPerGroup();
+  const int64_t out_per_group = g.OutPerGroup();
+  const int64_t depth = in_per_group * kernel_size;
+  const bool pointwise = IsPointwise(g);
+  const auto pad = static_cast<uint8_t>(args.x_zero);
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+
+  ScratchBuffer<uint8_t> channels_last(scratch, static_cast<size_t>(in_size * g.in_channels));
+  ScratchBuffer<uint8_t> lowered(scratch, pointwise ? 0 : static_cast<size_t>(out_size * depth));
+  ScratchBuffer<int32_t> sums(scratch, static_cast<size_t>(out_size * g.out_channels));
+  const auto* x = static_cast<const uint8_t*>(args.x);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    ToChannelsLast(x + n * g.in_channels * in_size, g.in_channels, in_size, channels_last.data(),
+                   pool);
+    for (int64_t group = 0; group < g.group; ++group) {
+      const uint8_t* group_x = channels_last.data() + group * in_per_group;
+      const uint8_t* a = group_x;
+      int64_t lda = g.in_channels;
+      if (!pointwise) {
+        ThreadPool::TryParallelFor(
+            pool, out_size, static_cast<double>(depth), [&](int64_t begin, int64_t end) {
+              LowerRows(g, group_x, g.in_channels, pad, begin, end, lowered.data() + begin * depth);
+            });
+        a = lowered.data();
+        lda = depth;
+      }
+      mlas::QgemmZeroPoints zero_points;
+      zero_points.a = args.x_zero;
+      zero_points.b_scalar = args.w_zero;
+      if (args.w_zero_per_channel != nullptr)
+        zero_points.b_per_column = args.w_zero_per_channel + group * out_per_group;
+      mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
+                         zero_points, sums.data() + group * out_per_group, g.out_channels, pool);
+    }
+
+    // Channels-last sums -> NCHW output, a block of output positions at a time.
+    constexpr int64_t kBlock = 16;
+    const int64_t blocks = (out_size + kBlock - 1) / kBlock;
+    const int64_t m_total = g.out_channels;
+    ThreadPool::TryParallelFor(
+        pool, blocks, static_cast<double>(kBlock * m_total * 4), [&](int64_t begin, int64_t end) {
+          std::vector<uint8_t> bytes(args.y_8bit != nullptr ? static_cast<size_t>(kBlock * m_total)
+                                                            : 0);
+          for (int64_t block = begin; block < end; ++block) {
+            const int64_t first = block * kBlock;
+            const int64_t rows = std::min(kBlock, out_size - first);
+            const int32_t* block_sums = sums.data() + first * m_total;
+            if (args.y_int32 != nullptr) {
+              int32_t* y = args.y_int32 + n * m_total * out_size + first;
+              for (int64_t m = 0; m < m_total; ++m)
+                for (int64_t r = 0; r < rows; ++r)
+                  y[m * out_size + r] = block_sums[r * m_total + m];
+              continue;
+            }
+            for (int64_t r = 0; r < rows; ++r)
+              RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers, m_total,
+                            args.y_zero, args.y_signed, bytes.data() + r * m_total);
+            uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + n * m_total * out_size + first;
+            TransposeBytes(bytes.data(), m_total, rows, m_total, y, out_size);
+          }
+        });
+  }
+}
+
+}  // namespace prism::cpu::quantization
