@@ -46,6 +46,7 @@ std::unique_ptr<GraphTransformer> MakeConstantFolding();
 std::unique_ptr<GraphTransformer> MakeReshapeChainElimination();
 std::unique_ptr<GraphTransformer> MakeConvBatchNormFusion();
 std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
+std::unique_ptr<GraphTransformer> MakeQdqConvFusion();
 std::unique_ptr<GraphTransformer> MakeGeluFusion();
 std::unique_ptr<GraphTransformer> MakeLayerNormFusion();
 std::unique_ptr<GraphTransformer> MakeSkipLayerNormFusion();
