@@ -95,6 +95,9 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     // The QDQ fusions first: they read Conv, Add and pooling nodes between DequantizeLinear
     // and QuantizeLinear, which the float fusions below would otherwise take.
     manager->Register(MakeQdqConvFusion());
+    manager->Register(MakeQdqAddFusion());
+    manager->Register(MakeQdqGlobalAveragePoolFusion());
+    manager->Register(MakeQdqDropFusion());
     manager->Register(MakeLayerNormFusion());
     manager->Register(MakeSkipLayerNormFusion());
     manager->Register(MakeAttentionFusion());
