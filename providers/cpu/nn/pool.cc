@@ -274,6 +274,54 @@ void Pool2dFloat(const PoolJob& job, bool is_max) {
   });
 }
 
+// 2-D uint8/int8 MaxPool without indices (onnxruntime's QDQ models pool quantized values): the
+// taps of the columns whose window lies inside the input row are read by offset, the border
+// columns' through their lists. The same result as the general path.
+template <typename T>
+void Pool2dMax8Bit(const PoolJob& job) {
+  const PoolGeometry& g = *job.geometry;
+  const WindowTaps& taps = *job.taps;
+  const int64_t in_h = g.input[0], in_w = g.input[1];
+  const int64_t out_h = g.output[0], out_w = g.output[1];
+  const int64_t kernel_w = job.attrs->kernel_shape[1];
+  const int64_t stride_w = job.attrs->strides[1];
+  const int64_t dilation_w = job.attrs->dilations[1];
+  const int64_t pad_left = g.pad_begin[1];
+  const int64_t interior_begin = std::min(out_w, CeilDiv(pad_left, stride_w));
+  const int64_t last_start = in_w - 1 - (kernel_w - 1) * dilation_w + pad_left;
+  const int64_t interior_end =
+      std::max(interior_begin, last_start < 0 ? 0 : std::min(out_w, last_start / stride_w + 1));
+  const T* x = job.x->Data<T>();
+  T* y = job.y->MutableData<T>();
+  const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
+  const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
+  ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p) {
+      const T* plane = x + p * in_h * in_w;
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        T* out = y + (p * out_h + oh) * out_w;
+        const std::vector<int64_t>& rows = taps.positions[0][oh];
+        for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
+          T acc = std::numeric_limits<T>::lowest();
+          for (int64_t row : rows) {
+            const T* taps_row = plane + row * in_w + ow * stride_w - pad_left;
+            for (int64_t k = 0; k < kernel_w; ++k) acc = std::max(acc, taps_row[k * dilation_w]);
+          }
+          out[ow] = acc;
+        }
+        auto border = [&](int64_t ow) {
+          T acc = std::numeric_limits<T>::lowest();
+          for (int64_t row : rows)
+            for (int64_t col : taps.positions[1][ow]) acc = std::max(acc, plane[row * in_w + col]);
+          out[ow] = acc;
+        };
+        for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
+        for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
+      }
+    }
+  });
+}
+
 using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
 using AveragePoolTypes = TypeList<float, double, Float16, BFloat16>;
 
@@ -303,6 +351,12 @@ class Pool final : public OpKernel {
     if (x.Type() == ElementType::kFloat && geometry.output.size() == 2 && indices == nullptr &&
         kind_ != PoolKind::kLp) {
       Pool2dFloat(job, kind_ == PoolKind::kMax);
+    } else if (kind_ == PoolKind::kMax && geometry.output.size() == 2 && indices == nullptr &&
+               x.Type() == ElementType::kUint8) {
+      Pool2dMax8Bit<uint8_t>(job);
+    } else if (kind_ == PoolKind::kMax && geometry.output.size() == 2 && indices == nullptr &&
+               x.Type() == ElementType::kInt8) {
+      Pool2dMax8Bit<int8_t>(job);
     } else if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
     } else if (kind_ == PoolKind::kLp) {
