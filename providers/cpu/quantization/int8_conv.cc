@@ -122,44 +122,44 @@ bool IsPointwise(const Int8ConvGeometry& g) {
 
 // One row of 8-bit outputs from its int32 sums (plus bias): clamp(round_half_even((sum + bias)
 // * multiplier) + zero_point) in double, as QuantizedWriter::Store does for finite multipliers.
-// The rounding adds and subtracts 1.5 * 2^52 (exact below 2^51; the product is first limited to
-// +-2^40, far past where it saturates).
+// The product is clamped to [low - zero_point, high - zero_point] (integers) before rounding,
+// which gives the same result as clamping after it, and then rounds with cvtpd2dq (half to even
+// in the default rounding mode, as nearbyint). A finite multiplier times an int32 stays finite.
 void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier, int64_t count,
-                   double zero_point, bool to_int8, uint8_t* out) {
-  constexpr double kRound = 6755399441055744.0, kLimit = 0x1p40;
-  const double low = to_int8 ? -128.0 : 0.0, high = to_int8 ? 127.0 : 255.0;
+                   int32_t zero_point, bool to_int8, uint8_t* out) {
+  const double low = (to_int8 ? -128.0 : 0.0) - zero_point;
+  const double high = (to_int8 ? 127.0 : 255.0) - zero_point;
   int64_t n = 0;
 #if defined(__SSE2__)
-  const __m128d round = _mm_set1_pd(kRound), limit = _mm_set1_pd(kLimit);
-  const __m128d negative_limit = _mm_set1_pd(-kLimit), zero = _mm_set1_pd(zero_point);
   const __m128d lows = _mm_set1_pd(low), highs = _mm_set1_pd(high);
-  const auto requantize = [&](__m128d x) {
-    x = _mm_min_pd(_mm_max_pd(x, negative_limit), limit);
-    x = _mm_add_pd(_mm_sub_pd(_mm_add_pd(x, round), round), zero);
-    return _mm_cvttpd_epi32(_mm_min_pd(_mm_max_pd(x, lows), highs));
+  const __m128i zeros = _mm_set1_epi32(zero_point);
+  const auto two = [&](__m128i sums, const double* m) {
+    const __m128d x = _mm_mul_pd(_mm_cvtepi32_pd(sums), _mm_loadu_pd(m));
+    return _mm_cvtpd_epi32(_mm_min_pd(_mm_max_pd(x, lows), highs));
   };
-  for (; n + 4 <= count; n += 4) {
-    __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + n));
-    if (bias != nullptr)
-      sums = _mm_add_epi32(sums, _mm_loadu_si128(reinterpret_cast<const __m128i*>(bias + n)));
-    const __m128i first =
-        requantize(_mm_mul_pd(_mm_cvtepi32_pd(sums), _mm_loadu_pd(multiplier + n)));
-    const __m128i second = requantize(_mm_mul_pd(_mm_cvtepi32_pd(_mm_shuffle_epi32(sums, 0xEE)),
-                                                 _mm_loadu_pd(multiplier + n + 2)));
-    const __m128i words = _mm_packs_epi32(_mm_unpacklo_epi64(first, second), _mm_setzero_si128());
+  const auto four = [&](const int32_t* s, const int32_t* b, const double* m) {
+    __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    if (b != nullptr)
+      sums = _mm_add_epi32(sums, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+    const __m128i rounded =
+        _mm_unpacklo_epi64(two(sums, m), two(_mm_shuffle_epi32(sums, 0xEE), m + 2));
+    return _mm_add_epi32(rounded, zeros);
+  };
+  for (; n + 8 <= count; n += 8) {
+    const __m128i words =
+        _mm_packs_epi32(four(sum + n, bias ? bias + n : nullptr, multiplier + n),
+                        four(sum + n + 4, bias ? bias + n + 4 : nullptr, multiplier + n + 4));
     const __m128i bytes = to_int8 ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
-    const int32_t four = _mm_cvtsi128_si32(bytes);
-    std::memcpy(out + n, &four, sizeof four);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + n), bytes);
   }
 #endif
   for (; n < count; ++n) {
     // int32 wrapping addition, as the reference's int32 accumulation.
     const auto total = static_cast<int32_t>(static_cast<uint32_t>(sum[n]) +
                                             static_cast<uint32_t>(bias != nullptr ? bias[n] : 0));
-    double x = static_cast<double>(total) * multiplier[n];
-    x = std::min(std::max(x, -kLimit), kLimit);
-    const double value = std::min(std::max((x + kRound) - kRound + zero_point, low), high);
-    out[n] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int32_t>(value)));
+    const double x = std::min(std::max(static_cast<double>(total) * multiplier[n], low), high);
+    out[n] = static_cast<uint8_t>(
+        static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(x)) + zero_point));
   }
 }
 
@@ -300,7 +300,8 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
             }
             for (int64_t r = 0; r < rows; ++r)
               RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers, m_total,
-                            args.y_zero, args.y_signed, bytes.data() + r * m_total);
+                            static_cast<int32_t>(args.y_zero), args.y_signed,
+                            bytes.data() + r * m_total);
             uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + n * m_total * out_size + first;
             TransposeBytes(bytes.data(), m_total, rows, m_total, y, out_size);
           }
