@@ -188,6 +188,8 @@ std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w
     packed->groups_.push_back(mlas::PackedQuantB::Pack(
         depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, split));
   }
+  if (out_per_group == 1 && channels == 1)
+    packed->depthwise_.assign(weights, weights + w.NumElements());
   return packed;
 }
 
@@ -239,6 +241,93 @@ PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group) {
   return result;
 }
 
+namespace {
+
+bool IsDepthwise2d(const Int8ConvGeometry& g, const PackedConvWeights& w) {
+  return g.in_spatial.size() == 2 && g.InPerGroup() == 1 && g.OutPerGroup() == 1 &&
+         !w.Depthwise().empty();
+}
+
+// Sums of one output plane of a depthwise convolution: row by row, each kernel offset adding
+// (x - x_zero) * (w - w_zero) over the output columns whose input column lies inside (padding is
+// x_zero: it adds nothing).
+template <typename X, typename W>
+void DepthwisePlane(const Int8ConvGeometry& g, const X* x, const W* w, int32_t x_zero,
+                    int32_t w_zero, int32_t* sums) {
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
+  const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
+  const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
+  const int64_t stride_h = g.strides[0], stride_w = g.strides[1];
+  const int64_t dilation_h = g.dilations[0], dilation_w = g.dilations[1];
+  const int64_t pad_top = g.pads_begin[0], pad_left = g.pads_begin[1];
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    int32_t* row_sums = sums + oh * out_w;
+    std::fill_n(row_sums, out_w, 0);
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      const int64_t ih = oh * stride_h - pad_top + kh * dilation_h;
+      if (ih < 0 || ih >= in_h) continue;
+      const X* row = x + ih * in_w;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        const int32_t weight = static_cast<int32_t>(w[kh * kernel_w + kw]) - w_zero;
+        const int64_t offset = kw * dilation_w - pad_left;  // iw = ow * stride_w + offset
+        const int64_t first = offset >= 0 ? 0 : (-offset + stride_w - 1) / stride_w;
+        const int64_t last =
+            in_w - 1 - offset < 0 ? 0 : std::min(out_w, (in_w - 1 - offset) / stride_w + 1);
+        if (stride_w == 1) {
+          const X* taps = row + offset;
+          for (int64_t ow = first; ow < last; ++ow)
+            row_sums[ow] += (static_cast<int32_t>(taps[ow]) - x_zero) * weight;
+        } else {
+          for (int64_t ow = first; ow < last; ++ow)
+            row_sums[ow] += (static_cast<int32_t>(row[ow * stride_w + offset]) - x_zero) * weight;
+        }
+      }
+    }
+  }
+}
+
+void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool) {
+  const int64_t in_size = Product(g.in_spatial);
+  const int64_t out_size = Product(g.out_spatial);
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t channels = g.out_channels;
+  const std::vector<uint8_t>& weights = args.w->Depthwise();
+  const bool w_signed = args.w->Type() == ElementType::kInt8;
+  ThreadPool::TryParallelFor(
+      pool, g.batch * channels, static_cast<double>(out_size * kernel_size * 2),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int32_t> sums(static_cast<size_t>(out_size));
+        std::vector<double> multiplier(args.y_8bit != nullptr ? static_cast<size_t>(out_size) : 0);
+        std::vector<int32_t> bias(args.bias != nullptr ? static_cast<size_t>(out_size) : 0);
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t c = plane % channels;
+          const int32_t w_zero =
+              args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
+          const void* x_plane = static_cast<const uint8_t*>(args.x) + plane * in_size;
+          const uint8_t* w_plane = weights.data() + c * kernel_size;
+          int32_t* out = args.y_int32 != nullptr ? args.y_int32 + plane * out_size : sums.data();
+          const auto run = [&](auto x_tag, auto w_tag) {
+            using X = decltype(x_tag);
+            using W = decltype(w_tag);
+            DepthwisePlane(g, static_cast<const X*>(x_plane), reinterpret_cast<const W*>(w_plane),
+                           args.x_zero, w_zero, out);
+          };
+          if (args.x_signed)
+            w_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
+          else
+            w_signed ? run(uint8_t{}, int8_t{}) : run(uint8_t{}, uint8_t{});
+          if (args.y_int32 != nullptr) continue;
+          std::fill(multiplier.begin(), multiplier.end(), args.multipliers[c]);
+          if (args.bias != nullptr) std::fill(bias.begin(), bias.end(), args.bias[c]);
+          RequantizeRow(sums.data(), args.bias != nullptr ? bias.data() : nullptr,
+                        multiplier.data(), out_size, static_cast<int32_t>(args.y_zero),
+                        args.y_signed, static_cast<uint8_t*>(args.y_8bit) + plane * out_size);
+        }
+      });
+}
+
+}  // namespace
+
 void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool,
                  const AllocatorPtr& scratch) {
   const int64_t in_size = Product(g.in_spatial);
@@ -250,6 +339,7 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
   const bool pointwise = IsPointwise(g);
   const auto pad = static_cast<uint8_t>(args.x_zero);
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  if (IsDepthwise2d(g, *args.w)) return RunDepthwise(g, args, pool);
 
   ScratchBuffer<uint8_t> channels_last(scratch, static_cast<size_t>(in_size * g.in_channels));
   ScratchBuffer<uint8_t> lowered(scratch, pointwise ? 0 : static_cast<size_t>(out_size * depth));

@@ -5,7 +5,9 @@
 // image directly. The weights are packed once per group as the GEMM's B (depth x output
 // channels, the same depth order); the products land channels-last (output position x output
 // channel) and go back to NCHW as they are stored, requantized per output channel for
-// QLinearConv (plus its int32 bias), as int32 for ConvInteger.
+// QLinearConv (plus its int32 bias), as int32 for ConvInteger. A 2-D depthwise convolution (one
+// input and one output channel per group) runs directly instead, a row of int32 sums per output
+// row, the taps of each kernel offset over the output columns whose input lies inside.
 //
 // Every type pair (uint8/int8 x, uint8/int8 w) and every zero point runs here: the GEMM computes
 // each pair as u8 x s8 with the zero points folded in exactly (qgemm.h), in 32-bit wrapping
@@ -54,6 +56,9 @@ class PackedConvWeights {
   Tensor Unpack() const;
 
   const mlas::PackedQuantB& Group(int64_t g) const { return groups_[static_cast<size_t>(g)]; }
+  // A depthwise W (one input and one output channel per group) as given, which the direct
+  // depthwise loop reads; empty for other convolutions.
+  const std::vector<uint8_t>& Depthwise() const { return depthwise_; }
   int64_t GroupCount() const { return static_cast<int64_t>(groups_.size()); }
   ElementType Type() const { return type_; }
   const TensorShape& Shape() const { return shape_; }
@@ -63,6 +68,7 @@ class PackedConvWeights {
   ElementType type_ = ElementType::kInt8;
   TensorShape shape_;
   std::vector<mlas::PackedQuantB> groups_;
+  std::vector<uint8_t> depthwise_;
 };
 
 // The prepack format name of a conv weight for `group` ("" when it is not an 8-bit W of rank
