@@ -127,6 +127,9 @@ bool IsPointwise(const Int8ConvGeometry& g) {
 // in the default rounding mode, as nearbyint). A finite multiplier times an int32 stays finite.
 void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier, int64_t count,
                    int32_t zero_point, bool to_int8, uint8_t* out) {
+  // The level's vectorized kernel where it has one (AVX2, AVX-512): the same results.
+  if (const auto kernel = mlas::ActiveKernels().requantize_row_s32; kernel != nullptr)
+    return kernel(sum, bias, multiplier, count, zero_point, to_int8, out);
   const double low = (to_int8 ? -128.0 : 0.0) - zero_point;
   const double high = (to_int8 ? 127.0 : 255.0) - zero_point;
   int64_t n = 0;

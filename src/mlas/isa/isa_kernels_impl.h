@@ -1085,6 +1085,38 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
   }
 }
 
+// Plain loops that the AVX2 and AVX-512 flags vectorize (vroundpd, vminpd/vmaxpd, vcvttpd2dq;
+// the baseline table has none: its caller's SSE2 loop runs there): the product is clamped to the
+// shifted integer range before rounding, which equals clamping after.
+template <bool kToInt8, bool kBias>
+void RequantizeRowS32Impl(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                          int64_t count, int32_t zero_point, uint8_t* out) {
+  const double low = (kToInt8 ? -128.0 : 0.0) - zero_point;
+  const double high = (kToInt8 ? 127.0 : 255.0) - zero_point;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint32_t total =
+        static_cast<uint32_t>(sum[i]) + (kBias ? static_cast<uint32_t>(bias[i]) : 0u);
+    double x = static_cast<double>(static_cast<int32_t>(total)) * multiplier[i];
+    x = x < low ? low : x;
+    x = x > high ? high : x;
+    const int32_t value = static_cast<int32_t>(__builtin_nearbyint(x)) + zero_point;
+    out[i] = static_cast<uint8_t>(value);
+  }
+}
+
+void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                      int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+  if (to_int8) {
+    bias != nullptr
+        ? RequantizeRowS32Impl<true, true>(sum, bias, multiplier, count, zero_point, out)
+        : RequantizeRowS32Impl<true, false>(sum, bias, multiplier, count, zero_point, out);
+  } else {
+    bias != nullptr
+        ? RequantizeRowS32Impl<false, true>(sum, bias, multiplier, count, zero_point, out)
+        : RequantizeRowS32Impl<false, false>(sum, bias, multiplier, count, zero_point, out);
+  }
+}
+
 void BiasActivationRowF32(float* out, const float* sum, int64_t count, float bias, int kind,
                           float a, float b) {
   switch (kind) {
@@ -1342,6 +1374,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_vnni_usable = nullptr,
                              .qgemm_block_vnni = nullptr,
 #endif
+#endif
+#if defined(__AVX2__)
+                             .requantize_row_s32 = &RequantizeRowS32,
+#else
+                             .requantize_row_s32 = nullptr,
 #endif
                              .gemm_accumulate_f64 = &GemmAccumulate<double>,
                              .scaled_add_f32 = &ScaledAdd<float>,
