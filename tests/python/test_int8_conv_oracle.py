@@ -2,7 +2,7 @@
 random shapes against onnx.reference (exactly: the same double requantization, half to even)
 and onnxruntime (QLinearConv within one step, since it requantizes in float; ConvInteger
 exactly, where it takes the types): 1-D, 2-D and 3-D, 1x1 (read without lowering), pads,
-strides, dilations, groups and depthwise, per-tensor and per-channel weights with nonzero zero
+strides, dilations, groups and depthwise (strides 1 and 2, over 256 taps), per-tensor and per-channel weights with nonzero zero
 points, uint8 and int8 activations and weights, the weights given as initializers (prepacked at
 session creation) or fed at run time, with and without a bias."""
 import numpy as np
@@ -27,6 +27,10 @@ _SHAPES = [
     ((2, 5, 11), (7, 5, 3), {"pads": [2, 0], "strides": [2]}),
     ((1, 4, 4, 5, 6), (6, 4, 2, 3, 2), {"pads": [1, 0, 1, 0, 1, 1]}),
     ((1, 20, 5, 5), (18, 20, 3, 3), {"auto_pad": "SAME_UPPER", "strides": [2, 2]}),
+    # depthwise with stride 2 (the float kernel, exact up to 256 taps), and one past 256 taps
+    # (the int32 loop)
+    ((1, 6, 13, 12), (6, 1, 5, 5), {"group": 6, "pads": [2, 1, 2, 2], "strides": [2, 2]}),
+    ((1, 3, 20, 19), (3, 1, 17, 17), {"group": 3, "pads": [3, 2, 1, 4], "strides": [1, 2]}),
 ]
 
 

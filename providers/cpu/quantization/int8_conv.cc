@@ -1,6 +1,7 @@
 #include "providers/cpu/quantization/int8_conv.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -296,10 +297,34 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
   const int64_t channels = g.out_channels;
   const std::vector<uint8_t>& weights = args.w->Depthwise();
   const bool w_signed = args.w->Type() == ElementType::kInt8;
+  // The level's float depthwise kernel is exact here: every product of the shifted values is an
+  // integer below 2^16 and every partial sum of up to 256 of them one below 2^24.
+  const bool in_float = kernel_size <= 256;
+  mlas::DepthwiseGeometry geometry{};
+  geometry.in_h = g.in_spatial[0];
+  geometry.in_w = g.in_spatial[1];
+  geometry.out_h = g.out_spatial[0];
+  geometry.out_w = g.out_spatial[1];
+  geometry.kernel_h = g.kernel[0];
+  geometry.kernel_w = g.kernel[1];
+  geometry.stride_h = g.strides[0];
+  geometry.stride_w = g.strides[1];
+  geometry.dilation_h = g.dilations[0];
+  geometry.dilation_w = g.dilations[1];
+  geometry.pad_h = g.pads_begin[0];
+  geometry.pad_w = g.pads_begin[1];
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
   ThreadPool::TryParallelFor(
       pool, g.batch * channels, static_cast<double>(out_size * kernel_size * 2),
       [&](int64_t begin, int64_t end) {
         std::vector<int32_t> sums(static_cast<size_t>(out_size));
+        // Zeroed once: the kernel writes only the input's cells of it, the padding stays zero.
+        std::vector<float> scratch(
+            in_float ? static_cast<size_t>(mlas::DepthwiseLayoutOf(geometry).ScratchFloats()) : 0,
+            0.0f);
+        std::vector<float> x_float(in_float ? static_cast<size_t>(in_size) : 0);
+        std::vector<float> y_float(in_float ? static_cast<size_t>(out_size) : 0);
+        std::array<float, 256> w_float{};
         std::vector<double> multiplier(args.y_8bit != nullptr ? static_cast<size_t>(out_size) : 0);
         std::vector<int32_t> bias(args.bias != nullptr ? static_cast<size_t>(out_size) : 0);
         for (int64_t plane = begin; plane < end; ++plane) {
@@ -312,8 +337,22 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
           const auto run = [&](auto x_tag, auto w_tag) {
             using X = decltype(x_tag);
             using W = decltype(w_tag);
-            DepthwisePlane(g, static_cast<const X*>(x_plane), reinterpret_cast<const W*>(w_plane),
-                           args.x_zero, w_zero, out);
+            const auto* x_values = static_cast<const X*>(x_plane);
+            const auto* w_values = reinterpret_cast<const W*>(w_plane);
+            if (!in_float) {
+              DepthwisePlane(g, x_values, w_values, args.x_zero, w_zero, out);
+              return;
+            }
+            for (int64_t i = 0; i < in_size; ++i)
+              x_float[static_cast<size_t>(i)] =
+                  static_cast<float>(static_cast<int32_t>(x_values[i]) - args.x_zero);
+            for (int64_t k = 0; k < kernel_size; ++k)
+              w_float[static_cast<size_t>(k)] =
+                  static_cast<float>(static_cast<int32_t>(w_values[k]) - w_zero);
+            kernels.depthwise2d_f32(geometry, x_float.data(), w_float.data(), 0.0f, y_float.data(),
+                                    scratch.data());
+            for (int64_t i = 0; i < out_size; ++i)
+              out[i] = static_cast<int32_t>(y_float[static_cast<size_t>(i)]);
           };
           if (args.x_signed)
             w_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
