@@ -371,3 +371,18 @@ def test_quantize_linear_float_fast_path_edges(y_type):
     info = np.iinfo(y_type)
     expected = np.array([info.max, info.min, zero] * 6, y_type).reshape(1, -1)
     np.testing.assert_array_equal(_run(model, feeds)[0], expected)
+
+
+@pytest.mark.parametrize("x_type", [np.uint8, np.int8])
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [2, 3], "strides": [1, 2], "pads": [0, 2, 1, 0], "dilations": [2, 1]},
+    {"kernel_shape": [4, 4], "strides": [3, 3], "ceil_mode": 1},
+])
+def test_max_pool_8bit_matches_onnxruntime(x_type, attrs):
+    """uint8/int8 2-D MaxPool (the column-maximum path of pool.cc, as QDQDropFusion leaves
+    resnet's pool) against onnxruntime, exactly."""
+    lx, hx = _range(x_type)
+    feeds = {"x": _RNG.randint(lx, hx + 1, (2, 5, 17, 19)).astype(x_type)}
+    model = _model("MaxPool", feeds, [_ELEM[np.dtype(x_type)]], 13, **attrs)
+    _same(_run(model, feeds)[0], _oracle(model, feeds)[0])

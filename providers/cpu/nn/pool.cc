@@ -274,9 +274,10 @@ void Pool2dFloat(const PoolJob& job, bool is_max) {
   });
 }
 
-// 2-D uint8/int8 MaxPool without indices (onnxruntime's QDQ models pool quantized values): the
-// taps of the columns whose window lies inside the input row are read by offset, the border
-// columns' through their lists. The same result as the general path.
+// 2-D uint8/int8 MaxPool without indices (onnxruntime's QDQ models pool quantized values): per
+// output row, the maximum over the window's rows of every input column (a vectorizable pass),
+// then over each window's columns, by offset inside the row, through the tap lists at the
+// borders. The same result as the general path (a window without taps gives the lowest value).
 template <typename T>
 void Pool2dMax8Bit(const PoolJob& job) {
   const PoolGeometry& g = *job.geometry;
@@ -296,23 +297,30 @@ void Pool2dMax8Bit(const PoolJob& job) {
   const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
   const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
   ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    // The maximum over the window's rows of each input column, then over its columns.
+    std::vector<T> column_max(static_cast<size_t>(in_w));
     for (int64_t p = first; p < last; ++p) {
       const T* plane = x + p * in_h * in_w;
       for (int64_t oh = 0; oh < out_h; ++oh) {
         T* out = y + (p * out_h + oh) * out_w;
         const std::vector<int64_t>& rows = taps.positions[0][oh];
+        // Local pointers: a byte store may alias the vector's own pointer, which would keep the
+        // loop from vectorizing.
+        T* columns = column_max.data();
+        std::fill_n(columns, in_w, std::numeric_limits<T>::lowest());
+        for (int64_t row : rows) {
+          const T* values = plane + row * in_w;
+          for (int64_t i = 0; i < in_w; ++i) columns[i] = std::max(columns[i], values[i]);
+        }
         for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
-          T acc = std::numeric_limits<T>::lowest();
-          for (int64_t row : rows) {
-            const T* taps_row = plane + row * in_w + ow * stride_w - pad_left;
-            for (int64_t k = 0; k < kernel_w; ++k) acc = std::max(acc, taps_row[k * dilation_w]);
-          }
+          const T* taps_row = columns + ow * stride_w - pad_left;
+          T acc = taps_row[0];
+          for (int64_t k = 1; k < kernel_w; ++k) acc = std::max(acc, taps_row[k * dilation_w]);
           out[ow] = acc;
         }
         auto border = [&](int64_t ow) {
           T acc = std::numeric_limits<T>::lowest();
-          for (int64_t row : rows)
-            for (int64_t col : taps.positions[1][ow]) acc = std::max(acc, plane[row * in_w + col]);
+          for (int64_t col : taps.positions[1][ow]) acc = std::max(acc, columns[col]);
           out[ow] = acc;
         };
         for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
