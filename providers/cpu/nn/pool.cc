@@ -274,6 +274,36 @@ void Pool2dFloat(const PoolJob& job, bool is_max) {
   });
 }
 
+// One output row of Pool2dMax8Bit: the maximum over the window's rows of each input column, then
+// over each window's columns. Everything in locals and restrict pointers: a byte store may alias
+// anything, which would otherwise reload every bound and keep the loops scalar.
+template <typename T>
+void MaxPoolRow8Bit(const T* plane, int64_t in_w, const std::vector<int64_t>& rows,
+                    const std::vector<std::vector<int64_t>>& column_taps, int64_t interior_begin,
+                    int64_t interior_end, int64_t out_w, int64_t kernel_w, int64_t stride_w,
+                    int64_t dilation_w, int64_t pad_left, T* __restrict columns,
+                    T* __restrict out) {
+  std::fill_n(columns, in_w, std::numeric_limits<T>::lowest());
+  for (const int64_t row : rows) {
+    const T* __restrict values = plane + row * in_w;
+    for (int64_t i = 0; i < in_w; ++i) columns[i] = std::max(columns[i], values[i]);
+  }
+  for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
+    const T* taps = columns + ow * stride_w - pad_left;
+    T acc = taps[0];
+    for (int64_t k = 1; k < kernel_w; ++k) acc = std::max(acc, taps[k * dilation_w]);
+    out[ow] = acc;
+  }
+  const auto border = [&](int64_t ow) {
+    T acc = std::numeric_limits<T>::lowest();
+    for (const int64_t col : column_taps[static_cast<size_t>(ow)])
+      acc = std::max(acc, columns[col]);
+    out[ow] = acc;
+  };
+  for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
+  for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
+}
+
 // 2-D uint8/int8 MaxPool without indices (onnxruntime's QDQ models pool quantized values): per
 // output row, the maximum over the window's rows of every input column (a vectorizable pass),
 // then over each window's columns, by offset inside the row, through the tap lists at the
@@ -297,36 +327,12 @@ void Pool2dMax8Bit(const PoolJob& job) {
   const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
   const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
   ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
-    // The maximum over the window's rows of each input column, then over its columns.
     std::vector<T> column_max(static_cast<size_t>(in_w));
-    for (int64_t p = first; p < last; ++p) {
-      const T* plane = x + p * in_h * in_w;
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        T* out = y + (p * out_h + oh) * out_w;
-        const std::vector<int64_t>& rows = taps.positions[0][oh];
-        // Local pointers: a byte store may alias the vector's own pointer, which would keep the
-        // loop from vectorizing.
-        T* columns = column_max.data();
-        std::fill_n(columns, in_w, std::numeric_limits<T>::lowest());
-        for (int64_t row : rows) {
-          const T* values = plane + row * in_w;
-          for (int64_t i = 0; i < in_w; ++i) columns[i] = std::max(columns[i], values[i]);
-        }
-        for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
-          const T* taps_row = columns + ow * stride_w - pad_left;
-          T acc = taps_row[0];
-          for (int64_t k = 1; k < kernel_w; ++k) acc = std::max(acc, taps_row[k * dilation_w]);
-          out[ow] = acc;
-        }
-        auto border = [&](int64_t ow) {
-          T acc = std::numeric_limits<T>::lowest();
-          for (int64_t col : taps.positions[1][ow]) acc = std::max(acc, columns[col]);
-          out[ow] = acc;
-        };
-        for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
-        for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
-      }
-    }
+    for (int64_t p = first; p < last; ++p)
+      for (int64_t oh = 0; oh < out_h; ++oh)
+        MaxPoolRow8Bit<T>(x + p * in_h * in_w, in_w, taps.positions[0][oh], taps.positions[1],
+                          interior_begin, interior_end, out_w, kernel_w, stride_w, dilation_w,
+                          pad_left, column_max.data(), y + (p * out_h + oh) * out_w);
   });
 }
 
