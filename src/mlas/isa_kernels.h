@@ -124,10 +124,12 @@ struct IsaKernels {
   // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
   // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
   // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum
-  // wrapping in 32 bits; bias may be null (nothing added). Multipliers must be finite. nullptr on
-  // the baseline level (the caller's SSE2 loop runs there).
+  // wrapping in 32 bits; bias may be null (nothing added); broadcast: bias[0] and multiplier[0]
+  // for every i. Multipliers must be finite. nullptr on the baseline level (the caller's SSE2
+  // loop runs there).
   void (*requantize_row_s32)(const int32_t* sum, const int32_t* bias, const double* multiplier,
-                             int64_t count, int32_t zero_point, bool to_int8, uint8_t* out);
+                             bool broadcast, int64_t count, int32_t zero_point, bool to_int8,
+                             uint8_t* out);
   // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,

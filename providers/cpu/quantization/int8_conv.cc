@@ -177,11 +177,8 @@ bool IsPointwise(const Int8ConvGeometry& g) {
 // The product is clamped to [low - zero_point, high - zero_point] (integers) before rounding,
 // which gives the same result as clamping after it, and then rounds with cvtpd2dq (half to even
 // in the default rounding mode, as nearbyint). A finite multiplier times an int32 stays finite.
-void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier, int64_t count,
-                   int32_t zero_point, bool to_int8, uint8_t* out) {
-  // The level's vectorized kernel where it has one (AVX2, AVX-512): the same results.
-  if (const auto kernel = mlas::ActiveKernels().requantize_row_s32; kernel != nullptr)
-    return kernel(sum, bias, multiplier, count, zero_point, to_int8, out);
+void RequantizeRowEach(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                       int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
   const double low = (to_int8 ? -128.0 : 0.0) - zero_point;
   const double high = (to_int8 ? 127.0 : 255.0) - zero_point;
   int64_t n = 0;
@@ -216,6 +213,23 @@ void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multip
     out[n] = static_cast<uint8_t>(
         static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(x)) + zero_point));
   }
+}
+
+// RequantizeRowEach, on the level's vectorized kernel where it has one (AVX2, AVX-512: the same
+// results); broadcast: bias[0] and multiplier[0] for every element (a depthwise plane).
+void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                   bool broadcast, int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+  if (const auto kernel = mlas::ActiveKernels().requantize_row_s32; kernel != nullptr)
+    return kernel(sum, bias, multiplier, broadcast, count, zero_point, to_int8, out);
+  if (!broadcast) return RequantizeRowEach(sum, bias, multiplier, count, zero_point, to_int8, out);
+  constexpr int64_t kChunk = 256;
+  std::array<double, kChunk> multipliers;
+  std::array<int32_t, kChunk> biases;
+  multipliers.fill(multiplier[0]);
+  biases.fill(bias != nullptr ? bias[0] : 0);
+  for (int64_t i = 0; i < count; i += kChunk)
+    RequantizeRowEach(sum + i, bias != nullptr ? biases.data() : nullptr, multipliers.data(),
+                      std::min(kChunk, count - i), zero_point, to_int8, out + i);
 }
 
 }  // namespace
@@ -376,8 +390,6 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
         std::vector<float> x_float(in_float ? static_cast<size_t>(in_size) : 0);
         std::vector<float> y_float(in_float ? static_cast<size_t>(out_size) : 0);
         std::array<float, 256> w_float{};
-        std::vector<double> multiplier(args.y_8bit != nullptr ? static_cast<size_t>(out_size) : 0);
-        std::vector<int32_t> bias(args.bias != nullptr ? static_cast<size_t>(out_size) : 0);
         for (int64_t plane = begin; plane < end; ++plane) {
           const int64_t c = plane % channels;
           const int32_t w_zero =
@@ -410,11 +422,10 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
           else
             w_signed ? run(uint8_t{}, int8_t{}) : run(uint8_t{}, uint8_t{});
           if (args.y_int32 != nullptr) continue;
-          std::fill(multiplier.begin(), multiplier.end(), args.multipliers[c]);
-          if (args.bias != nullptr) std::fill(bias.begin(), bias.end(), args.bias[c]);
-          RequantizeRow(sums.data(), args.bias != nullptr ? bias.data() : nullptr,
-                        multiplier.data(), out_size, static_cast<int32_t>(args.y_zero),
-                        args.y_signed, static_cast<uint8_t*>(args.y_8bit) + plane * out_size);
+          RequantizeRow(sums.data(), args.bias != nullptr ? args.bias + c : nullptr,
+                        args.multipliers + c, /*broadcast=*/true, out_size,
+                        static_cast<int32_t>(args.y_zero), args.y_signed,
+                        static_cast<uint8_t*>(args.y_8bit) + plane * out_size);
         }
       });
 }
@@ -487,9 +498,9 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
               continue;
             }
             for (int64_t r = 0; r < rows; ++r)
-              RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers, m_total,
-                            static_cast<int32_t>(args.y_zero), args.y_signed,
-                            bytes.data() + r * m_total);
+              RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers,
+                            /*broadcast=*/false, m_total, static_cast<int32_t>(args.y_zero),
+                            args.y_signed, bytes.data() + r * m_total);
             uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + n * m_total * out_size + first;
             TransposeBytes(bytes.data(), m_total, rows, m_total, y, out_size);
           }

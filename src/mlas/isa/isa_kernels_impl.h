@@ -1088,15 +1088,18 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
 // Plain loops that the AVX2 and AVX-512 flags vectorize (vroundpd, vminpd/vmaxpd, vcvttpd2dq;
 // the baseline table has none: its caller's SSE2 loop runs there): the product is clamped to the
 // shifted integer range before rounding, which equals clamping after.
-template <bool kToInt8, bool kBias>
+template <bool kToInt8, bool kBias, bool kBroadcast>
 void RequantizeRowS32Impl(const int32_t* sum, const int32_t* bias, const double* multiplier,
                           int64_t count, int32_t zero_point, uint8_t* out) {
   const double low = (kToInt8 ? -128.0 : 0.0) - zero_point;
   const double high = (kToInt8 ? 127.0 : 255.0) - zero_point;
+  const double one_multiplier = multiplier[0];
+  const uint32_t one_bias = kBias ? static_cast<uint32_t>(bias[0]) : 0u;
   for (int64_t i = 0; i < count; ++i) {
-    const uint32_t total =
-        static_cast<uint32_t>(sum[i]) + (kBias ? static_cast<uint32_t>(bias[i]) : 0u);
-    double x = static_cast<double>(static_cast<int32_t>(total)) * multiplier[i];
+    const uint32_t added = kBias ? (kBroadcast ? one_bias : static_cast<uint32_t>(bias[i])) : 0u;
+    const uint32_t total = static_cast<uint32_t>(sum[i]) + added;
+    double x = static_cast<double>(static_cast<int32_t>(total)) *
+               (kBroadcast ? one_multiplier : multiplier[i]);
     x = x < low ? low : x;
     x = x > high ? high : x;
     const int32_t value = static_cast<int32_t>(__builtin_nearbyint(x)) + zero_point;
@@ -1104,17 +1107,27 @@ void RequantizeRowS32Impl(const int32_t* sum, const int32_t* bias, const double*
   }
 }
 
-void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* multiplier,
-                      int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+template <bool kBroadcast>
+void RequantizeRowS32Of(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                        int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
   if (to_int8) {
-    bias != nullptr
-        ? RequantizeRowS32Impl<true, true>(sum, bias, multiplier, count, zero_point, out)
-        : RequantizeRowS32Impl<true, false>(sum, bias, multiplier, count, zero_point, out);
+    bias != nullptr ? RequantizeRowS32Impl<true, true, kBroadcast>(sum, bias, multiplier, count,
+                                                                   zero_point, out)
+                    : RequantizeRowS32Impl<true, false, kBroadcast>(sum, bias, multiplier, count,
+                                                                    zero_point, out);
   } else {
-    bias != nullptr
-        ? RequantizeRowS32Impl<false, true>(sum, bias, multiplier, count, zero_point, out)
-        : RequantizeRowS32Impl<false, false>(sum, bias, multiplier, count, zero_point, out);
+    bias != nullptr ? RequantizeRowS32Impl<false, true, kBroadcast>(sum, bias, multiplier, count,
+                                                                    zero_point, out)
+                    : RequantizeRowS32Impl<false, false, kBroadcast>(sum, bias, multiplier, count,
+                                                                     zero_point, out);
   }
+}
+
+void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                      bool broadcast, int64_t count, int32_t zero_point, bool to_int8,
+                      uint8_t* out) {
+  broadcast ? RequantizeRowS32Of<true>(sum, bias, multiplier, count, zero_point, to_int8, out)
+            : RequantizeRowS32Of<false>(sum, bias, multiplier, count, zero_point, to_int8, out);
 }
 
 void BiasActivationRowF32(float* out, const float* sum, int64_t count, float bias, int kind,
