@@ -2,7 +2,8 @@
 // whose shape is fully known become initializers, and then every deterministic node whose inputs
 // are all constant initializers is computed once with the CPU EP's kernel and replaced by
 // initializers. Reshape targets computed from Shape chains thus become constants. A
-// DequantizeLinear that a Conv reads is left for the QDQ fusions (as onnxruntime leaves it).
+// DequantizeLinear that a Conv or MatMul reads is left for the QDQ fusions (as onnxruntime
+// leaves it).
 #include <set>
 
 #include "common/logging.h"
@@ -103,13 +104,16 @@ class ConstantFolding final : public GraphTransformer {
   }
 
  private:
-  // A DequantizeLinear of a constant weight that a Conv reads stays a node, as in onnxruntime,
-  // for QDQConvFusion (extended level) to take the quantized weight itself.
+  // A DequantizeLinear of a constant weight that a Conv or MatMul reads stays a node, as in
+  // onnxruntime, for QDQConvFusion / QDQMatMulFusion (extended level) to take the quantized
+  // weight itself.
   static bool KeptForQdqFusion(const Graph& graph, const Node& node) {
     if (node.OpType() != "DequantizeLinear" || !node.HasOutput(0)) return false;
     for (NodeIndex reader : graph.Consumers(node.Outputs()[0]->name)) {
       const Node& consumer = graph.GetNode(reader);
-      if (consumer.OpType() == "Conv" && consumer.Domain().empty()) return true;
+      if ((consumer.OpType() == "Conv" || consumer.OpType() == "MatMul") &&
+          consumer.Domain().empty())
+        return true;
     }
     return false;
   }

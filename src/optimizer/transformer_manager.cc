@@ -96,6 +96,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     // and QuantizeLinear, which the float fusions below would otherwise take.
     manager->Register(MakeQdqConvFusion());
     manager->Register(MakeQdqAddFusion());
+    manager->Register(MakeQdqMatMulFusion());
     manager->Register(MakeQdqGlobalAveragePoolFusion());
     manager->Register(MakeQdqDropFusion());
     manager->Register(MakeLayerNormFusion());

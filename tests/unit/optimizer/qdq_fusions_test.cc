@@ -5,6 +5,7 @@
 //   QDQAddFusion: DQ, DQ -> Add -> Q                                   -> com.microsoft QLinearAdd
 //   QDQGlobalAveragePoolFusion: DQ -> GlobalAveragePool -> Q           -> QLinearGlobalAveragePool
 //   QDQDropFusion: DQ -> MaxPool -> Q (one scale and zero point)       -> MaxPool on uint8
+//   QDQMatMulFusion: DQ(a), DQ(b, per column) -> MatMul -> Q           -> QLinearMatMul
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -195,6 +196,52 @@ TEST(QdqFusions, LeavesWhatItMustNot) {
   auto float_conv = MakeSession(bias, {}, AtLevel(GraphOptimizationLevel::kAll));
   const auto bias_ops = SortedOps(*float_conv->SessionGraph());
   EXPECT_EQ(std::count(bias_ops.begin(), bias_ops.end(), "QLinearConv"), 1);
+}
+
+// X [3, 8] -> Q/DQ -> MatMul(DQ(W int8 [8, 5], per column, axis 1)) -> Q/DQ -> Y.
+onnx::ModelProto QdqMatMul() {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {3, 8});
+  AddQParams(graph, "x", 0.03f, 120);
+  AddQdq(graph, "X", "x");
+  AddRaw<int8_t>(graph, "W", TensorProto::INT8, {8, 5}, RandomInt8(40, 3));
+  AddRaw<float>(graph, "W_s", TensorProto::FLOAT, {5}, {0.01f, 0.02f, 0.015f, 0.012f, 0.03f});
+  AddRaw<int8_t>(graph, "W_z", TensorProto::INT8, {5}, std::vector<int8_t>(5, 0));
+  auto* w_dq = AddNode(graph, "DequantizeLinear", {"W", "W_s", "W_z"}, {"W_d"}, "W_DQ");
+  auto* axis = w_dq->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  AddNode(graph, "MatMul", {"X_d", "W_d"}, {"M"}, "matmul");
+  AddQParams(graph, "m", 0.08f, 128);
+  AddNode(graph, "QuantizeLinear", {"M", "m_s", "m_z"}, {"M_q"}, "M_Q");
+  AddNode(graph, "DequantizeLinear", {"M_q", "m_s", "m_z"}, {"Y"}, "M_DQ");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  return model;
+}
+
+TEST(QdqFusions, MatMulBecomesQLinearMatMulAndComputesTheSame) {
+  const onnx::ModelProto model = QdqMatMul();
+  auto fused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll));
+  EXPECT_EQ(SortedOps(*fused->SessionGraph()),
+            (std::vector<std::string>{"DequantizeLinear", "QLinearMatMul", "QuantizeLinear"}));
+  auto unfused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll, {"QDQMatMulFusion"}));
+  const auto unfused_ops = SortedOps(*unfused->SessionGraph());
+  EXPECT_EQ(std::count(unfused_ops.begin(), unfused_ops.end(), "MatMul"), 1);
+  auto plain = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kDisableAll));
+  std::mt19937 engine(5);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(24);
+  for (float& v : x) v = dist(engine);
+  const auto a = RunFloat(*fused, {"X"}, {MakeTensor<float>({3, 8}, x)});
+  const auto b = RunFloat(*plain, {"X"}, {MakeTensor<float>({3, 8}, x)});
+  const Tensor& ya = a[0].GetTensor();
+  const Tensor& yb = b[0].GetTensor();
+  ASSERT_EQ(ya.NumElements(), 15);
+  // One output step (0.08) where the int8 requantization and the float product round apart.
+  for (int64_t i = 0; i < 15; ++i)
+    EXPECT_NEAR(ya.Data<float>()[i], yb.Data<float>()[i], 0.08f + 1e-6f) << i;
 }
 
 }  // namespace
