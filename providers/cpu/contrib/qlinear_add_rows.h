@@ -1,5 +1,6 @@
-// QLinearAdd's element loop for two inputs of one shape (no broadcasting), 16 values at a time
-// with SSE2 (every x86-64 has it), the same float steps as the general loop in qlinear_ops.cc:
+// QLinearAdd's element loop for two inputs of one shape (no broadcasting): the level's
+// qlinear_add row (IsaKernels) where it has one, else 16 values at a time with SSE2 (every x86-64
+// has it), the same float steps as the general loop in qlinear_ops.cc:
 //   c = round_half_even(clamp((a - a_zp) * ra + (b - b_zp) * rb + c_zp, type range))
 // (two products and a sum, each rounded to float; cvtps2dq rounds half to even as nearbyint does
 // in the default rounding mode).
@@ -14,12 +15,22 @@
 #include <emmintrin.h>
 #endif
 
+#include "mlas/isa_kernels.h"
+
 namespace prism::cpu::contrib {
 
 template <typename T>
 void QLinearAddRows(const T* a, const T* b, T* c, int64_t count, int32_t a_zero, int32_t b_zero,
-                    float ratio_a, float ratio_b, int32_t c_zero) {
+                    float ratio_a, float ratio_b, int32_t c_zero, const mlas::IsaKernels& kernels) {
   static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>);
+  // The level's vectorized row where it has one (AVX2, AVX-512): the same steps.
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (kernels.qlinear_add_u8 != nullptr)
+      return kernels.qlinear_add_u8(a, b, c, count, a_zero, b_zero, ratio_a, ratio_b, c_zero);
+  } else {
+    if (kernels.qlinear_add_s8 != nullptr)
+      return kernels.qlinear_add_s8(a, b, c, count, a_zero, b_zero, ratio_a, ratio_b, c_zero);
+  }
   const auto low = static_cast<float>(std::numeric_limits<T>::min());
   const auto high = static_cast<float>(std::numeric_limits<T>::max());
   int64_t i = 0;

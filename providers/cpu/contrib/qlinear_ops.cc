@@ -129,6 +129,7 @@ class QLinearBinary final : public OpKernel {
       const float ratio_b = b_scale / c_scale;
       const float ratio_mul = a_scale * b_scale / c_scale;
       if (!is_mul_ && a.Shape() == b.Shape()) {
+        const mlas::IsaKernels& kernels = mlas::ActiveKernels();
         constexpr int64_t kChunk = 16384;
         const int64_t total = c.NumElements();
         ThreadPool::TryParallelFor(context.IntraOpThreadPool(), (total + kChunk - 1) / kChunk,
@@ -137,7 +138,7 @@ class QLinearBinary final : public OpKernel {
                                      const int64_t last = std::min(total, end * kChunk);
                                      QLinearAddRows<T>(pa + first, pb + first, pc + first,
                                                        last - first, a_zero, b_zero, ratio_a,
-                                                       ratio_b, c_zero);
+                                                       ratio_b, c_zero, kernels);
                                    });
         return;
       }
