@@ -3,11 +3,12 @@
 //     -> Conv [-> Relu] -> QuantizeLinear
 // becomes QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, bias]) (ONNX), which
 // runs on the int8 GEMM. Conditions: x and y one scale and zero point each (constant), x and y of
-// one type (uint8 or int8, as onnxruntime's QLinearConv takes them), w constant with one scale
-// and zero point or one per output channel (axis 0), the bias int32 with zero points 0 and the
-// scale x_scale * w_scale (as quantize_static writes it); the Conv (and Relu) output read only by
-// the next node. A Relu folds only when y's zero point is the type's lowest value, where the
-// quantization's saturation already clamps at 0. DequantizeLinear nodes left unread are removed.
+// one type (uint8 or int8, as onnxruntime's QLinearConv takes them; int8 x with int8 w), w constant
+// with one scale and zero point or one per output channel (axis 0), the bias int32 with zero points
+// 0 and the scale x_scale * w_scale (as quantize_static writes it); the Conv (and Relu) output read
+// only by the next node. A Relu folds only when y's zero point is the type's lowest value, where
+// the quantization's saturation already clamps at 0. DequantizeLinear nodes left unread are
+// removed.
 #include <cmath>
 
 #include "optimizer/fusion_util.h"
@@ -61,6 +62,8 @@ class QdqConvFusion final : public GraphTransformer {
     }
     const auto y = QuantizeReadingOnly(graph, chain.back()->Outputs()[0]);
     if (!y || y->type != x->type) return false;
+    // onnxruntime's QLinearConv takes int8 activations with int8 weights only.
+    if (x->type == ElementType::kInt8 && w->type != ElementType::kInt8) return false;
     if (chain.size() == 2) {
       const int32_t lowest = y->type == ElementType::kUint8 ? 0 : -128;
       if (ZeroPointOf(*y) != lowest) return false;

@@ -2,8 +2,9 @@
 //   DequantizeLinear(a), DequantizeLinear(b) -> MatMul -> QuantizeLinear
 // becomes QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) (ONNX), which runs on
 // the int8 GEMM (b prepacked when it is a constant). Conditions: a and y per tensor and of one
-// type (uint8 or int8), b per tensor or, for a 2-D b, per column (axis 1), the MatMul's output
-// read only by the QuantizeLinear. DequantizeLinear nodes left unread are removed.
+// type (uint8 or int8; int8 a with int8 b, as onnxruntime's kernel takes them), b per tensor or,
+// for a 2-D b, per column (axis 1), the MatMul's output read only by the QuantizeLinear.
+// DequantizeLinear nodes left unread are removed.
 #include "optimizer/fusion_util.h"
 #include "optimizer/qdq_util.h"
 #include "optimizer/transformer_manager.h"
@@ -25,6 +26,8 @@ class QdqMatMulFusion final : public GraphTransformer {
       const auto a = DequantizeWriting(graph, matmul->Inputs()[0], /*per_tensor=*/true);
       const auto b = DequantizeWriting(graph, matmul->Inputs()[1], /*per_tensor=*/false);
       if (!a || !b || !PerTensorOrPerColumn(*b)) continue;
+      // onnxruntime's QLinearMatMul takes int8 a with int8 b only.
+      if (a->type == ElementType::kInt8 && b->type != ElementType::kInt8) continue;
       const auto y = QuantizeReadingOnly(graph, matmul->Outputs()[0]);
       if (!y || y->type != a->type) continue;
       if (!MayTouchNodes(*this, graph, {matmul, a->node, b->node, y->node}, context)) continue;
