@@ -122,6 +122,25 @@ struct IsaKernels {
   void (*qgemm_block_vnni)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                            int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride,
                            bool split, const QgemmStore& store, int32_t* c, int64_t ldc);
+  // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
+  // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
+  // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum
+  // wrapping in 32 bits; bias may be null (nothing added); broadcast: bias[0] and multiplier[0]
+  // for every i. Multipliers must be finite. nullptr on the baseline level (the caller's SSE2
+  // loop runs there).
+  void (*requantize_row_s32)(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                             bool broadcast, int64_t count, int32_t zero_point, bool to_int8,
+                             uint8_t* out);
+  // com.microsoft QLinearAdd of two same-shape rows (uint8, int8): c[i] =
+  // round_half_even(clamp(float(a[i] - a_zero) * ratio_a + float(b[i] - b_zero) * ratio_b +
+  // c_zero, type range)), each product and sum rounded to float (never fused: the units compile
+  // it without contraction), NaN as the type's lowest value; onnxruntime's steps. nullptr on the
+  // baseline level (qlinear_add_rows.h's SSE2 loop runs there).
+  void (*qlinear_add_u8)(const uint8_t* a, const uint8_t* b, uint8_t* c, int64_t count,
+                         int32_t a_zero, int32_t b_zero, float ratio_a, float ratio_b,
+                         int32_t c_zero);
+  void (*qlinear_add_s8)(const int8_t* a, const int8_t* b, int8_t* c, int64_t count, int32_t a_zero,
+                         int32_t b_zero, float ratio_a, float ratio_b, int32_t c_zero);
   // C += alpha * op(A) * op(B) in double, row-major (see gemm.h for layouts).
   void (*gemm_accumulate_f64)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                               double alpha, const double* a, int64_t lda, const double* b,

@@ -1,7 +1,9 @@
 // ConstantFolding (onnxruntime's name), aimed at shape computations: Shape and Size of values
 // whose shape is fully known become initializers, and then every deterministic node whose inputs
 // are all constant initializers is computed once with the CPU EP's kernel and replaced by
-// initializers. Reshape targets computed from Shape chains thus become constants.
+// initializers. Reshape targets computed from Shape chains thus become constants. A
+// DequantizeLinear that a Conv or MatMul reads is left for the QDQ fusions (as onnxruntime
+// leaves it).
 #include <set>
 
 #include "common/logging.h"
@@ -78,6 +80,7 @@ class ConstantFolding final : public GraphTransformer {
       for (const NodeArg* output : node->Outputs())
         feeds_graph_output = feeds_graph_output || (output && graph.IsOutput(output));
       if (feeds_graph_output) continue;  // an output computed from nothing stays a node
+      if (KeptForQdqFusion(graph, *node)) continue;
 
       std::vector<Tensor> results;
       if (node->OpType() == "Shape" || node->OpType() == "Size") {
@@ -101,6 +104,20 @@ class ConstantFolding final : public GraphTransformer {
   }
 
  private:
+  // A DequantizeLinear of a constant weight that a Conv or MatMul reads stays a node, as in
+  // onnxruntime, for QDQConvFusion / QDQMatMulFusion (extended level) to take the quantized
+  // weight itself.
+  static bool KeptForQdqFusion(const Graph& graph, const Node& node) {
+    if (node.OpType() != "DequantizeLinear" || !node.HasOutput(0)) return false;
+    for (NodeIndex reader : graph.Consumers(node.Outputs()[0]->name)) {
+      const Node& consumer = graph.GetNode(reader);
+      if ((consumer.OpType() == "Conv" || consumer.OpType() == "MatMul") &&
+          consumer.Domain().empty())
+        return true;
+    }
+    return false;
+  }
+
   static bool AllInputsConstant(const Graph& graph, const Node& node) {
     for (const NodeArg* input : node.Inputs())
       if (input && !graph.IsConstantInitializer(input->name)) return false;

@@ -92,6 +92,13 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     // projections' biases first; GemmActivationFusion right after it, so that a MatMul + Add +
     // activation becomes one FusedGemm in a round; the FusedMatMul fusions last, so that Attention
     // keeps its scaled Q K^T MatMul and MatMulAddFusion its MatMuls with a bias (Gemm).
+    // The QDQ fusions first: they read Conv, Add and pooling nodes between DequantizeLinear
+    // and QuantizeLinear, which the float fusions below would otherwise take.
+    manager->Register(MakeQdqConvFusion());
+    manager->Register(MakeQdqAddFusion());
+    manager->Register(MakeQdqMatMulFusion());
+    manager->Register(MakeQdqGlobalAveragePoolFusion());
+    manager->Register(MakeQdqDropFusion());
     manager->Register(MakeLayerNormFusion());
     manager->Register(MakeSkipLayerNormFusion());
     manager->Register(MakeAttentionFusion());

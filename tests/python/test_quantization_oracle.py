@@ -351,3 +351,38 @@ def test_quantize_linear_division_in_the_scales_type():
     quotient = x.astype(np.float16) / scale
     expected = np.clip(np.rint(quotient.astype(np.float64)) - 7, -32768, 32767).astype(np.int16)
     _same(_run(model, feeds)[0], expected)
+
+
+@pytest.mark.parametrize("y_type", [np.uint8, np.int8])
+def test_quantize_linear_float_fast_path_edges(y_type):
+    """Float x, one float scale, 8-bit y (quantize_rows.h, 16 at a time and the scalar tail):
+    ties both ways and saturation against onnx.reference; infinities (the type's ends) and NaN
+    (0, then the zero point: Prism's reference path), where onnx.reference casts them undefined,
+    by hand."""
+    edges = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1e9, -1e9, 126.5, 127.5, -128.5, 254.5,
+                      255.5, -3.5, 3.5, 7.25], np.float32)
+    x = np.concatenate([edges, _RNG.uniform(-300, 300, 1000).astype(np.float32), edges[:7]])
+    zero = 3 if y_type == np.uint8 else -3
+    feeds = {"x": x.reshape(1, -1), "s": np.array(1.0, np.float32), "z": np.array(zero, y_type)}
+    model = _model("QuantizeLinear", feeds, [_ELEM[np.dtype(y_type)]], 13)
+    _same(_run(model, feeds)[0], _reference(model, feeds)[0])
+    special = np.array([np.inf, -np.inf, np.nan] * 6, np.float32)  # 18: the SSE2 and tail paths
+    feeds["x"] = special.reshape(1, -1)
+    info = np.iinfo(y_type)
+    expected = np.array([info.max, info.min, zero] * 6, y_type).reshape(1, -1)
+    np.testing.assert_array_equal(_run(model, feeds)[0], expected)
+
+
+@pytest.mark.parametrize("x_type", [np.uint8, np.int8])
+@pytest.mark.parametrize("attrs", [
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [2, 3], "strides": [1, 2], "pads": [0, 2, 1, 0], "dilations": [2, 1]},
+    {"kernel_shape": [4, 4], "strides": [3, 3], "ceil_mode": 1},
+])
+def test_max_pool_8bit_matches_onnxruntime(x_type, attrs):
+    """uint8/int8 2-D MaxPool (the column-maximum path of pool.cc, as QDQDropFusion leaves
+    resnet's pool) against onnxruntime, exactly."""
+    lx, hx = _range(x_type)
+    feeds = {"x": _RNG.randint(lx, hx + 1, (2, 5, 17, 19)).astype(x_type)}
+    model = _model("MaxPool", feeds, [_ELEM[np.dtype(x_type)]], 13, **attrs)
+    _same(_run(model, feeds)[0], _oracle(model, feeds)[0])

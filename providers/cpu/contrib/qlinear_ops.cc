@@ -3,6 +3,7 @@
 // saturated to the output type (QLinearAdd, QLinearMul and QLinearAveragePool add the output zero
 // point before rounding, the others after, as onnxruntime does: the two differ on ties).
 //   QLinearAdd:   C = (A - a_zp) * (a_scale / c_scale) + (B - b_zp) * (b_scale / c_scale) + c_zp
+//                 (same shapes: 16 at a time, split over the intra-op pool: qlinear_add_rows.h)
 //   QLinearMul:   C = (A - a_zp) * (B - b_zp) * (a_scale * b_scale / c_scale) + c_zp
 //                 (numpy broadcasting of A and B)
 //   QLinearSigmoid, QLinearLeakyRelu (alpha): a 256-entry table of
@@ -23,7 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/contrib/contrib_common.h"
+#include "providers/cpu/contrib/qlinear_add_rows.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/nn/pool_attributes.h"
 
@@ -125,6 +128,20 @@ class QLinearBinary final : public OpKernel {
       const float ratio_a = a_scale / c_scale;
       const float ratio_b = b_scale / c_scale;
       const float ratio_mul = a_scale * b_scale / c_scale;
+      if (!is_mul_ && a.Shape() == b.Shape()) {
+        const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+        constexpr int64_t kChunk = 16384;
+        const int64_t total = c.NumElements();
+        ThreadPool::TryParallelFor(context.IntraOpThreadPool(), (total + kChunk - 1) / kChunk,
+                                   static_cast<double>(kChunk), [&](int64_t begin, int64_t end) {
+                                     const int64_t first = begin * kChunk;
+                                     const int64_t last = std::min(total, end * kChunk);
+                                     QLinearAddRows<T>(pa + first, pb + first, pc + first,
+                                                       last - first, a_zero, b_zero, ratio_a,
+                                                       ratio_b, c_zero, kernels);
+                                   });
+        return;
+      }
       ForEachBroadcast(a.Shape(), b.Shape(), out_shape, [&](int64_t o, int64_t ia, int64_t ib) {
         const auto da = static_cast<float>(static_cast<int32_t>(pa[ia]) - a_zero);
         const auto db = static_cast<float>(static_cast<int32_t>(pb[ib]) - b_zero);

@@ -14,6 +14,7 @@
 #include "mlas/sgemm.h"
 #include "providers/cpu/contrib/fused_conv_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
+#include "providers/cpu/quantization/int8_conv.h"
 #include "providers/cpu/quantization/qlinear_conv.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -327,9 +328,12 @@ class ConvBase : public OpKernel {
 
  protected:
   ConvPlan Plan(const Tensor& x, const Tensor& w, const Tensor* b) const {
+    return Plan(x, w.Shape(), b);
+  }
+  // The same from W's shape (an int8 W may have been prepacked).
+  ConvPlan Plan(const Tensor& x, const TensorShape& w_shape, const Tensor* b) const {
     const std::string node = GetNode().Describe();
     const TensorShape& x_shape = x.Shape();
-    const TensorShape& w_shape = w.Shape();
     PRISM_ENFORCE(x_shape.Rank() >= 3, kInvalidArgument, node,
                   ": Conv input X must have rank >= 3 (N, C, spatial...), got ",
                   x_shape.ToString());
@@ -469,20 +473,83 @@ class Conv final : public ConvBase {
   }
 };
 
-// ConvInteger (opset 10): (X - x_zero_point) convolved with (W - w_zero_point) in int32; X
-// and W are int8 or uint8 each, w_zero_point is a scalar or one value per output channel.
-// Padding holds x_zero_point, i.e. zero once shifted.
+// The geometry of a plan for the int8 convolution (quantization/int8_conv.h).
+quantization::Int8ConvGeometry Int8Geometry(const ConvPlan& plan) {
+  quantization::Int8ConvGeometry g;
+  g.batch = plan.batch;
+  g.in_channels = plan.in_channels;
+  g.out_channels = plan.out_channels;
+  g.group = plan.group;
+  g.in_spatial = plan.in_spatial;
+  g.kernel = plan.kernel;
+  g.out_spatial = plan.out_spatial;
+  g.strides = plan.strides;
+  g.dilations = plan.dilations;
+  g.pads_begin = plan.pads_begin;
+  return g;
+}
+
+// The int8 weight of ConvInteger / QLinearConv: prepacked once when it is a constant, else packed
+// on each call.
+class Int8ConvWeight {
+ public:
+  Int8ConvWeight(int input_index, int64_t group) : input_index_(input_index), group_(group) {}
+
+  std::string Format(int input_index, const Tensor& weight) const {
+    return input_index == input_index_ ? quantization::PackedConvWeightsFormat(weight, group_) : "";
+  }
+  PrePackedWeight Pack(const Tensor& weight) const {
+    return quantization::PrePackConvWeights(weight, group_);
+  }
+  void Use(PrePackedWeight packed) {
+    packed_ = std::static_pointer_cast<const quantization::PackedConvWeights>(packed.data);
+    weight_ = std::move(packed);
+  }
+
+  const TensorShape& Shape(const OpKernelContext& context) const {
+    return packed_ != nullptr ? packed_->Shape() : context.RequiredInput(input_index_).Shape();
+  }
+  ElementType Type(const OpKernelContext& context) const {
+    return packed_ != nullptr ? packed_->Type() : context.RequiredInput(input_index_).Type();
+  }
+  // The packed weight (packed now into `holder` when it was not prepacked).
+  const quantization::PackedConvWeights& Get(
+      const OpKernelContext& context,
+      std::shared_ptr<const quantization::PackedConvWeights>& holder) const {
+    if (packed_ != nullptr) return *packed_;
+    holder = quantization::PackedConvWeights::Pack(context.RequiredInput(input_index_), group_);
+    return *holder;
+  }
+
+ private:
+  int input_index_;
+  int64_t group_;
+  std::shared_ptr<const quantization::PackedConvWeights> packed_;
+  PrePackedWeight weight_;
+};
+
+// ConvInteger (opset 10): (X - x_zero_point) convolved with (W - w_zero_point) in int32 (wrapping);
+// X and W are int8 or uint8 each, w_zero_point is a scalar or one value per output channel.
+// Padding holds x_zero_point, i.e. zero once shifted. Runs on the int8 GEMM (int8_conv.h).
 class ConvInteger final : public ConvBase {
  public:
-  using ConvBase::ConvBase;
+  explicit ConvInteger(const OpKernelInfo& info) : ConvBase(info), weight_(1, group_) {}
+
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return weight_.Format(input_index, weight);
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return weight_.Pack(weight);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    weight_.Use(std::move(packed));
+  }
 
   void Compute(OpKernelContext& context) const override {
     const std::string node = GetNode().Describe();
     const Tensor& x = context.RequiredInput(0);
-    const Tensor& w = context.RequiredInput(1);
-    ConvPlan plan = Plan(x, w, nullptr);
-    plan.pool = context.IntraOpThreadPool();
-    plan.scratch = context.TempAllocator();
+    const ElementType w_type = weight_.Type(context);
+    ConvPlan plan = Plan(x, weight_.Shape(context), nullptr);
     const Tensor* x_zero = context.Input(2);
     const Tensor* w_zero = context.Input(3);
     if (x_zero != nullptr)
@@ -490,66 +557,80 @@ class ConvInteger final : public ConvBase {
                     node, ": x_zero_point must be one ", ElementTypeName(x.Type()),
                     " value (per-tensor), got ", x_zero->Describe());
     if (w_zero != nullptr)
-      PRISM_ENFORCE(w_zero->Type() == w.Type() && w_zero->Shape().Rank() <= 1 &&
+      PRISM_ENFORCE(w_zero->Type() == w_type && w_zero->Shape().Rank() <= 1 &&
                         (w_zero->NumElements() == 1 || w_zero->NumElements() == plan.out_channels),
-                    kInvalidArgument, node, ": w_zero_point must be one ",
-                    ElementTypeName(w.Type()), " value or one per output channel (",
-                    plan.out_channels, "), got ", w_zero->Describe());
-    const std::vector<int32_t> x_shifted = Shifted(x, x_zero, 1);
-    const int64_t per_channel = w.NumElements() / std::max<int64_t>(plan.out_channels, 1);
-    const std::vector<int32_t> w_shifted = Shifted(w, w_zero, per_channel);
+                    kInvalidArgument, node, ": w_zero_point must be one ", ElementTypeName(w_type),
+                    " value or one per output channel (", plan.out_channels, "), got ",
+                    w_zero->Describe());
     Tensor& y = context.Output(0, plan.output_shape, ElementType::kInt32);
     if (y.NumElements() == 0) return;
-    RunConv<int32_t>(plan, x_shifted.data(), w_shifted.data(), nullptr, y.MutableData<int32_t>());
+    const auto zero_value = [](const Tensor& zero, int64_t i) {
+      return zero.Type() == ElementType::kUint8 ? static_cast<int32_t>(zero.Data<uint8_t>()[i])
+                                                : static_cast<int32_t>(zero.Data<int8_t>()[i]);
+    };
+    std::vector<int32_t> w_zeros;
+    if (w_zero != nullptr && w_zero->NumElements() > 1)
+      for (int64_t m = 0; m < plan.out_channels; ++m) w_zeros.push_back(zero_value(*w_zero, m));
+    std::shared_ptr<const quantization::PackedConvWeights> holder;
+    quantization::Int8ConvArgs args;
+    args.x = x.RawData();
+    args.x_signed = x.Type() == ElementType::kInt8;
+    args.x_zero = x_zero != nullptr ? zero_value(*x_zero, 0) : 0;
+    args.w = &weight_.Get(context, holder);
+    args.w_zero_per_channel = w_zeros.empty() ? nullptr : w_zeros.data();
+    args.w_zero = w_zero != nullptr && w_zeros.empty() ? zero_value(*w_zero, 0) : 0;
+    args.y_int32 = y.MutableData<int32_t>();
+    quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
+                              context.TempAllocator());
   }
 
  private:
-  // values - zero_point as int32; zero_point holds one value or one per run of `run` elements.
-  static std::vector<int32_t> Shifted(const Tensor& values, const Tensor* zero_point, int64_t run) {
-    std::vector<int32_t> out(static_cast<size_t>(values.NumElements()));
-    const auto shift = [&](auto tag) {
-      using T = decltype(tag);
-      const T* data = values.Data<T>();
-      const T* zero = zero_point != nullptr ? zero_point->Data<T>() : nullptr;
-      const int64_t zeros = zero_point != nullptr ? zero_point->NumElements() : 0;
-      for (size_t i = 0; i < out.size(); ++i) {
-        const int32_t z =
-            zeros == 0 ? 0
-                       : static_cast<int32_t>(zero[zeros == 1 ? 0 : static_cast<int64_t>(i) / run]);
-        out[i] = static_cast<int32_t>(data[i]) - z;
-      }
-    };
-    if (values.Type() == ElementType::kUint8)
-      shift(uint8_t{});
-    else
-      shift(int8_t{});
-    return out;
-  }
+  Int8ConvWeight weight_;
 };
 
 // QLinearConv (opset 10): ConvInteger's int32 convolution of the zero-point-shifted x and w
-// plus the int32 bias B, requantized per output channel (quantization/qlinear_conv.h).
+// plus the int32 bias B, requantized per output channel (quantization/qlinear_conv.h), on the
+// int8 GEMM (int8_conv.h).
 class QLinearConv final : public ConvBase {
  public:
-  using ConvBase::ConvBase;
+  explicit QLinearConv(const OpKernelInfo& info) : ConvBase(info), weight_(3, group_) {}
+
+  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
+    return weight_.Format(input_index, weight);
+  }
+  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
+    return weight_.Pack(weight);
+  }
+  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
+    weight_.Use(std::move(packed));
+  }
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
-    const Tensor& w = context.RequiredInput(3);
     const Tensor* bias = context.Input(8);
-    ConvPlan plan = Plan(x, w, bias);
-    plan.pool = context.IntraOpThreadPool();
-    plan.scratch = context.TempAllocator();
-    const quantization::QLinearConvQuantization quantization(GetNode(), context, plan.out_channels);
+    ConvPlan plan = Plan(x, weight_.Shape(context), bias);
+    const quantization::QLinearConvQuantization quantization(GetNode(), context, plan.out_channels,
+                                                             weight_.Type(context));
     Tensor& y = context.Output(0, plan.output_shape, quantization.OutputType());
     if (y.NumElements() == 0) return;
-    const std::vector<int32_t> x_shifted = quantization.ShiftedX(x);
-    const std::vector<int32_t> w_shifted = quantization.ShiftedW(w);
-    std::vector<int32_t> accumulated(static_cast<size_t>(y.NumElements()));
-    RunConv<int32_t>(plan, x_shifted.data(), w_shifted.data(),
-                     bias != nullptr ? bias->Data<int32_t>() : nullptr, accumulated.data());
-    quantization.Requantize(accumulated, plan.out_size, y);
+    std::shared_ptr<const quantization::PackedConvWeights> holder;
+    quantization::Int8ConvArgs args;
+    args.x = x.RawData();
+    args.x_signed = x.Type() == ElementType::kInt8;
+    args.x_zero = quantization.XZeroPoint();
+    args.w = &weight_.Get(context, holder);
+    args.w_zero_per_channel = quantization.WZeroPoints();
+    args.y_8bit = y.MutableRawData();
+    args.y_signed = y.Type() == ElementType::kInt8;
+    args.bias = bias != nullptr ? bias->Data<int32_t>() : nullptr;
+    args.multipliers = quantization.Multipliers();
+    args.y_zero = quantization.YZeroPoint();
+    quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
+                              context.TempAllocator());
   }
+
+ private:
+  Int8ConvWeight weight_;
 };
 
 // FusedConv (com.microsoft, float): Conv, then + Z and an activation (contrib/fused_conv.cc).

@@ -274,6 +274,68 @@ void Pool2dFloat(const PoolJob& job, bool is_max) {
   });
 }
 
+// One output row of Pool2dMax8Bit: the maximum over the window's rows of each input column, then
+// over each window's columns. Everything in locals and restrict pointers: a byte store may alias
+// anything, which would otherwise reload every bound and keep the loops scalar.
+template <typename T>
+void MaxPoolRow8Bit(const T* plane, int64_t in_w, const std::vector<int64_t>& rows,
+                    const std::vector<std::vector<int64_t>>& column_taps, int64_t interior_begin,
+                    int64_t interior_end, int64_t out_w, int64_t kernel_w, int64_t stride_w,
+                    int64_t dilation_w, int64_t pad_left, T* __restrict columns,
+                    T* __restrict out) {
+  std::fill_n(columns, in_w, std::numeric_limits<T>::lowest());
+  for (const int64_t row : rows) {
+    const T* __restrict values = plane + row * in_w;
+    for (int64_t i = 0; i < in_w; ++i) columns[i] = std::max(columns[i], values[i]);
+  }
+  for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
+    const T* taps = columns + ow * stride_w - pad_left;
+    T acc = taps[0];
+    for (int64_t k = 1; k < kernel_w; ++k) acc = std::max(acc, taps[k * dilation_w]);
+    out[ow] = acc;
+  }
+  const auto border = [&](int64_t ow) {
+    T acc = std::numeric_limits<T>::lowest();
+    for (const int64_t col : column_taps[static_cast<size_t>(ow)])
+      acc = std::max(acc, columns[col]);
+    out[ow] = acc;
+  };
+  for (int64_t ow = 0; ow < interior_begin; ++ow) border(ow);
+  for (int64_t ow = interior_end; ow < out_w; ++ow) border(ow);
+}
+
+// 2-D uint8/int8 MaxPool without indices (onnxruntime's QDQ models pool quantized values): per
+// output row, the maximum over the window's rows of every input column (a vectorizable pass),
+// then over each window's columns, by offset inside the row, through the tap lists at the
+// borders. The same result as the general path (a window without taps gives the lowest value).
+template <typename T>
+void Pool2dMax8Bit(const PoolJob& job) {
+  const PoolGeometry& g = *job.geometry;
+  const WindowTaps& taps = *job.taps;
+  const int64_t in_h = g.input[0], in_w = g.input[1];
+  const int64_t out_h = g.output[0], out_w = g.output[1];
+  const int64_t kernel_w = job.attrs->kernel_shape[1];
+  const int64_t stride_w = job.attrs->strides[1];
+  const int64_t dilation_w = job.attrs->dilations[1];
+  const int64_t pad_left = g.pad_begin[1];
+  const int64_t interior_begin = std::min(out_w, CeilDiv(pad_left, stride_w));
+  const int64_t last_start = in_w - 1 - (kernel_w - 1) * dilation_w + pad_left;
+  const int64_t interior_end =
+      std::max(interior_begin, last_start < 0 ? 0 : std::min(out_w, last_start / stride_w + 1));
+  const T* x = job.x->Data<T>();
+  T* y = job.y->MutableData<T>();
+  const int64_t planes = job.x->Shape()[0] * job.x->Shape()[1];
+  const double cost = static_cast<double>(out_h * out_w * job.attrs->kernel_shape[0] * kernel_w);
+  ThreadPool::TryParallelFor(job.pool, planes, cost, [&](int64_t first, int64_t last) {
+    std::vector<T> column_max(static_cast<size_t>(in_w));
+    for (int64_t p = first; p < last; ++p)
+      for (int64_t oh = 0; oh < out_h; ++oh)
+        MaxPoolRow8Bit<T>(x + p * in_h * in_w, in_w, taps.positions[0][oh], taps.positions[1],
+                          interior_begin, interior_end, out_w, kernel_w, stride_w, dilation_w,
+                          pad_left, column_max.data(), y + (p * out_h + oh) * out_w);
+  });
+}
+
 using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
 using AveragePoolTypes = TypeList<float, double, Float16, BFloat16>;
 
@@ -303,6 +365,12 @@ class Pool final : public OpKernel {
     if (x.Type() == ElementType::kFloat && geometry.output.size() == 2 && indices == nullptr &&
         kind_ != PoolKind::kLp) {
       Pool2dFloat(job, kind_ == PoolKind::kMax);
+    } else if (kind_ == PoolKind::kMax && geometry.output.size() == 2 && indices == nullptr &&
+               x.Type() == ElementType::kUint8) {
+      Pool2dMax8Bit<uint8_t>(job);
+    } else if (kind_ == PoolKind::kMax && geometry.output.size() == 2 && indices == nullptr &&
+               x.Type() == ElementType::kInt8) {
+      Pool2dMax8Bit<int8_t>(job);
     } else if (kind_ == PoolKind::kMax) {
       DispatchByType<MaxPoolImpl, MaxPoolTypes>(x.Type(), GetNode().OpType(), job);
     } else if (kind_ == PoolKind::kLp) {

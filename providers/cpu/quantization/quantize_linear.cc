@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/quantization/quantize_common.h"
+#include "providers/cpu/quantization/quantize_rows.h"
 
 namespace prism::cpu {
 namespace {
@@ -159,6 +161,11 @@ class QuantizeLinear final : public OpKernel {
 
     Tensor& y = context.Output(0, x.Shape(), out_type);
     if (y.NumElements() == 0) return;
+    if (x.Type() == E::kFloat && scale.Type() == E::kFloat && scale.NumElements() == 1 &&
+        precision == E::kFloat && (out_type == E::kUint8 || out_type == E::kInt8)) {
+      QuantizeFloatFast(context, x, scale.Data<float>()[0], zero_point, y);
+      return;
+    }
     std::fill_n(static_cast<uint8_t*>(y.MutableRawData()), StorageBytes(out_type, y.NumElements()),
                 uint8_t{0});
     // A division in `precision` takes operands of that type: x and the scale are rounded to it.
@@ -185,6 +192,29 @@ class QuantizeLinear final : public OpKernel {
   }
 
  private:
+  // Float x, one float scale, 8-bit y: quantize_rows.h over the intra-op pool.
+  static void QuantizeFloatFast(OpKernelContext& context, const Tensor& x, float scale,
+                                const Tensor* zero_point, Tensor& y) {
+    const bool to_int8 = y.Type() == E::kInt8;
+    const int32_t zero = zero_point == nullptr ? 0
+                         : to_int8             ? static_cast<int32_t>(zero_point->Data<int8_t>()[0])
+                                   : static_cast<int32_t>(zero_point->Data<uint8_t>()[0]);
+    constexpr int64_t kChunk = 16384;
+    const int64_t total = x.NumElements();
+    const float* in = x.Data<float>();
+    ThreadPool::TryParallelFor(
+        context.IntraOpThreadPool(), (total + kChunk - 1) / kChunk, static_cast<double>(kChunk),
+        [&](int64_t begin, int64_t end) {
+          const int64_t first = begin * kChunk, count = std::min(total, end * kChunk) - first;
+          if (to_int8)
+            quantization::QuantizeFloatRows(in + first, count, scale, zero,
+                                            y.MutableData<int8_t>() + first);
+          else
+            quantization::QuantizeFloatRows(in + first, count, scale, zero,
+                                            y.MutableData<uint8_t>() + first);
+        });
+  }
+
   int opset_;
   int64_t axis_;
   bool saturate_;

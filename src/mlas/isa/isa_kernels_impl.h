@@ -1086,6 +1086,95 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
   }
 }
 
+#if defined(__AVX2__)  // the baseline table has neither (its callers' SSE2 loops run)
+// Plain loops that the AVX2 and AVX-512 flags vectorize (vroundpd, vminpd/vmaxpd, vcvttpd2dq;
+// the baseline table has none: its caller's SSE2 loop runs there): the product is clamped to the
+// shifted integer range before rounding, which equals clamping after.
+template <bool kToInt8, bool kBias, bool kBroadcast>
+void RequantizeRowS32Impl(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                          int64_t count, int32_t zero_point, uint8_t* out) {
+  const double low = (kToInt8 ? -128.0 : 0.0) - zero_point;
+  const double high = (kToInt8 ? 127.0 : 255.0) - zero_point;
+  const double one_multiplier = multiplier[0];
+  const uint32_t one_bias = kBias ? static_cast<uint32_t>(bias[0]) : 0u;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint32_t added = kBias ? (kBroadcast ? one_bias : static_cast<uint32_t>(bias[i])) : 0u;
+    const uint32_t total = static_cast<uint32_t>(sum[i]) + added;
+    double x = static_cast<double>(static_cast<int32_t>(total)) *
+               (kBroadcast ? one_multiplier : multiplier[i]);
+    x = x < low ? low : x;
+    x = x > high ? high : x;
+    const int32_t value = static_cast<int32_t>(__builtin_nearbyint(x)) + zero_point;
+    out[i] = static_cast<uint8_t>(value);
+  }
+}
+
+template <bool kBroadcast>
+void RequantizeRowS32Of(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                        int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+  if (to_int8) {
+    bias != nullptr ? RequantizeRowS32Impl<true, true, kBroadcast>(sum, bias, multiplier, count,
+                                                                   zero_point, out)
+                    : RequantizeRowS32Impl<true, false, kBroadcast>(sum, bias, multiplier, count,
+                                                                    zero_point, out);
+  } else {
+    bias != nullptr ? RequantizeRowS32Impl<false, true, kBroadcast>(sum, bias, multiplier, count,
+                                                                    zero_point, out)
+                    : RequantizeRowS32Impl<false, false, kBroadcast>(sum, bias, multiplier, count,
+                                                                     zero_point, out);
+  }
+}
+
+void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                      bool broadcast, int64_t count, int32_t zero_point, bool to_int8,
+                      uint8_t* out) {
+  broadcast ? RequantizeRowS32Of<true>(sum, bias, multiplier, count, zero_point, to_int8, out)
+            : RequantizeRowS32Of<false>(sum, bias, multiplier, count, zero_point, to_int8, out);
+}
+
+// QLinearAdd's row as a plain loop the level vectorizes, with contraction off: a fused
+// multiply-add would round da * ra + db * rb once instead of three times.
+#if defined(__clang__)
+#define PRISM_NO_CONTRACT _Pragma("clang fp contract(off)")
+#else
+#define PRISM_NO_CONTRACT
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+template <typename T>
+void QLinearAddRow(const T* a, const T* b, T* c, int64_t count, int32_t a_zero, int32_t b_zero,
+                   float ratio_a, float ratio_b, int32_t c_zero) {
+  PRISM_NO_CONTRACT
+  const auto low = static_cast<float>(std::numeric_limits<T>::min());
+  const auto high = static_cast<float>(std::numeric_limits<T>::max());
+  const auto zero = static_cast<float>(c_zero);
+  for (int64_t i = 0; i < count; ++i) {
+    const auto da = static_cast<float>(static_cast<int32_t>(a[i]) - a_zero);
+    const auto db = static_cast<float>(static_cast<int32_t>(b[i]) - b_zero);
+    const float pa = da * ratio_a;
+    const float pb = db * ratio_b;
+    float value = pa + pb;
+    value += zero;
+    value = !(value >= low) ? low : value;  // NaN -> low, as fmax(NaN, low)
+    value = value > high ? high : value;
+    c[i] = static_cast<T>(static_cast<int32_t>(__builtin_nearbyintf(value)));
+  }
+}
+#if !defined(__clang__)
+#pragma GCC pop_options
+#endif
+#undef PRISM_NO_CONTRACT
+
+void QLinearAddU8(const uint8_t* a, const uint8_t* b, uint8_t* c, int64_t count, int32_t a_zero,
+                  int32_t b_zero, float ratio_a, float ratio_b, int32_t c_zero) {
+  QLinearAddRow(a, b, c, count, a_zero, b_zero, ratio_a, ratio_b, c_zero);
+}
+void QLinearAddS8(const int8_t* a, const int8_t* b, int8_t* c, int64_t count, int32_t a_zero,
+                  int32_t b_zero, float ratio_a, float ratio_b, int32_t c_zero) {
+  QLinearAddRow(a, b, c, count, a_zero, b_zero, ratio_a, ratio_b, c_zero);
+}
+#endif
+
 void BiasActivationRowF32(float* out, const float* sum, int64_t count, float bias, int kind,
                           float a, float b) {
   switch (kind) {
@@ -1345,6 +1434,15 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_vnni_usable = nullptr,
                              .qgemm_block_vnni = nullptr,
 #endif
+#endif
+#if defined(__AVX2__)
+                             .requantize_row_s32 = &RequantizeRowS32,
+                             .qlinear_add_u8 = &QLinearAddU8,
+                             .qlinear_add_s8 = &QLinearAddS8,
+#else
+                             .requantize_row_s32 = nullptr,
+                             .qlinear_add_u8 = nullptr,
+                             .qlinear_add_s8 = nullptr,
 #endif
                              .gemm_accumulate_f64 = &GemmAccumulate<double>,
                              .scaled_add_f32 = &ScaledAdd<float>,

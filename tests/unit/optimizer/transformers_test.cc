@@ -310,7 +310,9 @@ TEST(TransformerManager, LevelsSelectPasses) {
                                       "ReshapeChainElimination", "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
-            (std::vector<std::string>{"LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
+            (std::vector<std::string>{"QDQConvFusion", "QDQAddFusion", "QDQMatMulFusion",
+                                      "QDQGlobalAveragePoolFusion", "QDQDropFusion",
+                                      "LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
                                       "ConvActivationFusion", "GeluFusion", "FastGeluFusion",
                                       "BiasGeluFusion", "MatMulAddFusion", "GemmActivationFusion",
                                       "MatMulTransposeFusion", "MatMulScaleFusion"}));

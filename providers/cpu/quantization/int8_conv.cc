@@ -1,0 +1,511 @@
+#include "providers/cpu/quantization/int8_conv.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "framework/scratch_buffer.h"
+#include "mlas/isa_kernels.h"
+
+namespace prism::cpu::quantization {
+
+namespace {
+
+int64_t Product(const std::vector<int64_t>& values) {
+  int64_t product = 1;
+  for (const int64_t v : values) product *= v;
+  return product;
+}
+
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < columns (bytes): 16 x 16
+// blocks through SSE2 unpacks, the edges one byte at a time.
+void TransposeBytes(const uint8_t* src, int64_t src_stride, int64_t rows, int64_t columns,
+                    uint8_t* dst, int64_t dst_stride) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= rows; i += 16) {
+    int64_t j = 0;
+    for (; j + 16 <= columns; j += 16) {
+      __m128i r[16];
+      for (int k = 0; k < 16; ++k)
+        r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (i + k) * src_stride + j));
+      // Interleaving register k with k + 8 rotates the 8-bit (register, byte) index left by
+      // one bit; four rounds swap its halves: the transpose.
+      for (int round = 0; round < 4; ++round) {
+        __m128i t[16];
+        for (int k = 0; k < 8; ++k) {
+          t[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
+          t[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+        }
+        for (int k = 0; k < 16; ++k) r[k] = t[k];
+      }
+      for (int k = 0; k < 16; ++k)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (j + k) * dst_stride + i), r[k]);
+    }
+    for (; j < columns; ++j)
+      for (int64_t k = 0; k < 16; ++k) dst[j * dst_stride + i + k] = src[(i + k) * src_stride + j];
+  }
+#endif
+  for (; i < rows; ++i)
+    for (int64_t j = 0; j < columns; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
+}
+
+// Channels-first image [C, size] -> channels-last [size, C], bytes.
+void ToChannelsLast(const uint8_t* x, int64_t channels, int64_t size, uint8_t* out,
+                    ThreadPool* pool) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (size + kBlock - 1) / kBlock;
+  ThreadPool::TryParallelFor(
+      pool, blocks, static_cast<double>(channels * kBlock), [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kBlock;
+        const int64_t last = std::min(size, end * kBlock);
+        TransposeBytes(x + first, size, channels, last - first, out + first * channels, channels);
+      });
+}
+
+// Rows [begin, end) of one group's lowered A: row p holds, for each kernel offset, the group's
+// channels of the input pixel that offset reaches from output position p (pad where it falls
+// outside). x is channels-last with `stride` bytes per pixel, already at the group's channel.
+void LowerRows(const Int8ConvGeometry& g, const uint8_t* x, int64_t stride, uint8_t pad,
+               int64_t begin, int64_t end, uint8_t* a) {
+  const size_t rank = g.in_spatial.size();
+  const int64_t channels = g.InPerGroup();
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t depth = channels * kernel_size;
+  std::vector<int64_t> out_coord(rank), origin(rank), offset(rank);
+  for (int64_t p = begin; p < end; ++p) {
+    int64_t rest = p;
+    for (size_t d = rank; d-- > 0;) {
+      out_coord[d] = rest % g.out_spatial[d];
+      rest /= g.out_spatial[d];
+      origin[d] = out_coord[d] * g.strides[d] - g.pads_begin[d];
+    }
+    uint8_t* row = a + (p - begin) * depth;
+    std::fill(offset.begin(), offset.end(), 0);
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      int64_t pixel = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t coord = origin[d] + offset[d] * g.dilations[d];
+        inside = inside && coord >= 0 && coord < g.in_spatial[d];
+        pixel = pixel * g.in_spatial[d] + coord;
+      }
+      uint8_t* dst = row + k * channels;
+      if (!inside) {
+        std::memset(dst, pad, static_cast<size_t>(channels));
+      } else if (channels < 16) {
+        const uint8_t* src = x + pixel * stride;
+        for (int64_t c = 0; c < channels; ++c) dst[c] = src[c];
+      } else {
+        std::memcpy(dst, x + pixel * stride, static_cast<size_t>(channels));
+      }
+      for (size_t d = rank; d-- > 0;) {  // next kernel offset, last axis fastest
+        if (++offset[d] < g.kernel[d]) break;
+        offset[d] = 0;
+      }
+    }
+  }
+}
+
+// LowerRows for 2-D: per output position and kernel row, the kernel's columns are one run of
+// kernel_w * channels bytes in the channels-last image when the dilation is 1 and the run lies
+// inside the row, copied at once (the first 7x7 convolution of resnet copies 21 bytes where it
+// would copy 3 bytes 7 times); the border taps one by one.
+void LowerRows2d(const Int8ConvGeometry& g, const uint8_t* x, int64_t stride, uint8_t pad,
+                 int64_t begin, int64_t end, uint8_t* a) {
+  const int64_t channels = g.InPerGroup();
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
+  const int64_t out_w = g.out_spatial[1];
+  const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
+  const int64_t stride_h = g.strides[0], stride_w = g.strides[1];
+  const int64_t dilation_h = g.dilations[0], dilation_w = g.dilations[1];
+  const int64_t pad_top = g.pads_begin[0], pad_left = g.pads_begin[1];
+  const int64_t depth = channels * kernel_h * kernel_w;
+  // A run of whole pixels can be copied in one piece only when the group's channels are the
+  // pixel's (one group) and the columns are adjacent.
+  const bool runs = dilation_w == 1 && stride == channels;
+  const auto copy = [channels](uint8_t* dst, const uint8_t* src) {
+    if (channels < 16) {
+      for (int64_t c = 0; c < channels; ++c) dst[c] = src[c];
+    } else {
+      std::memcpy(dst, src, static_cast<size_t>(channels));
+    }
+  };
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t oh = p / out_w, ow = p % out_w;
+    uint8_t* row = a + (p - begin) * depth;
+    const int64_t first_col = ow * stride_w - pad_left;
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      uint8_t* dst = row + kh * kernel_w * channels;
+      const int64_t ih = oh * stride_h - pad_top + kh * dilation_h;
+      if (ih < 0 || ih >= in_h) {
+        std::memset(dst, pad, static_cast<size_t>(kernel_w * channels));
+        continue;
+      }
+      const uint8_t* src_row = x + ih * in_w * stride;
+      if (runs && first_col >= 0 && first_col + kernel_w <= in_w) {
+        std::memcpy(dst, src_row + first_col * stride, static_cast<size_t>(kernel_w * channels));
+        continue;
+      }
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        const int64_t iw = first_col + kw * dilation_w;
+        if (iw < 0 || iw >= in_w)
+          std::memset(dst + kw * channels, pad, static_cast<size_t>(channels));
+        else
+          copy(dst + kw * channels, src_row + iw * stride);
+      }
+    }
+  }
+}
+
+bool IsPointwise(const Int8ConvGeometry& g) {
+  for (size_t d = 0; d < g.kernel.size(); ++d)
+    if (g.kernel[d] != 1 || g.strides[d] != 1 || g.pads_begin[d] != 0) return false;
+  return g.out_spatial == g.in_spatial;
+}
+
+// One row of 8-bit outputs from its int32 sums (plus bias): clamp(round_half_even((sum + bias)
+// * multiplier) + zero_point) in double, as QuantizedWriter::Store does for finite multipliers.
+// The product is clamped to [low - zero_point, high - zero_point] (integers) before rounding,
+// which gives the same result as clamping after it, and then rounds with cvtpd2dq (half to even
+// in the default rounding mode, as nearbyint). A finite multiplier times an int32 stays finite.
+void RequantizeRowEach(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                       int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+  const double low = (to_int8 ? -128.0 : 0.0) - zero_point;
+  const double high = (to_int8 ? 127.0 : 255.0) - zero_point;
+  int64_t n = 0;
+#if defined(__SSE2__)
+  const __m128d lows = _mm_set1_pd(low), highs = _mm_set1_pd(high);
+  const __m128i zeros = _mm_set1_epi32(zero_point);
+  const auto two = [&](__m128i sums, const double* m) {
+    const __m128d x = _mm_mul_pd(_mm_cvtepi32_pd(sums), _mm_loadu_pd(m));
+    return _mm_cvtpd_epi32(_mm_min_pd(_mm_max_pd(x, lows), highs));
+  };
+  const auto four = [&](const int32_t* s, const int32_t* b, const double* m) {
+    __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    if (b != nullptr)
+      sums = _mm_add_epi32(sums, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+    const __m128i rounded =
+        _mm_unpacklo_epi64(two(sums, m), two(_mm_shuffle_epi32(sums, 0xEE), m + 2));
+    return _mm_add_epi32(rounded, zeros);
+  };
+  for (; n + 8 <= count; n += 8) {
+    const __m128i words =
+        _mm_packs_epi32(four(sum + n, bias ? bias + n : nullptr, multiplier + n),
+                        four(sum + n + 4, bias ? bias + n + 4 : nullptr, multiplier + n + 4));
+    const __m128i bytes = to_int8 ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + n), bytes);
+  }
+#endif
+  for (; n < count; ++n) {
+    // int32 wrapping addition, as the reference's int32 accumulation.
+    const auto total = static_cast<int32_t>(static_cast<uint32_t>(sum[n]) +
+                                            static_cast<uint32_t>(bias != nullptr ? bias[n] : 0));
+    const double x = std::min(std::max(static_cast<double>(total) * multiplier[n], low), high);
+    out[n] = static_cast<uint8_t>(
+        static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(x)) + zero_point));
+  }
+}
+
+// RequantizeRowEach, on the level's vectorized kernel where it has one (AVX2, AVX-512: the same
+// results); broadcast: bias[0] and multiplier[0] for every element (a depthwise plane).
+void RequantizeRow(const int32_t* sum, const int32_t* bias, const double* multiplier,
+                   bool broadcast, int64_t count, int32_t zero_point, bool to_int8, uint8_t* out) {
+  if (const auto kernel = mlas::ActiveKernels().requantize_row_s32; kernel != nullptr)
+    return kernel(sum, bias, multiplier, broadcast, count, zero_point, to_int8, out);
+  if (!broadcast) return RequantizeRowEach(sum, bias, multiplier, count, zero_point, to_int8, out);
+  constexpr int64_t kChunk = 256;
+  std::array<double, kChunk> multipliers;
+  std::array<int32_t, kChunk> biases;
+  multipliers.fill(multiplier[0]);
+  biases.fill(bias != nullptr ? bias[0] : 0);
+  for (int64_t i = 0; i < count; i += kChunk)
+    RequantizeRowEach(sum + i, bias != nullptr ? biases.data() : nullptr, multipliers.data(),
+                      std::min(kChunk, count - i), zero_point, to_int8, out + i);
+}
+
+}  // namespace
+
+std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group) {
+  auto packed = std::make_shared<PackedConvWeights>();
+  packed->type_ = w.Type();
+  packed->shape_ = w.Shape();
+  const int64_t out_channels = w.Shape()[0];
+  const int64_t channels = w.Shape()[1];
+  const int64_t kernel_size = w.NumElements() / std::max<int64_t>(out_channels * channels, 1);
+  const int64_t out_per_group = out_channels / group;
+  const int64_t depth = channels * kernel_size;
+  const auto* weights = static_cast<const uint8_t*>(w.RawData());
+  const bool split = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
+  std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
+  for (int64_t g = 0; g < group; ++g) {
+    for (int64_t m = 0; m < out_per_group; ++m) {
+      const uint8_t* filter = weights + (g * out_per_group + m) * depth;
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t k = 0; k < kernel_size; ++k)
+          b[static_cast<size_t>((k * channels + c) * out_per_group + m)] =
+              filter[c * kernel_size + k];
+    }
+    packed->groups_.push_back(mlas::PackedQuantB::Pack(
+        depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, split));
+  }
+  if (out_per_group == 1 && channels == 1)
+    packed->depthwise_.assign(weights, weights + w.NumElements());
+  return packed;
+}
+
+Tensor PackedConvWeights::Unpack() const {
+  Tensor w(type_, shape_, GetCpuAllocator());
+  const int64_t out_channels = shape_[0];
+  const int64_t channels = shape_[1];
+  const int64_t kernel_size = shape_.Size() / std::max<int64_t>(out_channels * channels, 1);
+  const int64_t out_per_group = out_channels / GroupCount();
+  const int64_t depth = channels * kernel_size;
+  auto* weights = static_cast<uint8_t*>(w.MutableRawData());
+  std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
+  for (int64_t g = 0; g < GroupCount(); ++g) {
+    Group(g).Unpack(b.data(), out_per_group);
+    for (int64_t m = 0; m < out_per_group; ++m) {
+      uint8_t* filter = weights + (g * out_per_group + m) * depth;
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t k = 0; k < kernel_size; ++k)
+          filter[c * kernel_size + k] =
+              b[static_cast<size_t>((k * channels + c) * out_per_group + m)];
+    }
+  }
+  return w;
+}
+
+size_t PackedConvWeights::Bytes() const {
+  size_t bytes = 0;
+  for (const auto& g : groups_) bytes += g.Bytes();
+  return bytes;
+}
+
+std::string PackedConvWeightsFormat(const Tensor& w, int64_t group) {
+  const ElementType type = w.Type();
+  if ((type != ElementType::kInt8 && type != ElementType::kUint8) || w.Shape().Rank() < 3 ||
+      group < 1 || w.Shape()[0] % group != 0)
+    return "";
+  return MakeString("prism.Int8ConvWeights.", type == ElementType::kInt8 ? "s8" : "u8", ".group",
+                    group, mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
+}
+
+PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group) {
+  std::shared_ptr<const PackedConvWeights> packed = PackedConvWeights::Pack(w, group);
+  PrePackedWeight result;
+  result.data = packed;
+  result.bytes = packed->Bytes();
+  result.type = w.Type();
+  result.shape = w.Shape();
+  result.unpack = [packed] { return packed->Unpack(); };
+  return result;
+}
+
+namespace {
+
+bool IsDepthwise2d(const Int8ConvGeometry& g, const PackedConvWeights& w) {
+  return g.in_spatial.size() == 2 && g.InPerGroup() == 1 && g.OutPerGroup() == 1 &&
+         !w.Depthwise().empty();
+}
+
+// Sums of one output plane of a depthwise convolution: row by row, each kernel offset adding
+// (x - x_zero) * (w - w_zero) over the output columns whose input column lies inside (padding is
+// x_zero: it adds nothing).
+template <typename X, typename W>
+void DepthwisePlane(const Int8ConvGeometry& g, const X* x, const W* w, int32_t x_zero,
+                    int32_t w_zero, int32_t* sums) {
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
+  const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
+  const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
+  const int64_t stride_h = g.strides[0], stride_w = g.strides[1];
+  const int64_t dilation_h = g.dilations[0], dilation_w = g.dilations[1];
+  const int64_t pad_top = g.pads_begin[0], pad_left = g.pads_begin[1];
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    int32_t* row_sums = sums + oh * out_w;
+    std::fill_n(row_sums, out_w, 0);
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      const int64_t ih = oh * stride_h - pad_top + kh * dilation_h;
+      if (ih < 0 || ih >= in_h) continue;
+      const X* row = x + ih * in_w;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        const int32_t weight = static_cast<int32_t>(w[kh * kernel_w + kw]) - w_zero;
+        const int64_t offset = kw * dilation_w - pad_left;  // iw = ow * stride_w + offset
+        const int64_t first = offset >= 0 ? 0 : (-offset + stride_w - 1) / stride_w;
+        const int64_t last =
+            in_w - 1 - offset < 0 ? 0 : std::min(out_w, (in_w - 1 - offset) / stride_w + 1);
+        if (stride_w == 1) {
+          const X* taps = row + offset;
+          for (int64_t ow = first; ow < last; ++ow)
+            row_sums[ow] += (static_cast<int32_t>(taps[ow]) - x_zero) * weight;
+        } else {
+          for (int64_t ow = first; ow < last; ++ow)
+            row_sums[ow] += (static_cast<int32_t>(row[ow * stride_w + offset]) - x_zero) * weight;
+        }
+      }
+    }
+  }
+}
+
+void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool) {
+  const int64_t in_size = Product(g.in_spatial);
+  const int64_t out_size = Product(g.out_spatial);
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t channels = g.out_channels;
+  const std::vector<uint8_t>& weights = args.w->Depthwise();
+  const bool w_signed = args.w->Type() == ElementType::kInt8;
+  // The level's float depthwise kernel is exact here: every product of the shifted values is an
+  // integer below 2^16 and every partial sum of up to 256 of them one below 2^24.
+  const bool in_float = kernel_size <= 256;
+  mlas::DepthwiseGeometry geometry{};
+  geometry.in_h = g.in_spatial[0];
+  geometry.in_w = g.in_spatial[1];
+  geometry.out_h = g.out_spatial[0];
+  geometry.out_w = g.out_spatial[1];
+  geometry.kernel_h = g.kernel[0];
+  geometry.kernel_w = g.kernel[1];
+  geometry.stride_h = g.strides[0];
+  geometry.stride_w = g.strides[1];
+  geometry.dilation_h = g.dilations[0];
+  geometry.dilation_w = g.dilations[1];
+  geometry.pad_h = g.pads_begin[0];
+  geometry.pad_w = g.pads_begin[1];
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  ThreadPool::TryParallelFor(
+      pool, g.batch * channels, static_cast<double>(out_size * kernel_size * 2),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int32_t> sums(static_cast<size_t>(out_size));
+        // Zeroed once: the kernel writes only the input's cells of it, the padding stays zero.
+        std::vector<float> scratch(
+            in_float ? static_cast<size_t>(mlas::DepthwiseLayoutOf(geometry).ScratchFloats()) : 0,
+            0.0f);
+        std::vector<float> x_float(in_float ? static_cast<size_t>(in_size) : 0);
+        std::vector<float> y_float(in_float ? static_cast<size_t>(out_size) : 0);
+        std::array<float, 256> w_float{};
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t c = plane % channels;
+          const int32_t w_zero =
+              args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
+          const void* x_plane = static_cast<const uint8_t*>(args.x) + plane * in_size;
+          const uint8_t* w_plane = weights.data() + c * kernel_size;
+          int32_t* out = args.y_int32 != nullptr ? args.y_int32 + plane * out_size : sums.data();
+          const auto run = [&](auto x_tag, auto w_tag) {
+            using X = decltype(x_tag);
+            using W = decltype(w_tag);
+            const auto* x_values = static_cast<const X*>(x_plane);
+            const auto* w_values = reinterpret_cast<const W*>(w_plane);
+            if (!in_float) {
+              DepthwisePlane(g, x_values, w_values, args.x_zero, w_zero, out);
+              return;
+            }
+            for (int64_t i = 0; i < in_size; ++i)
+              x_float[static_cast<size_t>(i)] =
+                  static_cast<float>(static_cast<int32_t>(x_values[i]) - args.x_zero);
+            for (int64_t k = 0; k < kernel_size; ++k)
+              w_float[static_cast<size_t>(k)] =
+                  static_cast<float>(static_cast<int32_t>(w_values[k]) - w_zero);
+            kernels.depthwise2d_f32(geometry, x_float.data(), w_float.data(), 0.0f, y_float.data(),
+                                    scratch.data());
+            for (int64_t i = 0; i < out_size; ++i)
+              out[i] = static_cast<int32_t>(y_float[static_cast<size_t>(i)]);
+          };
+          if (args.x_signed)
+            w_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
+          else
+            w_signed ? run(uint8_t{}, int8_t{}) : run(uint8_t{}, uint8_t{});
+          if (args.y_int32 != nullptr) continue;
+          RequantizeRow(sums.data(), args.bias != nullptr ? args.bias + c : nullptr,
+                        args.multipliers + c, /*broadcast=*/true, out_size,
+                        static_cast<int32_t>(args.y_zero), args.y_signed,
+                        static_cast<uint8_t*>(args.y_8bit) + plane * out_size);
+        }
+      });
+}
+
+}  // namespace
+
+void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool,
+                 const AllocatorPtr& scratch) {
+  const int64_t in_size = Product(g.in_spatial);
+  const int64_t out_size = Product(g.out_spatial);
+  const int64_t kernel_size = Product(g.kernel);
+  const int64_t in_per_group = g.InPerGroup();
+  const int64_t out_per_group = g.OutPerGroup();
+  const int64_t depth = in_per_group * kernel_size;
+  const bool pointwise = IsPointwise(g);
+  const auto pad = static_cast<uint8_t>(args.x_zero);
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  if (IsDepthwise2d(g, *args.w)) return RunDepthwise(g, args, pool);
+
+  ScratchBuffer<uint8_t> channels_last(scratch, static_cast<size_t>(in_size * g.in_channels));
+  ScratchBuffer<uint8_t> lowered(scratch, pointwise ? 0 : static_cast<size_t>(out_size * depth));
+  ScratchBuffer<int32_t> sums(scratch, static_cast<size_t>(out_size * g.out_channels));
+  const auto* x = static_cast<const uint8_t*>(args.x);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    ToChannelsLast(x + n * g.in_channels * in_size, g.in_channels, in_size, channels_last.data(),
+                   pool);
+    for (int64_t group = 0; group < g.group; ++group) {
+      const uint8_t* group_x = channels_last.data() + group * in_per_group;
+      const uint8_t* a = group_x;
+      int64_t lda = g.in_channels;
+      if (!pointwise) {
+        ThreadPool::TryParallelFor(pool, out_size, static_cast<double>(depth),
+                                   [&](int64_t begin, int64_t end) {
+                                     if (g.in_spatial.size() == 2)
+                                       LowerRows2d(g, group_x, g.in_channels, pad, begin, end,
+                                                   lowered.data() + begin * depth);
+                                     else
+                                       LowerRows(g, group_x, g.in_channels, pad, begin, end,
+                                                 lowered.data() + begin * depth);
+                                   });
+        a = lowered.data();
+        lda = depth;
+      }
+      mlas::QgemmZeroPoints zero_points;
+      zero_points.a = args.x_zero;
+      zero_points.b_scalar = args.w_zero;
+      if (args.w_zero_per_channel != nullptr)
+        zero_points.b_per_column = args.w_zero_per_channel + group * out_per_group;
+      mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
+                         zero_points, sums.data() + group * out_per_group, g.out_channels, pool);
+    }
+
+    // Channels-last sums -> NCHW output, a block of output positions at a time.
+    constexpr int64_t kBlock = 16;
+    const int64_t blocks = (out_size + kBlock - 1) / kBlock;
+    const int64_t m_total = g.out_channels;
+    ThreadPool::TryParallelFor(
+        pool, blocks, static_cast<double>(kBlock * m_total * 4), [&](int64_t begin, int64_t end) {
+          std::vector<uint8_t> bytes(args.y_8bit != nullptr ? static_cast<size_t>(kBlock * m_total)
+                                                            : 0);
+          for (int64_t block = begin; block < end; ++block) {
+            const int64_t first = block * kBlock;
+            const int64_t rows = std::min(kBlock, out_size - first);
+            const int32_t* block_sums = sums.data() + first * m_total;
+            if (args.y_int32 != nullptr) {
+              int32_t* y = args.y_int32 + n * m_total * out_size + first;
+              for (int64_t m = 0; m < m_total; ++m)
+                for (int64_t r = 0; r < rows; ++r)
+                  y[m * out_size + r] = block_sums[r * m_total + m];
+              continue;
+            }
+            for (int64_t r = 0; r < rows; ++r)
+              RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers,
+                            /*broadcast=*/false, m_total, static_cast<int32_t>(args.y_zero),
+                            args.y_signed, bytes.data() + r * m_total);
+            uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + n * m_total * out_size + first;
+            TransposeBytes(bytes.data(), m_total, rows, m_total, y, out_size);
+          }
+        });
+  }
+}
+
+}  // namespace prism::cpu::quantization

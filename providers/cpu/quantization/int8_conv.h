@@ -1,0 +1,101 @@
+// ConvInteger and QLinearConv on the int8 GEMM (mlas/qgemm.h). Each image is transposed to
+// channels-last (one row of C bytes per pixel) and lowered per group to rows of the GEMM's A:
+// one row per output position, its depth ordered (kernel offset, channel), padding filled with
+// x_zero_point (zero once shifted). A 1x1, stride-1, unpadded convolution reads the transposed
+// image directly. The weights are packed once per group as the GEMM's B (depth x output
+// channels, the same depth order); the products land channels-last (output position x output
+// channel) and go back to NCHW as they are stored, requantized per output channel for
+// QLinearConv (plus its int32 bias), as int32 for ConvInteger. A 2-D depthwise convolution (one
+// input and one output channel per group) runs directly instead, a row of int32 sums per output
+// row, the taps of each kernel offset over the output columns whose input lies inside.
+//
+// Every type pair (uint8/int8 x, uint8/int8 w) and every zero point runs here: the GEMM computes
+// each pair as u8 x s8 with the zero points folded in exactly (qgemm.h), in 32-bit wrapping
+// arithmetic, which is the reference's int32 accumulation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/allocator.h"
+#include "framework/op_kernel.h"
+#include "mlas/qgemm.h"
+
+namespace prism {
+class ThreadPool;
+}
+
+namespace prism::cpu::quantization {
+
+// The resolved geometry of one convolution (N-D, grouped).
+struct Int8ConvGeometry {
+  int64_t batch = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  int64_t group = 1;
+  std::vector<int64_t> in_spatial;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> out_spatial;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads_begin;
+
+  int64_t InPerGroup() const { return in_channels / group; }
+  int64_t OutPerGroup() const { return out_channels / group; }
+};
+
+// W [M, C/group, kernel...] (int8 or uint8) packed per group as the GEMM's B:
+// B_g[(kernel offset, channel), output channel of the group].
+class PackedConvWeights {
+ public:
+  static std::shared_ptr<const PackedConvWeights> Pack(const Tensor& w, int64_t group);
+
+  // W as it was given (PrePackedWeight::unpack).
+  Tensor Unpack() const;
+
+  const mlas::PackedQuantB& Group(int64_t g) const { return groups_[static_cast<size_t>(g)]; }
+  // A depthwise W (one input and one output channel per group) as given, which the direct
+  // depthwise loop reads; empty for other convolutions.
+  const std::vector<uint8_t>& Depthwise() const { return depthwise_; }
+  int64_t GroupCount() const { return static_cast<int64_t>(groups_.size()); }
+  ElementType Type() const { return type_; }
+  const TensorShape& Shape() const { return shape_; }
+  size_t Bytes() const;
+
+ private:
+  ElementType type_ = ElementType::kInt8;
+  TensorShape shape_;
+  std::vector<mlas::PackedQuantB> groups_;
+  std::vector<uint8_t> depthwise_;
+};
+
+// The prepack format name of a conv weight for `group` ("" when it is not an 8-bit W of rank
+// >= 3 whose output channels divide by group), and the packing itself.
+std::string PackedConvWeightsFormat(const Tensor& w, int64_t group);
+PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group);
+
+// One call's operands and output stage.
+struct Int8ConvArgs {
+  const void* x = nullptr;
+  bool x_signed = false;
+  int32_t x_zero = 0;
+  const PackedConvWeights* w = nullptr;
+  const int32_t* w_zero_per_channel = nullptr;  // M values, or nullptr: w_zero for all
+  int32_t w_zero = 0;
+  // ConvInteger: the int32 output.
+  int32_t* y_int32 = nullptr;
+  // QLinearConv: the 8-bit output, y = clamp(round_half_even((acc + bias[m]) * multiplier[m]) +
+  // y_zero) in double (the reference's arithmetic); multipliers must be finite.
+  void* y_8bit = nullptr;
+  bool y_signed = false;
+  const int32_t* bias = nullptr;  // M values or nullptr
+  const double* multipliers = nullptr;
+  double y_zero = 0.0;
+};
+
+void RunInt8Conv(const Int8ConvGeometry& geometry, const Int8ConvArgs& args, ThreadPool* pool,
+                 const AllocatorPtr& scratch);
+
+}  // namespace prism::cpu::quantization
