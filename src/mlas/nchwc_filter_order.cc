@@ -3,21 +3,31 @@
 namespace prism::mlas {
 namespace {
 
-// Calls visit(oihw_index, ordered_index) for every float of the filter.
+// Calls visit(oihw_index, ordered_index) for every float of the filter, in the order's own
+// sequence, with no division in the loops (per-float divisions by the block made reordering
+// resnet50's 25 M weights cost tens of milliseconds of session creation).
 template <typename Visit>
 void ForEachFilterFloat(NchwcFilterOrder order, const NchwcFilterDims& d, Visit visit) {
   const int64_t b = d.block, taps = d.kernel_h * d.kernel_w;
-  const int64_t in_blocks = order == NchwcFilterOrder::kOIHWBiBo ? d.input_channels / b : 0;
-  for (int64_t o = 0; o < d.output_channels; ++o)
-    for (int64_t i = 0; i < d.input_channels; ++i)
-      for (int64_t k = 0; k < taps; ++k) {
-        const int64_t oihw = (o * d.input_channels + i) * taps + k;
-        const int64_t ordered =
-            order == NchwcFilterOrder::kOIHWBiBo
-                ? (((o / b * in_blocks + i / b) * taps + k) * b + i % b) * b + o % b
-                : ((o / b * d.input_channels + i) * taps + k) * b + o % b;
-        visit(oihw, ordered);
-      }
+  const int64_t cin = d.input_channels;
+  const int64_t filter_floats = cin * taps;  // one output channel's floats in OIHW
+  int64_t ordered = 0;
+  for (int64_t o0 = 0; o0 < d.output_channels; o0 += b) {
+    if (order == NchwcFilterOrder::kOIHWBiBo) {
+      for (int64_t i0 = 0; i0 < cin; i0 += b)
+        for (int64_t k = 0; k < taps; ++k)
+          for (int64_t i = i0; i < i0 + b; ++i) {
+            const int64_t first = (o0 * cin + i) * taps + k;  // oihw of (o0, i, k)
+            for (int64_t lane = 0; lane < b; ++lane) visit(first + lane * filter_floats, ordered++);
+          }
+    } else {
+      for (int64_t i = 0; i < cin; ++i)
+        for (int64_t k = 0; k < taps; ++k) {
+          const int64_t first = (o0 * cin + i) * taps + k;
+          for (int64_t lane = 0; lane < b; ++lane) visit(first + lane * filter_floats, ordered++);
+        }
+    }
+  }
 }
 
 }  // namespace
