@@ -232,6 +232,9 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
       {1, 128, 128, 15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false, true, false, 0},
       {1, 96, 96, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
       {1, 144, 144, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
+      // Wide enough for the depthwise kernel that reads the input in place (edge columns apart).
+      {1, 32, 32, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, true, kActivationRelu},
+      {1, 32, 32, 6, 41, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, true, false, false, true, 0},
   };
   for (const ConvCase& t : cases) {
     CheckConv(t, rng);
