@@ -159,6 +159,25 @@ std::vector<float>& NchwcScratch() {
   return scratch;
 }
 
+// What the scratch holds: the padded rows [row_begin, row_end) of `image`, valid within one
+// NchwcConvF32 call (its `call`): the output block groups of one image read the same rows, so a
+// range of items builds the copy once, not once per group. A new call may see new input data at
+// the same address, hence the call number.
+struct NchwcScratchContents {
+  int64_t call = 0;
+  const float* image = nullptr;
+  int64_t row_begin = 0, row_end = 0;
+  NchwcSource source{};
+};
+NchwcScratchContents& NchwcScratchState() {
+  thread_local NchwcScratchContents state;
+  return state;
+}
+int64_t& NchwcCallNumber() {
+  thread_local int64_t call = 0;
+  return call;
+}
+
 // kNchwInput: the image is [C][H][W] (lanes = C, one group); else [groups][H][W][b].
 template <bool kNchwInput>
 NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t groups,
@@ -169,6 +188,10 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
     if (kNchwInput) return {image, 0, s.input_w, 1, s.input_h * s.input_w, 0};
     return {image, s.input_h * s.input_w * b, s.input_w * b, b, 1, 0};
   }
+  NchwcScratchContents& held = NchwcScratchState();
+  if (held.call == NchwcCallNumber() && held.image == image && held.row_begin == row_begin &&
+      held.row_end == row_end)
+    return held.source;
   const int64_t rows = (row_end - 1 - row_begin) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
   const int64_t cols = (s.output_w - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
   const int64_t first_input_row = row_begin * s.stride_h - s.pad_top;
@@ -196,8 +219,10 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
       std::fill(row + (left + inside) * pixel, row + cols * pixel, 0.0f);
     }
   }
-  if (kNchwInput) return {dst, 0, cols, 1, plane_floats, row_begin};
-  return {dst, plane_floats, cols * b, b, 1, row_begin};
+  const NchwcSource source = kNchwInput ? NchwcSource{dst, 0, cols, 1, plane_floats, row_begin}
+                                        : NchwcSource{dst, plane_floats, cols * b, b, 1, row_begin};
+  held = NchwcScratchContents{NchwcCallNumber(), image, row_begin, row_end, source};
+  return source;
 }
 
 // What a convolution tile needs besides its positions.
@@ -554,6 +579,7 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
   const int64_t block_groups = depthwise ? blocks : CeilDiv(blocks, kNchwcConvBlocksPerItem);
   const NchwcStore store{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                          NchwcLanes::Splat(epilogue.beta)};
+  ++NchwcCallNumber();  // the scratch of an earlier call is stale
   for (int64_t item = begin; item < end;) {
     const int64_t oh = item % s.output_h;
     const int64_t group = item / s.output_h % block_groups;

@@ -242,6 +242,34 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
   }
 }
 
+// The kernels keep a padded copy of the input between the work items of one call; a later call
+// on the same buffer with new values must read the new values. Doubling the input doubles every
+// sum exactly (no bias).
+TEST(NchwcTest, ANewCallReadsTheInputAfresh) {
+  std::mt19937 rng(13);
+  for (CpuIsa level : Levels()) {
+    const IsaKernels& kernels = KernelsFor(level);
+    const int64_t b = NchwcBlockSize(kernels);
+    SCOPED_TRACE(IsaName(level));
+    NchwcConvShape shape;
+    shape.input_channels = 2 * b;
+    shape.output_channels = 8 * b;  // two groups of blocks: the copy is shared by both
+    shape.input_h = shape.input_w = shape.output_h = shape.output_w = 5;
+    shape.kernel_h = shape.kernel_w = 3;
+    shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = 1;
+    const std::vector<float> filter = Random(rng, 8 * b * 2 * b * 9);
+    std::vector<float> packed(filter.size());
+    NchwcPackFilter(kernels, shape, filter.data(), packed.data());
+    std::vector<float> input = Random(rng, 2 * b * 25);
+    std::vector<float> first(static_cast<size_t>(8 * b * 25)), second(first.size());
+    const int64_t items = NchwcConvWorkItems(kernels, shape);
+    NchwcConv(kernels, shape, input.data(), packed.data(), {}, first.data(), 0, items);
+    for (float& v : input) v *= 2;
+    NchwcConv(kernels, shape, input.data(), packed.data(), {}, second.data(), 0, items);
+    for (size_t i = 0; i < first.size(); ++i) ASSERT_EQ(second[i], 2 * first[i]) << "at " << i;
+  }
+}
+
 TEST(NchwcTest, PoolsMatchTheReferenceOnEveryLevel) {
   std::mt19937 rng(3);
   auto pick = [&rng](int64_t lo, int64_t hi) {
