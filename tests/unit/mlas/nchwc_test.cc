@@ -232,10 +232,41 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
       {1, 128, 128, 15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false, true, false, 0},
       {1, 96, 96, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
       {1, 144, 144, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, false, kActivationClip},
+      // Wide enough for the depthwise kernel that reads the input in place (edge columns apart).
+      {1, 32, 32, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, true, kActivationRelu},
+      {1, 32, 32, 6, 41, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, true, false, false, true, 0},
   };
   for (const ConvCase& t : cases) {
     CheckConv(t, rng);
     if (HasFatalFailure()) return;
+  }
+}
+
+// The kernels keep a padded copy of the input between the work items of one call; a later call
+// on the same buffer with new values must read the new values. Doubling the input doubles every
+// sum exactly (no bias).
+TEST(NchwcTest, ANewCallReadsTheInputAfresh) {
+  std::mt19937 rng(13);
+  for (CpuIsa level : Levels()) {
+    const IsaKernels& kernels = KernelsFor(level);
+    const int64_t b = NchwcBlockSize(kernels);
+    SCOPED_TRACE(IsaName(level));
+    NchwcConvShape shape;
+    shape.input_channels = 2 * b;
+    shape.output_channels = 8 * b;  // two groups of blocks: the copy is shared by both
+    shape.input_h = shape.input_w = shape.output_h = shape.output_w = 5;
+    shape.kernel_h = shape.kernel_w = 3;
+    shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = 1;
+    const std::vector<float> filter = Random(rng, 8 * b * 2 * b * 9);
+    std::vector<float> packed(filter.size());
+    NchwcPackFilter(kernels, shape, filter.data(), packed.data());
+    std::vector<float> input = Random(rng, 2 * b * 25);
+    std::vector<float> first(static_cast<size_t>(8 * b * 25)), second(first.size());
+    const int64_t items = NchwcConvWorkItems(kernels, shape);
+    NchwcConv(kernels, shape, input.data(), packed.data(), {}, first.data(), 0, items);
+    for (float& v : input) v *= 2;
+    NchwcConv(kernels, shape, input.data(), packed.data(), {}, second.data(), 0, items);
+    for (size_t i = 0; i < first.size(); ++i) ASSERT_EQ(second[i], 2 * first[i]) << "at " << i;
   }
 }
 
