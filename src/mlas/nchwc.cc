@@ -1,6 +1,7 @@
 #include "mlas/nchwc.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "mlas/isa_kernels.h"
 
@@ -100,6 +101,42 @@ void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const f
 void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const float* packed,
                        float* oihw) {
   ForEachFilterWeight(kernels, s, [&](int64_t to, int64_t from) { oihw[to] = packed[from]; });
+}
+
+void NchwcPackOrderedFilter(const IsaKernels& kernels, const NchwcConvShape& s,
+                            const float* ordered, float* packed) {
+  const int64_t b = kernels.nchwc_block;
+  const int64_t taps = s.kernel_h * s.kernel_w;
+  const size_t row_bytes = static_cast<size_t>(b) * sizeof(float);
+  if (s.IsDepthwise()) {  // [Cp/b][1][KH][KW][b] is already [Cp/b][KH][KW][b]
+    std::memcpy(packed, ordered, static_cast<size_t>(s.output_channels * taps) * sizeof(float));
+    return;
+  }
+  // As ForEachFilterWeight: per group of nb output blocks, [g][KH][KW][lane][nb][b_out].
+  const int64_t cin = s.input_channels;
+  const int64_t lanes_in = s.input_is_nchw ? cin : b;
+  const int64_t groups = cin / lanes_in;
+  const int64_t blocks = s.output_channels / b;
+  const int64_t block_groups = (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
+  const int64_t block_floats = groups * taps * lanes_in * b;
+  for (int64_t bg = 0; bg < block_groups; ++bg) {
+    const int64_t first = bg * blocks / block_groups;
+    const int64_t nb = (bg + 1) * blocks / block_groups - first;
+    float* group_out = packed + first * block_floats;
+    for (int64_t j = 0; j < nb; ++j) {
+      // This output block's rows in onnxruntime's order: blocked input [g][t][lane] (OIHWBiBo),
+      // NCHW input [c][t] (OIHWBo, c the lane of the one group).
+      const float* block_in = ordered + (first + j) * block_floats;
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t t = 0; t < taps; ++t)
+          for (int64_t lane = 0; lane < lanes_in; ++lane) {
+            const int64_t from =
+                s.input_is_nchw ? lane * taps + t : (g * taps + t) * lanes_in + lane;
+            std::memcpy(group_out + (((g * taps + t) * lanes_in + lane) * nb + j) * b,
+                        block_in + from * b, row_bytes);
+          }
+    }
+  }
 }
 
 void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* packed) {

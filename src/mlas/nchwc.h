@@ -63,6 +63,12 @@ void NchwcPackFilter(const NchwcConvShape& shape, const float* oihw, float* pack
 void NchwcPackFilter(const IsaKernels& kernels, const NchwcConvShape& shape, const float* oihw,
                      float* packed);
 
+// The same packing from the filter in onnxruntime's order (mlas/nchwc_filter_order.h: OIHWBiBo
+// for a blocked input, OIHWBo for an NCHW input or depthwise; the nchwc Conv's W), in one pass:
+// both orders keep a tap's b output lanes contiguous, so it copies rows of b floats.
+void NchwcPackOrderedFilter(const IsaKernels& kernels, const NchwcConvShape& shape,
+                            const float* ordered, float* packed);
+
 // The inverse: the OIHW filter back from its packed form, bit for bit.
 void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& shape, const float* packed,
                        float* oihw);

@@ -274,11 +274,9 @@ class NchwcConv final : public OpKernel {
     CheckFilter(w.Shape());
     NchwcPackedFilter packed;
     packed.shape = *FilterShape(w.Shape());
-    std::vector<float> oihw(static_cast<size_t>(w.NumElements()));
-    mlas::NchwcUnorderFilter(FilterOrder(packed.shape), FilterDims(w.Shape()), w.Data<float>(),
-                             oihw.data());
     packed.floats.resize(static_cast<size_t>(mlas::NchwcPackedFilterFloats(packed.shape)));
-    mlas::NchwcPackFilter(packed.shape, oihw.data(), packed.floats.data());
+    mlas::NchwcPackOrderedFilter(mlas::ActiveKernels(), packed.shape, w.Data<float>(),
+                                 packed.floats.data());
     return packed;
   }
 
