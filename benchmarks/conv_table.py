@@ -10,7 +10,11 @@ convolution on blocked tensors (mlas/nchwc.h, filter prepacked: the kernel the N
 rewrite runs), with the ratios Prism / oneDNN and NCHWc / oneDNN (the issue's bar: at most
 1.05). Then each layer's medians.
 
-usage: conv_table.py RUN.json
+With --min (a run without --benchmark_report_aggregates_only), each variant's fastest
+repetition instead of the median: on a machine whose other tenants' load comes in bursts, the
+least disturbed repetition of each side.
+
+usage: conv_table.py [--min] RUN.json
 """
 import json
 import sys
@@ -18,6 +22,8 @@ from collections import defaultdict
 
 
 def main(argv):
+    use_min = "--min" in argv
+    argv = [a for a in argv if a != "--min"]
     if not argv:
         print(__doc__)
         return 2
@@ -26,13 +32,17 @@ def main(argv):
     # (model, layer, threads) -> {variant: (median us, count, GFLOP/s)}
     layers = defaultdict(dict)
     for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
+        if use_min != (b.get("run_type") == "iteration") or (
+                not use_min and b.get("aggregate_name") != "median"):
             continue
         # conv/<model>/<layer>/<variant>/<threads>/real_time
         parts = b["run_name"].split("/")
         model, layer, variant, threads = parts[1], parts[2], parts[3], int(parts[4])
         time_us = b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
-        layers[(model, layer, threads)][variant] = (time_us, b.get("count", 1), b.get("GFLOPS", 0))
+        entry = (time_us, b.get("count", 1), b.get("GFLOPS", 0))
+        known = layers[(model, layer, threads)].get(variant)
+        if known is None or entry[0] < known[0]:
+            layers[(model, layer, threads)][variant] = entry
     totals = defaultdict(lambda: defaultdict(float))
     for (model, layer, threads), variants in layers.items():
         for variant, (time_us, count, _) in variants.items():
