@@ -19,6 +19,12 @@ struct NchwcFilterDims {
   int64_t block;
 };
 
+// OIHW [filters, inputs, KH, KW], at most dims' counts, -> the order of the padded filter dims
+// describes, zero where it has no source value (padded filters and input channels): padding and
+// reordering in one pass.
+void NchwcOrderPaddedFilter(NchwcFilterOrder order, const NchwcFilterDims& dims, const float* oihw,
+                            int64_t filters, int64_t inputs, float* ordered);
+
 // OIHW -> the order, and back (bit for bit). Both buffers hold Mp * Cin_w * KH * KW floats.
 void NchwcOrderFilter(NchwcFilterOrder order, const NchwcFilterDims& dims, const float* oihw,
                       float* ordered);

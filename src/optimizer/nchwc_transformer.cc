@@ -251,15 +251,10 @@ class Rewriter {
     const mlas::NchwcFilterOrder order = kind == Kind::kBlocked ? mlas::NchwcFilterOrder::kOIHWBiBo
                                                                 : mlas::NchwcFilterOrder::kOIHWBo;
     const mlas::NchwcFilterDims dims{padded_filters, weight_inputs, kh, kw, block_};
-    std::vector<float> padded_oihw(static_cast<size_t>(padded_filters * weight_inputs * taps),
-                                   0.0f);
-    const float* source_w = w->Data<float>();
-    for (int64_t m = 0; m < filters; ++m)
-      std::copy(source_w + m * per_group * taps, source_w + (m + 1) * per_group * taps,
-                padded_oihw.data() + m * weight_inputs * taps);
     Tensor ordered_w(ElementType::kFloat, TensorShape({padded_filters, weight_inputs, kh, kw}),
                      GetCpuAllocator());
-    mlas::NchwcOrderFilter(order, dims, padded_oihw.data(), ordered_w.MutableData<float>());
+    mlas::NchwcOrderPaddedFilter(order, dims, w->Data<float>(), filters, per_group,
+                                 ordered_w.MutableData<float>());
     const std::string w_name = graph_.UniqueValueName(conv.Inputs()[1]->name + "_nchwc");
     derived_.push_back(Derived{
         w_name,

@@ -43,5 +43,31 @@ TEST(NchwcFilterOrder, NchwInputAndDepthwiseAreOihwBo) {
   EXPECT_EQ(back, oihw);
 }
 
+// Padding and ordering in one pass equals padding with zeros, then ordering: filters and input
+// channels short of the blocks (ragged in both), both orders, block 4.
+TEST(NchwcFilterOrder, PaddedOrderEqualsPadThenOrder) {
+  struct Case {
+    NchwcFilterOrder order;
+    int64_t filters, inputs, padded_inputs;
+  };
+  for (const Case& c :
+       {Case{NchwcFilterOrder::kOIHWBiBo, 6, 5, 8}, Case{NchwcFilterOrder::kOIHWBiBo, 8, 8, 8},
+        Case{NchwcFilterOrder::kOIHWBo, 5, 3, 3}, Case{NchwcFilterOrder::kOIHWBo, 7, 1, 1}}) {
+    const int64_t padded_filters = 8, kh = 3, kw = 2, taps = kh * kw;
+    const NchwcFilterDims dims{padded_filters, c.padded_inputs, kh, kw, 4};
+    const std::vector<float> source = Named(c.filters, c.inputs, taps);
+    std::vector<float> padded(static_cast<size_t>(padded_filters * c.padded_inputs * taps), 0.0f);
+    for (int64_t o = 0; o < c.filters; ++o)
+      for (int64_t i = 0; i < c.inputs; ++i)
+        for (int64_t t = 0; t < taps; ++t)
+          padded[static_cast<size_t>((o * c.padded_inputs + i) * taps + t)] =
+              source[static_cast<size_t>((o * c.inputs + i) * taps + t)];
+    std::vector<float> expected(padded.size()), got(padded.size(), -1.0f);
+    NchwcOrderFilter(c.order, dims, padded.data(), expected.data());
+    NchwcOrderPaddedFilter(c.order, dims, source.data(), c.filters, c.inputs, got.data());
+    EXPECT_EQ(got, expected) << "filters " << c.filters << ", inputs " << c.inputs;
+  }
+}
+
 }  // namespace
 }  // namespace prism::mlas
