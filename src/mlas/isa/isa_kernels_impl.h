@@ -1087,9 +1087,9 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
 }
 
 #if defined(__AVX2__)  // the baseline table has neither (its callers' SSE2 loops run)
-// Plain loops that the AVX2 and AVX-512 flags vectorize (vroundpd, vminpd/vmaxpd, vcvttpd2dq;
-// the baseline table has none: its caller's SSE2 loop runs there): the product is clamped to the
-// shifted integer range before rounding, which equals clamping after.
+// Intrinsics on AVX-512 and AVX2 (the baseline table has none: its caller's SSE2 loop runs
+// there): the product is clamped to the shifted integer range before rounding, which equals
+// clamping after.
 template <bool kToInt8, bool kBias, bool kBroadcast>
 void RequantizeRowS32Impl(const int32_t* sum, const int32_t* bias, const double* multiplier,
                           int64_t count, int32_t zero_point, uint8_t* out) {
