@@ -229,11 +229,12 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
 
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
-                  int64_t ldc, ThreadPool* pool) {
+                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done) {
   const int64_t n = b.N(), k = b.K();
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // an empty sum
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0);
+    if (tile_done) tile_done(0, m, 0, n);
     return;
   }
   const bool vnni = QgemmUsesVnni(kernels);
@@ -318,6 +319,7 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
                      pc * tile_rows * kQgemmDepthGroup,
                  a_panel_stride, panels, b_panel_stride, b.Split(), store,
                  c + (row + ic) * ldc + col + jc, ldc);
+          if (pc + gc == groups && tile_done) tile_done(row + ic, mc, col + jc, nc);
         }
       }
     }

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -108,9 +109,14 @@ bool QgemmPairsSaturate(const IsaKernels& kernels);
 // a_signed else uint8) and B packed (split where QgemmPairsSaturate(kernels) asks: a B outside
 // the pair bound packed unsplit for other kernels is rejected with std::invalid_argument).
 // pool: C's blocks split over it (nullptr: the caller alone).
+// tile_done (may be empty): called once for each finished tile of C, rows [row, row + rows) and
+// columns [col, col + cols), on the thread that computed it, right after its last depth block
+// was stored (the tile still in cache): an output stage such as a requantization reads it there
+// instead of in a pass over the whole of C. Tiles never overlap; calls may run concurrently.
+using QgemmTileDone = std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols)>;
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
-                  int64_t ldc, ThreadPool* pool);
+                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done = {});
 
 // The same with the active level's kernels, B packed for them.
 void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,

@@ -2,7 +2,8 @@
 random shapes against onnx.reference (exactly: the same double requantization, half to even)
 and onnxruntime (QLinearConv within one step, since it requantizes in float; ConvInteger
 exactly, where it takes the types): 1-D, 2-D and 3-D, 1x1 (read without lowering), pads,
-strides, dilations, groups and depthwise (strides 1 and 2, over 256 taps), per-tensor and per-channel weights with nonzero zero
+strides, dilations, groups and depthwise (strides 1 and 2, over 256 taps), outputs of several
+GEMM tiles (rows and columns), per-tensor and per-channel weights with nonzero zero
 points, uint8 and int8 activations and weights, the weights given as initializers (prepacked at
 session creation) or fed at run time, with and without a bias."""
 import numpy as np
@@ -31,6 +32,10 @@ _SHAPES = [
     # (the int32 loop)
     ((1, 6, 13, 12), (6, 1, 5, 5), {"group": 6, "pads": [2, 1, 2, 2], "strides": [2, 2]}),
     ((1, 3, 20, 19), (3, 1, 17, 17), {"group": 3, "pads": [3, 2, 1, 4], "strides": [1, 2]}),
+    # more output positions than one GEMM tile has rows (144) and more channels than one has
+    # columns (512): the requantization runs per finished tile, each landing at its own place
+    ((2, 8, 20, 20), (520, 8, 1, 1), {}),
+    ((1, 16, 18, 18), (24, 8, 3, 3), {"group": 2, "pads": [1, 1, 1, 1]}),
 ]
 
 

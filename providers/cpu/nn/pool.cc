@@ -288,11 +288,14 @@ void MaxPoolRow8Bit(const T* plane, int64_t in_w, const std::vector<int64_t>& ro
     const T* __restrict values = plane + row * in_w;
     for (int64_t i = 0; i < in_w; ++i) columns[i] = std::max(columns[i], values[i]);
   }
-  for (int64_t ow = interior_begin; ow < interior_end; ++ow) {
-    const T* taps = columns + ow * stride_w - pad_left;
-    T acc = taps[0];
-    for (int64_t k = 1; k < kernel_w; ++k) acc = std::max(acc, taps[k * dilation_w]);
-    out[ow] = acc;
+  // The interior one kernel offset at a time over all its outputs (strided loads the compiler
+  // vectorizes), rather than one output at a time over its few taps (a scalar loop).
+  const T* __restrict first_taps = columns - pad_left;
+  for (int64_t ow = interior_begin; ow < interior_end; ++ow) out[ow] = first_taps[ow * stride_w];
+  for (int64_t k = 1; k < kernel_w; ++k) {
+    const T* __restrict taps = columns + k * dilation_w - pad_left;
+    for (int64_t ow = interior_begin; ow < interior_end; ++ow)
+      out[ow] = std::max(out[ow], taps[ow * stride_w]);
   }
   const auto border = [&](int64_t ow) {
     T acc = std::numeric_limits<T>::lowest();

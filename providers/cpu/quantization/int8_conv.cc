@@ -430,6 +430,36 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
       });
 }
 
+// Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
+// n's channels-last sums (m_total per position) stored to the NCHW output: as int32 for
+// ConvInteger, requantized for QLinearConv, 16 positions at a time through a small
+// channels-last byte block that is then transposed.
+void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out_size,
+               const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels) {
+  if (args.y_int32 != nullptr) {
+    int32_t* y = args.y_int32 + (n * m_total + channel) * out_size;
+    for (int64_t r = row; r < row + rows; ++r)
+      for (int64_t m = 0; m < channels; ++m) y[m * out_size + r] = sums[r * m_total + channel + m];
+    return;
+  }
+  constexpr int64_t kRows = 16, kChannels = 512;
+  std::array<uint8_t, kRows * kChannels> bytes;
+  for (int64_t c = 0; c < channels; c += kChannels) {
+    const int64_t width = std::min(kChannels, channels - c);
+    for (int64_t first = row; first < row + rows; first += kRows) {
+      const int64_t count = std::min(kRows, row + rows - first);
+      for (int64_t r = 0; r < count; ++r)
+        RequantizeRow(sums + (first + r) * m_total + channel + c,
+                      args.bias != nullptr ? args.bias + channel + c : nullptr,
+                      args.multipliers + channel + c, /*broadcast=*/false, width,
+                      static_cast<int32_t>(args.y_zero), args.y_signed, bytes.data() + r * width);
+      uint8_t* y =
+          static_cast<uint8_t*>(args.y_8bit) + (n * m_total + channel + c) * out_size + first;
+      TransposeBytes(bytes.data(), width, count, width, y, out_size);
+    }
+  }
+}
+
 }  // namespace
 
 void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool* pool,
@@ -474,37 +504,17 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       zero_points.b_scalar = args.w_zero;
       if (args.w_zero_per_channel != nullptr)
         zero_points.b_per_column = args.w_zero_per_channel + group * out_per_group;
+      const int64_t first_channel = group * out_per_group;
+      // Each finished tile of sums goes to the NCHW output while it is still in cache (requantized
+      // for QLinearConv), instead of in a pass over all the sums after the product.
+      const auto store_tile = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+        StoreTile(args, n, g.out_channels, out_size, sums.data(), row, rows, first_channel + col,
+                  cols);
+      };
       mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
-                         zero_points, sums.data() + group * out_per_group, g.out_channels, pool);
+                         zero_points, sums.data() + first_channel, g.out_channels, pool,
+                         store_tile);
     }
-
-    // Channels-last sums -> NCHW output, a block of output positions at a time.
-    constexpr int64_t kBlock = 16;
-    const int64_t blocks = (out_size + kBlock - 1) / kBlock;
-    const int64_t m_total = g.out_channels;
-    ThreadPool::TryParallelFor(
-        pool, blocks, static_cast<double>(kBlock * m_total * 4), [&](int64_t begin, int64_t end) {
-          std::vector<uint8_t> bytes(args.y_8bit != nullptr ? static_cast<size_t>(kBlock * m_total)
-                                                            : 0);
-          for (int64_t block = begin; block < end; ++block) {
-            const int64_t first = block * kBlock;
-            const int64_t rows = std::min(kBlock, out_size - first);
-            const int32_t* block_sums = sums.data() + first * m_total;
-            if (args.y_int32 != nullptr) {
-              int32_t* y = args.y_int32 + n * m_total * out_size + first;
-              for (int64_t m = 0; m < m_total; ++m)
-                for (int64_t r = 0; r < rows; ++r)
-                  y[m * out_size + r] = block_sums[r * m_total + m];
-              continue;
-            }
-            for (int64_t r = 0; r < rows; ++r)
-              RequantizeRow(block_sums + r * m_total, args.bias, args.multipliers,
-                            /*broadcast=*/false, m_total, static_cast<int32_t>(args.y_zero),
-                            args.y_signed, bytes.data() + r * m_total);
-            uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + n * m_total * out_size + first;
-            TransposeBytes(bytes.data(), m_total, rows, m_total, y, out_size);
-          }
-        });
   }
 }
 

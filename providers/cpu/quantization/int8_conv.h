@@ -4,8 +4,9 @@
 // x_zero_point (zero once shifted). A 1x1, stride-1, unpadded convolution reads the transposed
 // image directly. The weights are packed once per group as the GEMM's B (depth x output
 // channels, the same depth order); the products land channels-last (output position x output
-// channel) and go back to NCHW as they are stored, requantized per output channel for
-// QLinearConv (plus its int32 bias), as int32 for ConvInteger. A 2-D depthwise convolution (one
+// channel) and go back to NCHW a GEMM tile at a time as each tile is finished (still in cache),
+// requantized per output channel for QLinearConv (plus its int32 bias), as int32 for
+// ConvInteger. A 2-D depthwise convolution (one
 // input and one output channel per group) runs directly instead, a row of int32 sums per output
 // row, the taps of each kernel offset over the output columns whose input lies inside.
 //

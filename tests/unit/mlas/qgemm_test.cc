@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -293,6 +294,43 @@ TEST(Int8GemmTest, ThreadPoolSplitsMatchTheReference) {
     for (const Variant& v : Variants())
       for (ThreadPool* pool : {&two, &three})
         ExpectEqual(expected, RunQgemm(v.kernels, p, pool), p, v.name.c_str());
+  }
+}
+
+// tile_done: every element of C is in exactly one reported tile, and the tile's sums are final
+// when it is reported (after the last depth block), on one thread and split over a pool; tiles
+// past one row block (144) and one column block (512), two depth blocks, and an empty depth.
+TEST(Int8GemmTest, TileDoneReportsEachFinishedElementOnce) {
+  ThreadPool three(3);
+  const int64_t shapes[][3] = {{300, 600, 70}, {14, 35, 8195}, {5, 7, 0}};
+  for (const auto& s : shapes) {
+    const Problem p = MakeProblem(s[0], s[1], s[2], false, true, true, 41);
+    const std::vector<int32_t> expected = Reference(p);
+    for (const Variant& v : Variants())
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+        const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
+                                                       QgemmPairsSaturate(v.kernels));
+        QgemmZeroPoints zero;
+        zero.a = p.a_zero;
+        zero.b_per_column = p.b_zero.data();
+        std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), kSentinel);
+        std::vector<int> visits(static_cast<size_t>(p.m * p.n), 0);
+        int64_t wrong = 0;
+        std::mutex mutex;
+        QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, p.a_signed, packed, zero, c.data(), p.ldc,
+                     pool, [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+                       const std::lock_guard<std::mutex> lock(mutex);
+                       for (int64_t i = row; i < row + rows; ++i)
+                         for (int64_t j = col; j < col + cols; ++j) {
+                           ++visits[static_cast<size_t>(i * p.n + j)];
+                           const auto at = static_cast<size_t>(i * p.ldc + j);
+                           wrong += c[at] != expected[at];
+                         }
+                     });
+        EXPECT_EQ(wrong, 0) << v.name << " " << p << (pool ? " pool" : "");
+        for (size_t i = 0; i < visits.size(); ++i)
+          ASSERT_EQ(visits[i], 1) << v.name << " " << p << " element " << i;
+      }
   }
 }
 
