@@ -417,6 +417,38 @@ void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* pac
   }
 }
 
+// kPositions consecutive output vectors of one block plus bias and residual, activated, stored
+// at out: the epilogue's choices made once, not per vector (a depthwise tile has only its taps'
+// multiply-adds to spread them over).
+template <int kActivation, int kPositions>
+[[gnu::always_inline]] inline void NchwcStoreRunAs(const NchwcStore& store,
+                                                   const NchwcV (&acc)[kPositions], float* out,
+                                                   const float* sum, const float* bias) {
+  constexpr int64_t b = kNchwcBlock;
+  const NchwcV bias_v = bias != nullptr ? NchwcLanes::Load(bias) : NchwcLanes::Zero();
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p) {
+    NchwcV v = NchwcLanes::Add(acc[p], bias_v);
+    if (sum != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(sum + p * b));
+    NchwcLanes::Store(out + p * b, store.Activate<kActivation>(v));
+  }
+}
+template <int kPositions>
+[[gnu::always_inline]] inline void NchwcStoreRun(const NchwcStore& store,
+                                                 const NchwcV (&acc)[kPositions], float* out,
+                                                 const float* sum, const float* bias) {
+  switch (store.activation) {
+    case kActivationRelu:
+      return NchwcStoreRunAs<kActivationRelu, kPositions>(store, acc, out, sum, bias);
+    case kActivationLeakyRelu:
+      return NchwcStoreRunAs<kActivationLeakyRelu, kPositions>(store, acc, out, sum, bias);
+    case kActivationClip:
+      return NchwcStoreRunAs<kActivationClip, kPositions>(store, acc, out, sum, bias);
+    default:
+      return NchwcStoreRunAs<kActivationNone, kPositions>(store, acc, out, sum, bias);
+  }
+}
+
 // Depthwise: kPositions output positions of one row of one block, their windows starting at
 // image + offset + p * step, taps clipped to kh_range x kw_range (the input itself is read: no
 // copy, so positions whose window leaves the input run one at a time with their taps clipped).
@@ -440,10 +472,7 @@ void NchwcDepthwiseTile(const NchwcConvShape& s, const float* image, int64_t off
         acc[p] = NchwcLanes::Fma(NchwcLanes::Load(tap + p * step), w, acc[p]);
     }
   }
-#pragma GCC unroll 8
-  for (int p = 0; p < kPositions; ++p)
-    NchwcLanes::Store(out + p * b,
-                      store.Apply(acc[p], bias, sum == nullptr ? nullptr : sum + p * b));
+  NchwcStoreRun<kPositions>(store, acc, out, sum, bias);
 }
 
 template <int kPositions>
@@ -540,10 +569,7 @@ void NchwcDepthwisePaddedTile(const NchwcConvShape& s, const NchwcSource& src, c
         acc[p] = NchwcLanes::Fma(NchwcLanes::Load(tap + offsets[p]), w, acc[p]);
     }
   }
-#pragma GCC unroll 8
-  for (int p = 0; p < kPositions; ++p)
-    NchwcLanes::Store(out + p * b,
-                      store.Apply(acc[p], bias, sum == nullptr ? nullptr : sum + p * b));
+  NchwcStoreRun<kPositions>(store, acc, out, sum, bias);
 }
 
 template <int kPositions>
