@@ -22,8 +22,10 @@ struct NchwcLanes {
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
   static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
-  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+  // The masked forms: gcc 12's _mm512_max_ps passes an undefined vector that -Wuninitialized
+  // flags once inlined into a tile's unrolled stores (a false positive of its header).
+  static V Max(V a, V b) { return _mm512_mask_max_ps(a, 0xffff, a, b); }
+  static V Min(V a, V b) { return _mm512_mask_min_ps(a, 0xffff, a, b); }
   static V Less(V a, V b, V if_less, V otherwise) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), otherwise, if_less);
   }
@@ -126,16 +128,26 @@ struct NchwcStore {
   int activation;
   NchwcV alpha, beta;
 
+  template <int kActivation>
+  NchwcV Activate(NchwcV v) const {
+    if constexpr (kActivation == kActivationRelu) return NchwcLanes::Max(v, NchwcLanes::Zero());
+    if constexpr (kActivation == kActivationLeakyRelu)
+      return NchwcLanes::Less(v, NchwcLanes::Zero(), NchwcLanes::Mul(v, alpha), v);
+    if constexpr (kActivation == kActivationClip)
+      return NchwcLanes::Min(NchwcLanes::Max(v, alpha), beta);
+    return v;
+  }
+
   NchwcV Apply(NchwcV v, const float* bias, const float* sum) const {
     if (bias != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(bias));
     if (sum != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(sum));
     switch (activation) {
       case kActivationRelu:
-        return NchwcLanes::Max(v, NchwcLanes::Zero());
+        return Activate<kActivationRelu>(v);
       case kActivationLeakyRelu:
-        return NchwcLanes::Less(v, NchwcLanes::Zero(), NchwcLanes::Mul(v, alpha), v);
+        return Activate<kActivationLeakyRelu>(v);
       case kActivationClip:
-        return NchwcLanes::Min(NchwcLanes::Max(v, alpha), beta);
+        return Activate<kActivationClip>(v);
       default:
         return v;
     }
@@ -239,6 +251,27 @@ struct NchwcConvPlan {
   NchwcStore store;
 };
 
+// A tile's sums plus bias and residual, activated, stored at output offset out_offset.
+template <int kActivation, int kPositions, int kBlocks>
+[[gnu::always_inline]] inline void NchwcStoreTile(const NchwcConvPlan& plan, int64_t out_offset,
+                                                  const NchwcV (&acc)[kPositions][kBlocks]) {
+  constexpr int64_t b = kNchwcBlock;
+#pragma GCC unroll 4
+  for (int j = 0; j < kBlocks; ++j) {
+    float* out = plan.output + j * plan.output_plane + out_offset;
+    const NchwcV bias =
+        plan.bias != nullptr ? NchwcLanes::Load(plan.bias + j * b) : NchwcLanes::Zero();
+    const float* sum =
+        plan.sum != nullptr ? plan.sum + j * plan.output_plane + out_offset : nullptr;
+#pragma GCC unroll 8
+    for (int p = 0; p < kPositions; ++p) {
+      NchwcV v = NchwcLanes::Add(acc[p][j], bias);
+      if (sum != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(sum + p * b));
+      NchwcLanes::Store(out + p * b, plan.store.Activate<kActivation>(v));
+    }
+  }
+}
+
 // kPositions consecutive output positions (flattened over the plane, starting at `position`),
 // whose windows start at source offsets `offsets`, times output blocks 0 .. kBlocks - 1 of the
 // plan, over input channel groups [group_begin, group_end). first: the sums start at zero, else
@@ -287,18 +320,25 @@ void NchwcConvTile(const NchwcConvPlan& plan, int64_t position, const int64_t* o
       }
     }
   }
+  if (!last) {
 #pragma GCC unroll 4
-  for (int j = 0; j < kBlocks; ++j) {
-    float* out = plan.output + j * plan.output_plane + out_offset;
-    const float* bias = last && plan.bias != nullptr ? plan.bias + j * b : nullptr;
-    const float* sum =
-        last && plan.sum != nullptr ? plan.sum + j * plan.output_plane + out_offset : nullptr;
+    for (int j = 0; j < kBlocks; ++j)
 #pragma GCC unroll 8
-    for (int p = 0; p < kPositions; ++p) {
-      NchwcV v = acc[p][j];
-      if (last) v = plan.store.Apply(v, bias, sum == nullptr ? nullptr : sum + p * b);
-      NchwcLanes::Store(out + p * b, v);
-    }
+      for (int p = 0; p < kPositions; ++p)
+        NchwcLanes::Store(plan.output + j * plan.output_plane + out_offset + p * b, acc[p][j]);
+    return;
+  }
+  // The epilogue's choices made once per tile, not per vector (a tile of few input channels
+  // spends a fair share of its time here).
+  switch (plan.store.activation) {
+    case kActivationRelu:
+      return NchwcStoreTile<kActivationRelu, kPositions, kBlocks>(plan, out_offset, acc);
+    case kActivationLeakyRelu:
+      return NchwcStoreTile<kActivationLeakyRelu, kPositions, kBlocks>(plan, out_offset, acc);
+    case kActivationClip:
+      return NchwcStoreTile<kActivationClip, kPositions, kBlocks>(plan, out_offset, acc);
+    default:
+      return NchwcStoreTile<kActivationNone, kPositions, kBlocks>(plan, out_offset, acc);
   }
 }
 
@@ -377,6 +417,38 @@ void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* pac
   }
 }
 
+// kPositions consecutive output vectors of one block plus bias and residual, activated, stored
+// at out: the epilogue's choices made once, not per vector (a depthwise tile has only its taps'
+// multiply-adds to spread them over).
+template <int kActivation, int kPositions>
+[[gnu::always_inline]] inline void NchwcStoreRunAs(const NchwcStore& store,
+                                                   const NchwcV (&acc)[kPositions], float* out,
+                                                   const float* sum, const float* bias) {
+  constexpr int64_t b = kNchwcBlock;
+  const NchwcV bias_v = bias != nullptr ? NchwcLanes::Load(bias) : NchwcLanes::Zero();
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p) {
+    NchwcV v = NchwcLanes::Add(acc[p], bias_v);
+    if (sum != nullptr) v = NchwcLanes::Add(v, NchwcLanes::Load(sum + p * b));
+    NchwcLanes::Store(out + p * b, store.Activate<kActivation>(v));
+  }
+}
+template <int kPositions>
+[[gnu::always_inline]] inline void NchwcStoreRun(const NchwcStore& store,
+                                                 const NchwcV (&acc)[kPositions], float* out,
+                                                 const float* sum, const float* bias) {
+  switch (store.activation) {
+    case kActivationRelu:
+      return NchwcStoreRunAs<kActivationRelu, kPositions>(store, acc, out, sum, bias);
+    case kActivationLeakyRelu:
+      return NchwcStoreRunAs<kActivationLeakyRelu, kPositions>(store, acc, out, sum, bias);
+    case kActivationClip:
+      return NchwcStoreRunAs<kActivationClip, kPositions>(store, acc, out, sum, bias);
+    default:
+      return NchwcStoreRunAs<kActivationNone, kPositions>(store, acc, out, sum, bias);
+  }
+}
+
 // Depthwise: kPositions output positions of one row of one block, their windows starting at
 // image + offset + p * step, taps clipped to kh_range x kw_range (the input itself is read: no
 // copy, so positions whose window leaves the input run one at a time with their taps clipped).
@@ -400,10 +472,7 @@ void NchwcDepthwiseTile(const NchwcConvShape& s, const float* image, int64_t off
         acc[p] = NchwcLanes::Fma(NchwcLanes::Load(tap + p * step), w, acc[p]);
     }
   }
-#pragma GCC unroll 8
-  for (int p = 0; p < kPositions; ++p)
-    NchwcLanes::Store(out + p * b,
-                      store.Apply(acc[p], bias, sum == nullptr ? nullptr : sum + p * b));
+  NchwcStoreRun<kPositions>(store, acc, out, sum, bias);
 }
 
 template <int kPositions>
@@ -500,10 +569,7 @@ void NchwcDepthwisePaddedTile(const NchwcConvShape& s, const NchwcSource& src, c
         acc[p] = NchwcLanes::Fma(NchwcLanes::Load(tap + offsets[p]), w, acc[p]);
     }
   }
-#pragma GCC unroll 8
-  for (int p = 0; p < kPositions; ++p)
-    NchwcLanes::Store(out + p * b,
-                      store.Apply(acc[p], bias, sum == nullptr ? nullptr : sum + p * b));
+  NchwcStoreRun<kPositions>(store, acc, out, sum, bias);
 }
 
 template <int kPositions>
