@@ -255,6 +255,11 @@ def compare_model(name, args, models_dir, work_dir, threads):
             ort_round.append(1000.0 * (time.perf_counter() - start))
         ort_samples += ort_round
         ort_rounds.append(float(np.median(ort_round)))
+        # onnxruntime's idle intra-op workers spin-wait for a while after a run (its default
+        # allow_spinning); on a 2-core machine they would take a core from the next round's
+        # prism_perf. A pause lets them go to sleep first (Prism's process has exited by the time
+        # onnxruntime runs, so the pause only removes our side's interference).
+        time.sleep(args.settle_s)
         prism_text = ", ".join("prism%s %.3f ms" % ("" if v is None else "(%s)" % variant_label(v),
                                                     prism_rounds[k][-1])
                                for k, v in enumerate(variants))
@@ -492,6 +497,9 @@ def main():
     parser.add_argument("--runs", type=int, default=10, help="timed runs per round and runtime")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs before timing")
     parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
+    parser.add_argument("--settle-s", type=float, default=0.5,
+                        help="pause after each onnxruntime round, so that its spinning idle "
+                             "threads are asleep before prism_perf starts (default: 0.5)")
     parser.add_argument("--threads", default="1",
                         help="comma-separated intra-op thread counts of both runtimes (prism_perf "
                              "-x, onnxruntime's intra_op_num_threads), each measured (default: 1)")
