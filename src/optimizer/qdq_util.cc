@@ -75,18 +75,24 @@ int32_t ZeroPointOf(const QdqNode& q, int64_t i) {
 }
 
 void RemoveUnreadDequantize(Graph& graph, const std::vector<NodeIndex>& dequantize) {
+  // The unread ones all go first, then one Resolve (a DequantizeLinear reads no other's output,
+  // so removing one does not change whether another is read): a Resolve per node made the QDQ
+  // fusions a third of resnet50_qdq's session creation.
+  std::vector<std::string> inputs;
+  bool removed = false;
   for (const NodeIndex index : dequantize) {
     const Node* node = graph.FindNode(index);
     if (node == nullptr || node->OpType() != "DequantizeLinear") continue;
     const NodeArg* output = node->Outputs()[0];
     if (graph.IsOutput(output) || !graph.Consumers(output->name).empty()) continue;
-    std::vector<std::string> inputs;
     for (const NodeArg* input : node->Inputs())
       if (input != nullptr) inputs.push_back(input->name);
     graph.RemoveNode(index);
-    graph.Resolve();
-    RemoveUnreadInitializers(graph, inputs);
+    removed = true;
   }
+  if (!removed) return;
+  graph.Resolve();
+  RemoveUnreadInitializers(graph, inputs);
 }
 
 bool MayTouchNodes(const GraphTransformer& pass, const Graph& graph,
