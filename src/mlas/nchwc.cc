@@ -54,6 +54,32 @@ int64_t NchwcPackedFilterFloats(const NchwcConvShape& shape) {
 
 namespace {
 
+// The packed filter of a blocked or NCHW-input convolution: the output blocks in the work
+// items' groups of up to kNchwcConvBlocksPerItem (shared evenly); per group of nb blocks
+// [g][KH][KW][lane][nb][b_out] with g < groups input groups of lanes_in channels each (b, or all
+// C channels of an NCHW input), so that a tile's filter vectors for one input channel are
+// adjacent. Output block `first + j` of group bg starts at first * block_floats + j * b.
+struct PackedFilterLayout {
+  int64_t b, taps, cin, lanes_in, groups, blocks, block_groups, block_floats;
+
+  PackedFilterLayout(const IsaKernels& kernels, const NchwcConvShape& s)
+      : b(kernels.nchwc_block),
+        taps(s.kernel_h * s.kernel_w),
+        cin(s.input_channels),
+        lanes_in(s.input_is_nchw ? s.input_channels : kernels.nchwc_block),
+        groups(cin / lanes_in),
+        blocks(s.output_channels / b),
+        block_groups((blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem),
+        block_floats(groups * taps * lanes_in * b) {}
+  int64_t First(int64_t group) const { return group * blocks / block_groups; }
+  int64_t Blocks(int64_t group) const { return First(group + 1) - First(group); }
+  // Where the b output lanes of (input group g, tap t, lane) of block j of a group of nb start,
+  // from the group's start.
+  int64_t Row(int64_t g, int64_t t, int64_t lane, int64_t j, int64_t nb) const {
+    return (((g * taps + t) * lanes_in + lane) * nb + j) * b;
+  }
+};
+
 // Calls at(oihw_index, packed_index) for every weight.
 template <typename Fn>
 void ForEachFilterWeight(const IsaKernels& kernels, const NchwcConvShape& s, Fn at) {
@@ -65,27 +91,17 @@ void ForEachFilterWeight(const IsaKernels& kernels, const NchwcConvShape& s, Fn 
       for (int64_t t = 0; t < taps; ++t) at(c * taps + t, (c / b * taps + t) * b + c % b);
     return;
   }
-  // Blocked input: the output blocks in the work items' groups of up to kNchwcConvBlocksPerItem
-  // (shared evenly); per group of nb blocks [Cp/b][KH][KW][b_in][nb][b_out], so that a tile's
-  // filter vectors for one input channel are adjacent. NCHW input: the same with one input group
-  // of C channels (b_in = C).
-  const int64_t cin = s.input_channels;
-  const int64_t lanes_in = s.input_is_nchw ? cin : b;
-  const int64_t groups = cin / lanes_in;
-  const int64_t blocks = s.output_channels / b;
-  const int64_t block_groups = (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
-  const int64_t block_floats = groups * taps * lanes_in * b;
-  for (int64_t bg = 0; bg < block_groups; ++bg) {
-    const int64_t first = bg * blocks / block_groups;
-    const int64_t nb = (bg + 1) * blocks / block_groups - first;
+  const PackedFilterLayout layout(kernels, s);
+  for (int64_t bg = 0; bg < layout.block_groups; ++bg) {
+    const int64_t first = layout.First(bg), nb = layout.Blocks(bg);
     for (int64_t j = 0; j < nb; ++j)
       for (int64_t o = 0; o < b; ++o) {
         const int64_t m = (first + j) * b + o;
-        for (int64_t c = 0; c < cin; ++c)
+        for (int64_t c = 0; c < layout.cin; ++c)
           for (int64_t t = 0; t < taps; ++t) {
-            const int64_t g = c / lanes_in, lane = c % lanes_in;
-            at((m * cin + c) * taps + t,
-               first * block_floats + (((g * taps + t) * lanes_in + lane) * nb + j) * b + o);
+            const int64_t g = c / layout.lanes_in, lane = c % layout.lanes_in;
+            at((m * layout.cin + c) * taps + t,
+               first * layout.block_floats + layout.Row(g, t, lane, j, nb) + o);
           }
       }
   }
@@ -105,35 +121,27 @@ void NchwcUnpackFilter(const IsaKernels& kernels, const NchwcConvShape& s, const
 
 void NchwcPackOrderedFilter(const IsaKernels& kernels, const NchwcConvShape& s,
                             const float* ordered, float* packed) {
-  const int64_t b = kernels.nchwc_block;
   const int64_t taps = s.kernel_h * s.kernel_w;
-  const size_t row_bytes = static_cast<size_t>(b) * sizeof(float);
   if (s.IsDepthwise()) {  // [Cp/b][1][KH][KW][b] is already [Cp/b][KH][KW][b]
     std::memcpy(packed, ordered, static_cast<size_t>(s.output_channels * taps) * sizeof(float));
     return;
   }
-  // As ForEachFilterWeight: per group of nb output blocks, [g][KH][KW][lane][nb][b_out].
-  const int64_t cin = s.input_channels;
-  const int64_t lanes_in = s.input_is_nchw ? cin : b;
-  const int64_t groups = cin / lanes_in;
-  const int64_t blocks = s.output_channels / b;
-  const int64_t block_groups = (blocks + kNchwcConvBlocksPerItem - 1) / kNchwcConvBlocksPerItem;
-  const int64_t block_floats = groups * taps * lanes_in * b;
-  for (int64_t bg = 0; bg < block_groups; ++bg) {
-    const int64_t first = bg * blocks / block_groups;
-    const int64_t nb = (bg + 1) * blocks / block_groups - first;
-    float* group_out = packed + first * block_floats;
+  const PackedFilterLayout layout(kernels, s);
+  const size_t row_bytes = static_cast<size_t>(layout.b) * sizeof(float);
+  for (int64_t bg = 0; bg < layout.block_groups; ++bg) {
+    const int64_t first = layout.First(bg), nb = layout.Blocks(bg);
+    float* group_out = packed + first * layout.block_floats;
     for (int64_t j = 0; j < nb; ++j) {
       // This output block's rows in onnxruntime's order: blocked input [g][t][lane] (OIHWBiBo),
       // NCHW input [c][t] (OIHWBo, c the lane of the one group).
-      const float* block_in = ordered + (first + j) * block_floats;
-      for (int64_t g = 0; g < groups; ++g)
+      const float* block_in = ordered + (first + j) * layout.block_floats;
+      for (int64_t g = 0; g < layout.groups; ++g)
         for (int64_t t = 0; t < taps; ++t)
-          for (int64_t lane = 0; lane < lanes_in; ++lane) {
+          for (int64_t lane = 0; lane < layout.lanes_in; ++lane) {
             const int64_t from =
-                s.input_is_nchw ? lane * taps + t : (g * taps + t) * lanes_in + lane;
-            std::memcpy(group_out + (((g * taps + t) * lanes_in + lane) * nb + j) * b,
-                        block_in + from * b, row_bytes);
+                s.input_is_nchw ? lane * taps + t : (g * taps + t) * layout.lanes_in + lane;
+            std::memcpy(group_out + layout.Row(g, t, lane, j, nb), block_in + from * layout.b,
+                        row_bytes);
           }
     }
   }
