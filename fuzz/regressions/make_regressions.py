@@ -83,6 +83,14 @@ write("model", "add-one-value-and-none.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("Y", TensorProto.INT64, None)]))
 
+# A MaxPool with no inputs (the fuzzer turned its input field into another field) reached the
+# layout level's NchwcTransformer, which read the node's first input before checking the count
+# (UBSan: reference binding to null pointer in std::vector::operator[]).
+write("model", "maxpool-without-inputs.onnx", model_bytes(
+    [helper.make_node("MaxPool", [], ["Y"], name="pool", kernel_shape=[3, 3])],
+    [],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)]))
+
 # Gradient nodes are expanded before the graph is checked; the rule for Add read input 1 of an
 # Add with one input (AddressSanitizer: heap-buffer-overflow in the proto's repeated field).
 gradient_graph = helper.make_graph(

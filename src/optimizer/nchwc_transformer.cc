@@ -177,6 +177,7 @@ class Rewriter {
   }
 
   void TryConv(const Node& conv) {
+    if (conv.InputCount() < 2 || !conv.HasInput(0)) return;  // a malformed node: left alone
     NodeArg* x = conv.Inputs()[0];
     const Tensor* w = ConstantInput(graph_, conv, 1);
     const Tensor* b = ConstantInput(graph_, conv, 2);
@@ -302,8 +303,9 @@ class Rewriter {
   }
 
   void TryPool(const Node& pool) {
+    if (pool.InputCount() != 1 || !pool.HasInput(0)) return;
     const Blocked* x = FindBlocked(pool.Inputs()[0]);
-    if (x == nullptr || pool.InputCount() != 1 || !OnlyFirstOutputsUsed(graph_, pool, 1)) return;
+    if (x == nullptr || !OnlyFirstOutputsUsed(graph_, pool, 1)) return;
     const std::string op = pool.OpType();  // a copy: Replace removes the node
     if (op == "MaxPool" && IntAttr(pool, "storage_order", 0) != 0) return;
     if (const Attribute* dilations = pool.FindAttribute("dilations");
@@ -320,7 +322,8 @@ class Rewriter {
   }
 
   void TryBinary(const Node& node) {
-    if (node.InputCount() != 2 || node.OutputCount() != 1) return;
+    if (node.InputCount() != 2 || node.OutputCount() != 1 || !node.HasInput(0) || !node.HasInput(1))
+      return;
     const Blocked* a = FindBlocked(node.Inputs()[0]);
     const Blocked* b = FindBlocked(node.Inputs()[1]);
     if (a == nullptr || b == nullptr || a->channels != b->channels) return;
@@ -331,6 +334,7 @@ class Rewriter {
   }
 
   void TryUnary(const Node& node) {
+    if (node.InputCount() == 0 || !node.HasInput(0)) return;
     const Blocked* x = FindBlocked(node.Inputs()[0]);
     if (x == nullptr || node.OutputCount() != 1) return;
     std::vector<const Blocked*> inputs(node.InputCount(), nullptr);

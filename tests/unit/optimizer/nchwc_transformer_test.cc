@@ -397,6 +397,26 @@ TEST(NchwcTransformer, ReplacedWeightsAreReleasedAndComeBackOnARebuild) {
   EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
 }
 
+// fuzz/regressions/model/maxpool-without-inputs.onnx: a MaxPool with no inputs reached the pass,
+// which read its first input before checking the count (UBSan: reference binding to null
+// pointer). The pass leaves it alone; the run names the missing input.
+TEST(NchwcTransformer, NodeWithoutInputsIsLeftAlone) {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  auto* pool = AddNode(graph, "MaxPool", {}, {"Y"}, "pool");
+  AddIntsAttr(pool, "kernel_shape", {3, 3});
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  auto session = MakeSession(model, {});
+  std::string error;
+  try {
+    RunFloat(*session, {}, {});
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("MaxPool node 'pool'"), std::string::npos) << error;
+  EXPECT_NE(error.find("required input 0 is missing"), std::string::npos) << error;
+}
+
 TEST(NchwcTransformer, SavedOptimizedModelReloadsUnoptimized) {
   const onnx::ModelProto model = BlockedChain();
   TempDir dir;
