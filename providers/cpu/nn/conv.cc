@@ -528,12 +528,12 @@ class Int8ConvWeight {
   PrePackedWeight weight_;
 };
 
-// ConvInteger (opset 10): (X - x_zero_point) convolved with (W - w_zero_point) in int32 (wrapping);
-// X and W are int8 or uint8 each, w_zero_point is a scalar or one value per output channel.
-// Padding holds x_zero_point, i.e. zero once shifted. Runs on the int8 GEMM (int8_conv.h).
-class ConvInteger final : public ConvBase {
+// ConvInteger's and QLinearConv's shared part: the int8 weight (input weight_input), prepacked
+// once when constant.
+class Int8ConvBase : public ConvBase {
  public:
-  explicit ConvInteger(const OpKernelInfo& info) : ConvBase(info), weight_(1, group_) {}
+  Int8ConvBase(const OpKernelInfo& info, int weight_input)
+      : ConvBase(info), weight_(weight_input, group_) {}
 
   std::string PrePackFormat(int input_index, const Tensor& weight) const override {
     return weight_.Format(input_index, weight);
@@ -544,6 +544,17 @@ class ConvInteger final : public ConvBase {
   void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
     weight_.Use(std::move(packed));
   }
+
+ protected:
+  Int8ConvWeight weight_;
+};
+
+// ConvInteger (opset 10): (X - x_zero_point) convolved with (W - w_zero_point) in int32 (wrapping);
+// X and W are int8 or uint8 each, w_zero_point is a scalar or one value per output channel.
+// Padding holds x_zero_point, i.e. zero once shifted. Runs on the int8 GEMM (int8_conv.h).
+class ConvInteger final : public Int8ConvBase {
+ public:
+  explicit ConvInteger(const OpKernelInfo& info) : Int8ConvBase(info, 1) {}
 
   void Compute(OpKernelContext& context) const override {
     const std::string node = GetNode().Describe();
@@ -583,27 +594,14 @@ class ConvInteger final : public ConvBase {
     quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
                               context.TempAllocator());
   }
-
- private:
-  Int8ConvWeight weight_;
 };
 
 // QLinearConv (opset 10): ConvInteger's int32 convolution of the zero-point-shifted x and w
 // plus the int32 bias B, requantized per output channel (quantization/qlinear_conv.h), on the
 // int8 GEMM (int8_conv.h).
-class QLinearConv final : public ConvBase {
+class QLinearConv final : public Int8ConvBase {
  public:
-  explicit QLinearConv(const OpKernelInfo& info) : ConvBase(info), weight_(3, group_) {}
-
-  std::string PrePackFormat(int input_index, const Tensor& weight) const override {
-    return weight_.Format(input_index, weight);
-  }
-  PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
-    return weight_.Pack(weight);
-  }
-  void UsePrePacked(int /*input_index*/, PrePackedWeight packed) override {
-    weight_.Use(std::move(packed));
-  }
+  explicit QLinearConv(const OpKernelInfo& info) : Int8ConvBase(info, 3) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
@@ -628,9 +626,6 @@ class QLinearConv final : public ConvBase {
     quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
                               context.TempAllocator());
   }
-
- private:
-  Int8ConvWeight weight_;
 };
 
 // FusedConv (com.microsoft, float): Conv, then + Z and an activation (contrib/fused_conv.cc).
