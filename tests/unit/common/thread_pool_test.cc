@@ -124,6 +124,11 @@ TEST(ThreadPool, WorkersPollBeforeSleepingOnlyWhenAllowed) {
   EXPECT_EQ(polling.WorkerSleeps(), 0);
   ThreadPool sleeping(2, 0);
   two_jobs(sleeping);
+  // On a loaded machine the worker may not have been scheduled yet (the caller ran every chunk):
+  // it must go to sleep once it runs, within a few seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (sleeping.WorkerSleeps() < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_GE(sleeping.WorkerSleeps(), 1);
 }
 
