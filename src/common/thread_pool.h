@@ -41,8 +41,9 @@ class ThreadPool {
   int64_t WorkerSleeps() const { return worker_sleeps_.load(); }
 
   // Calls fn(begin, end) over disjoint ranges covering [0, total). cost_per_unit is a rough
-  // number of basic operations per unit: work below a threshold runs inline, larger work is cut
-  // into a few chunks per thread. Exceptions from fn are rethrown on the caller (the first one).
+  // number of basic operations per unit: work below a threshold runs inline, larger work is
+  // claimed by the threads in shrinking chunks (a share of what is left, down to 1 / (8 *
+  // threads) of the whole). Exceptions from fn are rethrown on the caller (the first one).
   void ParallelFor(int64_t total, double cost_per_unit,
                    const std::function<void(int64_t begin, int64_t end)>& fn);
 

@@ -163,6 +163,11 @@ OpTester& OpTester::Providers(std::vector<ProviderSpec> providers) {
   return *this;
 }
 
+OpTester& OpTester::IntraOpThreads(int threads) {
+  intra_op_threads_ = threads;
+  return *this;
+}
+
 std::string OpTester::Serialize() const {
   onnx::ModelProto model;
   model.set_ir_version(10);
@@ -206,7 +211,9 @@ std::string OpTester::Serialize() const {
 
 std::vector<Value> OpTester::RunAndGet() {
   const std::string bytes = Serialize();
-  InferenceSession session(SessionOptions{}, providers_);
+  SessionOptions options;
+  options.intra_op_num_threads = intra_op_threads_;
+  InferenceSession session(options, providers_);
   session.Load(bytes.data(), bytes.size());
   std::vector<std::string> names;
   std::vector<Value> feeds;

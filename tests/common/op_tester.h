@@ -86,6 +86,9 @@ class OpTester {
   OpTester& SetTolerance(double atol, double rtol, std::string reason);
   OpTester& SetTolerance(Tolerance tolerance, std::string reason);
   OpTester& Providers(std::vector<ProviderSpec> providers);
+  // The session's intra-op threads (0, the default: the machine's cores). Kernels that split
+  // large work over the pool are tested with 2 or more, so the split runs on any machine.
+  OpTester& IntraOpThreads(int threads);
 
   // Runs and checks every output (gtest failures on mismatch).
   void Run();
@@ -112,6 +115,7 @@ class OpTester {
   Tolerance tolerance_;
   std::string tolerance_reason_;  // empty: the default tolerance
   std::vector<ProviderSpec> providers_;
+  int intra_op_threads_ = 0;
 };
 
 // Folder of the shared test data (../shared beside the repository, or $PRISM_SHARED_DIR).

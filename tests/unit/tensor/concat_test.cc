@@ -37,6 +37,53 @@ TEST(ConcatTest, EveryVersionRangeAndType) {
   }
 }
 
+// Large enough (over 256 KiB of output) that the copies split over a 2-thread pool, by output
+// byte ranges that cut inputs mid-slab: every element must land once, in order.
+TEST(ConcatTest, LargeCopiesSplitOverThreads) {
+  struct Case {
+    int64_t axis;
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  const std::vector<Case> cases = {
+      {1, {{1, 48, 37, 41}, {1, 80, 37, 41}}},  // NCHWc-style: whole inputs one after another
+      {2, {{3, 5, 1001, 7}, {3, 5, 999, 7}, {3, 5, 3, 7}}},  // many slabs per input
+      {0, {{70000}, {3}, {1}}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "axis " << c.axis);
+    OpTester test("Concat", 13);
+    test.IntraOpThreads(2);
+    std::vector<std::vector<float>> values;
+    int32_t next = 0;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      int64_t size = 1;
+      for (const int64_t d : c.shapes[i]) size *= d;
+      std::vector<float> v(static_cast<size_t>(size));
+      for (float& x : v) x = static_cast<float>(next++);
+      test.Input<float>("in" + std::to_string(i), c.shapes[i], v);
+      values.push_back(std::move(v));
+    }
+    // The expected output, built slab by slab.
+    const std::vector<int64_t>& shape0 = c.shapes[0];
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < c.axis; ++d) outer *= shape0[static_cast<size_t>(d)];
+    for (size_t d = static_cast<size_t>(c.axis) + 1; d < shape0.size(); ++d) inner *= shape0[d];
+    std::vector<int64_t> out_shape = shape0;
+    out_shape[static_cast<size_t>(c.axis)] = 0;
+    for (const auto& s : c.shapes)
+      out_shape[static_cast<size_t>(c.axis)] += s[static_cast<size_t>(c.axis)];
+    std::vector<float> expected;
+    for (int64_t o = 0; o < outer; ++o)
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        const int64_t slab = c.shapes[i][static_cast<size_t>(c.axis)] * inner;
+        expected.insert(expected.end(), values[i].begin() + o * slab,
+                        values[i].begin() + (o + 1) * slab);
+      }
+    test.Attr("axis", c.axis);
+    test.Output<float>("concat", out_shape, expected);
+    test.Run();
+  }
+}
+
 TEST(ConcatTest, Opset1DefaultsAxisToOne) {
   for (ElementType type : {ElementType::kFloat16, ElementType::kFloat, ElementType::kDouble}) {
     SCOPED_TRACE(ElementTypeName(type));
