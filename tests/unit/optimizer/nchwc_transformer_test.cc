@@ -17,6 +17,8 @@
 #include "../graph/model_builder_util.h"
 #include "../session/session_test_util.h"
 #include "mlas/nchwc.h"
+#include "optimizer/transformer_manager.h"
+#include "session/provider_library.h"
 #include "tensor_compare.h"
 
 namespace prism::testing {
@@ -395,6 +397,55 @@ TEST(NchwcTransformer, ReplacedWeightsAreReleasedAndComeBackOnARebuild) {
   session->SetProviders({});
   EXPECT_NE(FindOp(*session->SessionGraph(), kNchwc, "Conv"), nullptr);
   EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+}
+
+// Each conv's replaced W and B are dropped as soon as that conv is rewritten (not after the
+// whole pass, when every replaced weight would be held beside its ordered copy); a W that
+// another conv still reads waits until that one is rewritten too.
+TEST(NchwcTransformer, ReplacedWeightsAreDroppedConvByConv) {
+  const int64_t c = kB + kB / 2;
+  onnx::ModelProto model = MakeModel();
+  auto* graph_proto = model.mutable_graph();
+  AddInput(graph_proto, "X", TensorProto::FLOAT, {1, c, 9, 9});
+  AddConv(graph_proto, "X", "C1", c, c, 3);
+  AddConv(graph_proto, "C1", "C2", c, c, 3, 1, 3);
+  // C3 reads C2's W and B too.
+  auto* shared = AddNode(graph_proto, "Conv", {"C2", "C2_W", "C2_B"}, {"Y"}, "C3_conv");
+  AddIntsAttr(shared, "pads", {1, 1, 1, 1});
+  AddOutput(graph_proto, "Y", TensorProto::FLOAT);
+  const std::string bytes = Serialize(model);
+  std::shared_ptr<const Model> loaded = Model::LoadFromBytes(bytes.data(), bytes.size());
+  std::unique_ptr<Graph> graph = loaded->MainGraph().Clone();
+  std::string why;
+  auto factory = FindProviderFactory("CPUExecutionProvider", "", &why);
+  ASSERT_NE(factory, nullptr) << why;
+  auto cpu = factory->Create({});
+  TransformContext context;
+  context.provider_of = [&cpu](const Graph&, NodeIndex) { return cpu.get(); };
+  // At each drop: the sources dropped, how many ONNX Convs were left, which sources remained.
+  std::vector<std::string> drops;
+  context.drop_derived_sources = [&](Graph& g, const std::string&,
+                                     const TransformContext::Sources& sources,
+                                     TransformContext::Rebuild) {
+    int onnx_convs = 0;
+    for (NodeIndex index = 0; index < g.NodeCount(); ++index)
+      if (const Node* node = g.FindNode(index);
+          node && node->OpType() == "Conv" && node->Domain().empty())
+        ++onnx_convs;
+    for (const auto& [name, tensor] : sources)
+      drops.push_back(MakeString(name, ":", onnx_convs, ":",
+                                 g.FindInitializer(name) != nullptr ? "held" : "gone"));
+  };
+  TransformerManager manager;
+  manager.Register(MakeNchwcTransformer());
+  manager.Run(*graph, TransformerLevel::kLayout, context);
+  // C1's sources go while C2 and C3 are still ONNX Convs; C2's shared W and B wait for C3: its
+  // first drop comes at the end (0 Convs left, and only then is nothing reading them).
+  std::sort(drops.begin(), drops.end());
+  EXPECT_EQ(drops, (std::vector<std::string>{"C1_B:2:gone", "C1_W:2:gone", "C2_B:0:gone",
+                                             "C2_B:0:gone", "C2_W:0:gone", "C2_W:0:gone"}));
+  for (const char* name : {"C1_W", "C1_B", "C2_W", "C2_B"})
+    EXPECT_EQ(graph->FindInitializer(name), nullptr) << name;
 }
 
 // fuzz/regressions/model/maxpool-without-inputs.onnx: a MaxPool with no inputs reached the pass,
