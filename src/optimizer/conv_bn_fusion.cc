@@ -39,18 +39,18 @@ class ConvBatchNormFusion final : public GraphTransformer {
  public:
   ConvBatchNormFusion() : GraphTransformer("ConvBNFusion", TransformerLevel::kBasic) {}
 
-  bool Apply(Graph& graph, const TransformContext&) const override {
+  bool Apply(Graph& graph, const TransformContext& context) const override {
     bool changed = false;
     for (NodeIndex index : std::vector<NodeIndex>(graph.TopologicalOrder())) {
       const Node* conv = graph.FindNode(index);
       if (conv == nullptr || conv->OpType() != "Conv" || !conv->Domain().empty()) continue;
-      if (TryFuse(graph, *conv)) changed = true;
+      if (TryFuse(graph, context, *conv)) changed = true;
     }
     return changed;
   }
 
  private:
-  static bool TryFuse(Graph& graph, const Node& conv) {
+  static bool TryFuse(Graph& graph, const TransformContext& context, const Node& conv) {
     const Tensor* w = ConstantInput(graph, conv, 1);
     const Tensor* b = ConstantInput(graph, conv, 2);
     if (w == nullptr || (conv.HasInput(2) && b == nullptr) || !conv.HasOutput(0)) return false;
@@ -83,7 +83,12 @@ class ConvBatchNormFusion final : public GraphTransformer {
     else
       Fold<double>(*w, b, *params[0], *params[1], *params[2], *params[3], epsilon, w_new, b_new);
 
-    std::vector<std::string> old_constants = {conv.Inputs()[1]->name};
+    // W, the large one, goes through DropDerivedSources: the session may free the model's copy
+    // now rather than hold it beside the folded one for the session's life. There is no exact
+    // way back from the folded W (no Rebuild): the session reads W back from the model file
+    // when it needs it again. The small ones are only dropped from this graph.
+    const TransformContext::Sources w_source = {{conv.Inputs()[1]->name, *w}};
+    std::vector<std::string> old_constants;
     if (b != nullptr) old_constants.push_back(conv.Inputs()[2]->name);
     for (size_t i = 1; i <= 4; ++i) old_constants.push_back(bn->Inputs()[i]->name);
     const std::string w_name = graph.UniqueValueName(conv.Inputs()[1]->name + "_bn_folded");
@@ -95,6 +100,7 @@ class ConvBatchNormFusion final : public GraphTransformer {
     ReplaceChain(graph, {conv.Index(), bn->Index()}, conv.Name(), "Conv", "", conv.OpsetVersion(),
                  std::move(inputs), conv.Attributes());
     RemoveUnreadInitializers(graph, old_constants);
+    DropDerivedSources(graph, context, w_name, w_source, {});
     return true;
   }
 };

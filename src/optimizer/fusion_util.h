@@ -35,7 +35,8 @@ void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& name
 // After a fusion replaced the readers of constant initializers `sources` (the tensors it read,
 // taken before the fusion changed the graph) by an initializer `derived` it computed from them:
 // drops the unread sources and lets the session free the model's copies
-// (TransformContext::drop_derived_sources), rebuilt from derived by `rebuild`.
+// (TransformContext::drop_derived_sources), rebuilt from derived by `rebuild` (empty when derived
+// cannot give them back exactly: the session frees them only if it can reread the model file).
 void DropDerivedSources(Graph& graph, const TransformContext& context, const std::string& derived,
                         const TransformContext::Sources& sources,
                         TransformContext::Rebuild rebuild);

@@ -45,7 +45,9 @@ struct TransformContext {
   // reading them: drops the sources nothing reads any more, as RemoveUnreadInitializers does,
   // and lets the session release the model's own copies of them at once (rebuilt from `derived`
   // by `rebuild` when a later session build needs them), so that the originals and the derived
-  // weight are never both held. Empty: RemoveUnreadInitializers alone (DropDerivedSources).
+  // weight are never both held; an empty rebuild means no exact way back, and the session frees
+  // such a copy only when it can read it back from the model file.
+  // Empty: RemoveUnreadInitializers alone (DropDerivedSources).
   std::function<void(Graph& graph, const std::string& derived, const Sources& sources,
                      Rebuild rebuild)>
       drop_derived_sources;

@@ -5,6 +5,7 @@
 #include "common/denormal.h"
 #include "common/logging.h"
 #include "session/executor.h"
+#include "session/model_file_weights.h"
 #include "session/profiler.h"
 #include "session/session_state.h"
 
@@ -159,6 +160,10 @@ void InferenceSession::Load(const std::string& path) {
   PRISM_ENFORCE(!model_, kModelLoaded, "a model is already loaded in this session");
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
   model_ = Model::LoadFromFile(path, LoadLimits(), &options_.model_adjustments);
+  const ModelAdjustments& adjustments = options_.model_adjustments;
+  if (adjustments.initializers.empty() && adjustments.external_initializers.empty() &&
+      adjustments.external_files.empty())
+    model_file_ = ModelFileWeights::Remember(path, LoadLimits());
   // The in-memory files were copied and their buffers may go now: forget the pointers.
   options_.model_adjustments.external_files.clear();
   if (profiler_) profiler_->RecordSession("model_loading_uri", start, Profiler::Clock::now());
@@ -199,17 +204,27 @@ void InferenceSession::BuildState() {
   Model& model = const_cast<Model&>(*model_);
   for (auto& [name, packed] : released_weights_) model.RestoreInitializer(name, packed.unpack());
   released_weights_.clear();
+  if (model_file_) model_file_->Forget();
   const auto start = profiler_ ? Profiler::Clock::now() : Profiler::Clock::time_point();
   std::vector<std::pair<std::string, PrePackedWeight>> released;
   std::shared_ptr<const SessionState> state;
   try {
     state = SessionState::Build(model_, options_, requested_providers_, profiler_.get(),
                                 [&](const std::string& name, const PrePackedWeight& packed) {
+                                  PrePackedWeight restore = packed;
+                                  // No rebuild from the state: only the file can give it back.
+                                  if (!restore.unpack) {
+                                    if (!model_file_) return;
+                                    restore.unpack = [file = model_file_, name] {
+                                      return file->Reload(name);
+                                    };
+                                  }
                                   model.ReleaseInitializer(name);
-                                  released.emplace_back(name, packed);
+                                  released.emplace_back(name, std::move(restore));
                                 });
   } catch (...) {
     for (auto& [name, packed] : released) model.RestoreInitializer(name, packed.unpack());
+    if (model_file_) model_file_->Forget();
     throw;
   }
   if (profiler_) profiler_->RecordSession("session_initialization", start, Profiler::Clock::now());

@@ -20,6 +20,8 @@
 
 namespace prism {
 
+class ModelFileWeights;
+
 class ThreadPool;
 
 class SessionState;
@@ -199,6 +201,10 @@ class InferenceSession {
   // from their packed forms before a state is built again). Changed under fallback_mutex_ or
   // while no run can start (Load, SetProviders).
   mutable std::vector<std::pair<std::string, PrePackedWeight>> released_weights_;
+  // The file the model came from, when its weights may be read back from it (Load(path) with no
+  // application-supplied initializers or in-memory files): weights released without a way to
+  // rebuild them from what the state keeps are restored from there.
+  std::shared_ptr<ModelFileWeights> model_file_;
   // Swapped atomically by SetProviders; each Run holds its own reference.
   mutable std::mutex state_mutex_;
   std::shared_ptr<const SessionState> state_;

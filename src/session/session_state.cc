@@ -75,12 +75,14 @@ void ReleaseDerivedSources(const Model& model, const Graph& main_graph, Graph& o
     if (owner.FindInitializer(name) != nullptr || in_model == nullptr ||
         !model_graph.IsConstantInitializer(name) || in_model->RawData() != read.RawData())
       continue;
-    std::shared_ptr<DerivedWeight>& holder = derived_weights[derived];
-    if (!holder) holder = std::make_shared<DerivedWeight>(DerivedWeight{*value, {}});
     PrePackedWeight restore;
     restore.type = in_model->Type();
     restore.shape = in_model->Shape();
-    restore.unpack = [holder, rebuild, i] { return rebuild(holder->Value(), i); };
+    if (rebuild) {  // else no exact way back from the derived weight (see WeightReleaser)
+      std::shared_ptr<DerivedWeight>& holder = derived_weights[derived];
+      if (!holder) holder = std::make_shared<DerivedWeight>(DerivedWeight{*value, {}});
+      restore.unpack = [holder, rebuild, i] { return rebuild(holder->Value(), i); };
+    }
     release_model_weight(name, restore);
   }
 }
@@ -205,6 +207,21 @@ std::shared_ptr<const SessionState> SessionState::Build(
                   node.Describe(), " is a custom op: not folded");
     return EvaluateOnCpu(cpu_provider, node, inputs, fold_limit);
   };
+  // Weights a transform computed from the model's own (packed Q/K/V, a BatchNormalization-folded
+  // Conv W): the model's copies of the sources are released as soon as the state graph drops
+  // them, and rebuilt from the derived weight for a later build (or, where that is not exact,
+  // read back from the model file by the session). Until a kernel takes the derived weight
+  // prepacked, that is the state graph's tensor; from then on its packed form, so no plain copy
+  // stays alive.
+  auto derived_weights = std::make_shared<std::map<std::string, std::shared_ptr<DerivedWeight>>>();
+  if (release_model_weight)
+    transform_context.drop_derived_sources =
+        [&graph, &model, &release_model_weight, derived_weights](
+            Graph& owner, const std::string& derived, const TransformContext::Sources& sources,
+            TransformContext::Rebuild rebuild) {
+          ReleaseDerivedSources(*model, graph, owner, derived, sources, std::move(rebuild),
+                                *derived_weights, release_model_weight);
+        };
   const int basic_changes = transformers->Run(graph, TransformerLevel::kBasic, transform_context);
   // Rewrites (folded shapes, removed nodes) may make more shapes static.
   if (basic_changes > 0) InferShapes(graph);
@@ -251,19 +268,6 @@ std::shared_ptr<const SessionState> SessionState::Build(
         FusedGroupRecord{graph_assignment.path, node.Name(), node.Domain(),
                          provider != nullptr ? provider->Type() : "", replaced});
   };
-  // Weights a fusion computed from the model's own (packed Q/K/V): the model's copies of the
-  // sources are released as soon as the state graph drops them, and rebuilt from the derived
-  // weight for a later build. Until a kernel takes the derived weight prepacked, that is the
-  // state graph's tensor; from then on its packed form, so no plain copy stays alive.
-  auto derived_weights = std::make_shared<std::map<std::string, std::shared_ptr<DerivedWeight>>>();
-  if (release_model_weight)
-    transform_context.drop_derived_sources =
-        [&graph, &model, &release_model_weight, derived_weights](
-            Graph& owner, const std::string& derived, const TransformContext::Sources& sources,
-            TransformContext::Rebuild rebuild) {
-          ReleaseDerivedSources(*model, graph, owner, derived, sources, std::move(rebuild),
-                                *derived_weights, release_model_weight);
-        };
   if (level >= static_cast<int>(GraphOptimizationLevel::kExtended))
     transformers->Run(graph, TransformerLevel::kExtended, transform_context);
   if (level >= static_cast<int>(GraphOptimizationLevel::kLayout))

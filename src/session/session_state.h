@@ -31,8 +31,11 @@ class SessionState {
   // them → plan (placement, copies, kernels, releases). A profiler, when given, gets "Session"
   // events for these phases.
   // release_model_weight: called with each of the model's main-graph constant initializers
-  // that every reader took prepacked, as soon as that is known during planning (the model's
-  // owner may then free its copy; see ModelWeightsPrepacked()).
+  // that every reader took prepacked, as soon as that is known during planning, and with those a
+  // transform replaced by a weight derived from them (the model's owner may then free its copy;
+  // see ModelWeightsPrepacked()). packed.unpack gives the weight back; it is empty for a source
+  // the derived weight cannot give back exactly (a Conv W folded with its BatchNormalization):
+  // the owner frees such a copy only when it can read it back from elsewhere (the model file).
   using WeightReleaser =
       std::function<void(const std::string& name, const PrePackedWeight& packed)>;
   static std::shared_ptr<const SessionState> Build(const std::shared_ptr<const Model>& model,

@@ -6,10 +6,13 @@
 // default level (all) unless a test says otherwise.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "../graph/model_builder_util.h"
 #include "../session/session_test_util.h"
+#include "session/model_file_weights.h"
 #include "tensor_compare.h"
 
 namespace prism::testing {
@@ -184,6 +187,63 @@ onnx::ModelProto ConvThen(const std::string& activation, bool with_add, int opse
   }
   AddOutput(graph, "Y", TensorProto::FLOAT);
   return model;
+}
+
+// A session that loaded the model from a file frees the model's copy of a folded W (it keeps
+// only the folded one) and reads W back from the file when it builds its state again; a file
+// changed in between fails that build with a message naming the file, not with other weights.
+TEST(ConvBNFusion, FoldedWeightIsFreedAndReadBackFromTheModelFile) {
+  onnx::ModelProto model = ConvBn();
+  AddOutput(model.mutable_graph(), "N", TensorProto::FLOAT);
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("prism_convbn_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+       std::to_string(reinterpret_cast<uintptr_t>(&model)) + ".onnx");
+  {
+    std::ofstream file(path, std::ios::binary);
+    file << Serialize(model);
+  }
+  auto plain = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kDisableAll));
+  const std::vector<Tensor> feeds = {MakeTensor<float>({1, 3, 5, 5}, Random(75, 50))};
+  const auto expected = RunFloat(*plain, {"X"}, feeds);
+  InferenceSession session(SessionOptions{}, {});
+  session.Load(path.string());
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(session, {"X"}, feeds)[0], {1e-5, 1e-4}), "");
+  EXPECT_EQ(session.GetModel().MainGraph().FindInitializer("W"), nullptr);
+  EXPECT_NE(session.GetModel().MainGraph().FindInitializer("scale"), nullptr);
+
+  // The file gives W back bit for bit.
+  const Tensor* original = plain->GetModel().MainGraph().FindInitializer("W");
+  const Tensor reloaded = ModelFileWeights::Remember(path.string(), {})->Reload("W");
+  ASSERT_EQ(reloaded.Shape(), original->Shape());
+  for (int64_t i = 0; i < original->NumElements(); ++i)
+    ASSERT_EQ(reloaded.Data<float>()[i], original->Data<float>()[i]) << i;
+  // A new state (Conv on the test EP) starts from the model's W, read back from the file (the
+  // fold is computed again from it).
+  session.SetProviders({TestEp("Conv")});
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(session, {"X"}, feeds)[0], {1e-5, 1e-4}), "");
+  // Released again by that build; the file changes; the next build cannot get W back.
+  EXPECT_EQ(session.GetModel().MainGraph().FindInitializer("W"), nullptr);
+  {
+    std::ofstream file(path, std::ios::binary | std::ios::app);
+    file << "more bytes";
+  }
+  try {
+    session.SetProviders({});
+    ADD_FAILURE() << "expected the changed model file to be refused";
+  } catch (const Exception& error) {
+    EXPECT_NE(std::string(error.what()).find("changed"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+  std::filesystem::remove(path);
+}
+
+// From bytes there is no file to read W back from: the model keeps it.
+TEST(ConvBNFusion, ModelFromBytesKeepsTheFoldedWeightsSource) {
+  onnx::ModelProto model = ConvBn();
+  AddOutput(model.mutable_graph(), "N", TensorProto::FLOAT);
+  auto session = MakeSession(model, {});
+  EXPECT_NE(session->GetModel().MainGraph().FindInitializer("W"), nullptr);
 }
 
 TEST(ConvActivationFusion, EveryActivationBecomesFusedConv) {
