@@ -84,14 +84,25 @@ typedef float Float8 __attribute__((vector_size(32)));
 #define PRISM_QGEMM_VNNI 1
 #endif
 
-inline Float8 LoadFloat8(const float* p) {
-  Float8 v;
+// An unaligned load or store of a vector of floats of any width.
+template <typename V>
+inline V LoadLanes(const float* p) {
+  V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
-inline void StoreFloat8(float* p, Float8 v) {
+template <typename V>
+inline void StoreLanes(float* p, V v) {
   std::memcpy(p, &v, sizeof v);
+}
+
+inline Float8 LoadFloat8(const float* p) {
+  return LoadLanes<Float8>(p);
+}
+
+inline void StoreFloat8(float* p, Float8 v) {
+  StoreLanes(p, v);
 }
 
 // *p in every lane: one broadcast load in the AVX2 unit (Float8{} + x would add 0.0 first, an
@@ -740,16 +751,6 @@ inline ErfI SplatErfI(int32_t v) {
   return r;
 }
 
-inline ErfF LoadErfF(const float* p) {
-  ErfF v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-inline void StoreErfF(float* p, ErfF v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
 template <size_t N>
 inline ErfF HornerErf(ErfF x, const float (&c)[N]) {
   ErfF r = SplatErf(c[N - 1]);
@@ -831,11 +832,11 @@ inline ErfF GeluErfLanes(ErfF x) {
 template <typename Fn>
 inline void MapErfLanes(const float* src, float* dst, int64_t count, Fn fn) {
   int64_t i = 0;
-  for (; i + kErfLanes <= count; i += kErfLanes) StoreErfF(dst + i, fn(LoadErfF(src + i)));
+  for (; i + kErfLanes <= count; i += kErfLanes) StoreLanes(dst + i, fn(LoadLanes<ErfF>(src + i)));
   if (i < count) {
     float block[kErfLanes] = {};
     std::memcpy(block, src + i, sizeof(float) * static_cast<size_t>(count - i));
-    StoreErfF(block, fn(LoadErfF(block)));
+    StoreLanes(block, fn(LoadLanes<ErfF>(block)));
     std::memcpy(dst + i, block, sizeof(float) * static_cast<size_t>(count - i));
   }
 }
