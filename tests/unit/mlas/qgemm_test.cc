@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <mutex>
@@ -244,6 +245,62 @@ TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
                  std::invalid_argument)
         << v.name;
   }
+}
+
+// The packing byte for byte against the layout of qgemm.h written out one byte at a time (the
+// packer's first form): whole panels and depth groups (its 64-byte path), a ragged last panel
+// and group, signed and unsigned B, split and unsplit, a leading dimension wider than n; the
+// column sums and the pair-bound flag with them.
+TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
+  const int64_t shapes[][2] = {{4, 16}, {8, 32}, {37, 50}, {64, 48}, {3, 15}, {1, 1}, {70, 17}};
+  uint32_t seed = 30;
+  for (const auto& shape : shapes)
+    for (const bool b_signed : {true, false})
+      for (const bool seven_bit : {true, false})
+        for (const bool split_if_needed : {false, true}) {
+          const int64_t k = shape[0], n = shape[1];
+          Problem p = MakeProblem(1, n, k, false, b_signed, false, ++seed);
+          if (seven_bit)  // within the pair bound after the shift to int8
+            for (uint8_t& x : p.b)
+              x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ (b_signed ? 0 : 0x80));
+          const PackedQuantB packed =
+              PackedQuantB::Pack(k, n, p.b.data(), p.ldb, b_signed, split_if_needed);
+          const uint8_t flip = b_signed ? 0 : 0x80;
+          bool within = true;
+          for (int64_t q = 0; q + 1 < k; q += 2)
+            for (int64_t j = 0; j < n; ++j) {
+              const int b0 = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
+              const int b1 = static_cast<int8_t>(p.b[(q + 1) * p.ldb + j] ^ flip);
+              within = within && std::max(b0, 0) + std::max(b1, 0) <= 128 &&
+                       std::min(b0, 0) + std::min(b1, 0) >= -128;
+            }
+          const bool split = split_if_needed && !within;
+          SCOPED_TRACE(::testing::Message()
+                       << "k " << k << " n " << n << " signed " << b_signed << " split " << split);
+          ASSERT_EQ(packed.WithinPairBound(), within);
+          ASSERT_EQ(packed.Split(), split);
+          const int64_t panels = (n + kQgemmPanelCols - 1) / kQgemmPanelCols;
+          std::vector<int8_t> expected(static_cast<size_t>(panels * packed.PanelStride()), 0);
+          std::vector<int32_t> sums(static_cast<size_t>(panels * kQgemmPanelCols), 0);
+          for (int64_t q = 0; q < k; ++q)
+            for (int64_t j = 0; j < n; ++j) {
+              const auto v = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
+              const size_t at = static_cast<size_t>(j / kQgemmPanelCols * packed.PanelStride() +
+                                                    q / kQgemmDepthGroup * packed.GroupBytes() +
+                                                    j % kQgemmPanelCols * 4 + q % 4);
+              if (split) {
+                expected[at] = static_cast<int8_t>(v >> 1);
+                expected[at + kQgemmGroupBytes] = static_cast<int8_t>(v - (v >> 1));
+              } else {
+                expected[at] = v;
+              }
+              sums[static_cast<size_t>(j)] += v;
+            }
+          for (size_t i = 0; i < expected.size(); ++i)
+            ASSERT_EQ(packed.Data()[i], expected[i]) << "byte " << i;
+          for (size_t j = 0; j < sums.size(); ++j)
+            ASSERT_EQ(packed.ColumnSums()[j], sums[j]) << "column " << j;
+        }
 }
 
 TEST(Int8GemmTest, UnpackRestoresB) {
