@@ -93,9 +93,8 @@ class QdqGemmFusion final : public GraphTransformer {
     std::vector<NodeIndex> chain_indices, dequantize = {a->node->Index(), b->node->Index()};
     for (const Node* node : chain) chain_indices.push_back(node->Index());
     if (c) dequantize.push_back(c->node->Index());
-    FuseChain(graph, context, chain_indices, gemm.Name() + "_quant", "QGemm", "com.microsoft", 1,
-              std::move(inputs), std::move(attributes));
-    RemoveUnreadDequantize(graph, dequantize);
+    FuseQdqChain(graph, context, chain_indices, gemm.Name() + "_quant", "QGemm", "com.microsoft", 1,
+                 std::move(inputs), std::move(attributes), dequantize);
     return true;
   }
 
