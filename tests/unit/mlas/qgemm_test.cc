@@ -181,6 +181,27 @@ TEST(Int8GemmTest, EveryLevelMatchesTheReferenceOnRaggedShapes) {
   }
 }
 
+// Blocks of at most 4 rows (a matrix-vector product, or the last row block of a larger m:
+// 146 = 144 + 2) run the VNNI level's few-row tiles: every row count 1 to 4 against 1 to 4
+// panels and their ragged ends, even and odd depth-group counts (its two accumulator sets),
+// with and without B's zero-point term.
+TEST(Int8GemmTest, FewRowBlocksMatchTheReference) {
+  uint32_t seed = 500;
+  for (const int64_t m : {1, 2, 3, 4, 146})
+    for (const int64_t n : {1, 16, 17, 48, 63, 64, 65, 130})
+      for (const int64_t k : {1, 4, 7, 8, 33}) {
+        ++seed;
+        Problem p = MakeProblem(m, n, k, false, true, seed % 2 == 0, seed);
+        if (seed % 3 == 0) {
+          p.b_zero.clear();
+          p.b_zero_scalar = 0;
+        }
+        const std::vector<int32_t> expected = Reference(p);
+        for (const Variant& v : Variants())
+          ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
+      }
+}
+
 // vpmaddubsw's worst case: 255 * -128 twice overflows int16. Every level must still be exact:
 // the saturating ones through the split packing.
 TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
