@@ -10,7 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "mlas/isa_kernels.h"
+#include "mlas/qgemm.h"
 #include "op_tester.h"
+#include "providers/cpu/quantization/packed_quant_b.h"
 
 namespace prism::testing {
 namespace {
@@ -163,6 +166,38 @@ TEST(ContribQGemmTest, PrepackedAndRunTimeBMatchAnExactReferenceOnRandomShapes) 
                                         << n << " constant B " << constant_b);
       test.Run();
     }
+  }
+}
+
+// QGemm's transB prepack: B stored [N, K] packed as its transpose, byte for byte what packing the
+// transpose built by hand gives, and its unpack rebuilds the [N, K] original (a session rebuilt
+// for other providers, or a saved optimized model, reads it).
+TEST(ContribQGemmTest, TransposedPrepackPacksTheTransposeAndUnpacksTheOriginal) {
+  std::mt19937 engine(3);
+  for (ElementType type : {ElementType::kInt8, ElementType::kUint8}) {
+    const int64_t n = 37, k = 21;
+    Tensor b(type, TensorShape({n, k}), GetCpuAllocator());
+    auto* bytes = static_cast<uint8_t*>(b.MutableRawData());
+    for (int64_t i = 0; i < n * k; ++i) bytes[i] = static_cast<uint8_t>(engine());
+    const PrePackedWeight packed = cpu::PackQuantBTransposed(b);
+    std::vector<uint8_t> transposed(static_cast<size_t>(k * n));
+    for (int64_t row = 0; row < n; ++row)
+      for (int64_t col = 0; col < k; ++col)
+        transposed[static_cast<size_t>(col * n + row)] = bytes[row * k + col];
+    const mlas::PackedQuantB expected =
+        mlas::PackedQuantB::Pack(k, n, transposed.data(), n, type == ElementType::kInt8,
+                                 mlas::QgemmPairsSaturate(mlas::ActiveKernels()));
+    const auto& actual = *std::static_pointer_cast<const mlas::PackedQuantB>(packed.data);
+    ASSERT_EQ(actual.K(), k);
+    ASSERT_EQ(actual.N(), n);
+    const int64_t data_bytes =
+        (n + mlas::kQgemmPanelCols - 1) / mlas::kQgemmPanelCols * expected.PanelStride();
+    for (int64_t i = 0; i < data_bytes; ++i) ASSERT_EQ(actual.Data()[i], expected.Data()[i]) << i;
+    const Tensor back = packed.unpack();
+    ASSERT_EQ(back.Shape(), b.Shape());
+    ASSERT_EQ(back.Type(), type);
+    const auto* restored = static_cast<const uint8_t*>(back.RawData());
+    for (int64_t i = 0; i < n * k; ++i) ASSERT_EQ(restored[i], bytes[i]) << i;
   }
 }
 
