@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <unordered_set>
 
 namespace prism {
 
@@ -289,7 +290,7 @@ void Graph::SetOutputs(std::vector<NodeArg*> outputs) {
 // enclosing graphs, and the implicit inputs each node gets from its subgraphs.
 void Graph::CollectOuterReads() {
   outer_scope_values_.clear();
-  std::set<const NodeArg*> seen;
+  std::unordered_set<const NodeArg*> seen;
   auto note_read = [&](const NodeArg* arg) {
     if (arg != nullptr && !IsLocal(arg) && seen.insert(arg).second)
       outer_scope_values_.push_back(arg->name);
@@ -351,7 +352,7 @@ void Graph::Resolve() {
                   " in graph '", name_, "' reads '", arg->name,
                   "', which no node, graph input or initializer provides");
   };
-  std::set<const NodeArg*> used(inputs_.begin(), inputs_.end());
+  std::unordered_set<const NodeArg*> used(inputs_.begin(), inputs_.end());
   used.insert(outputs_.begin(), outputs_.end());
   for (const auto& node : nodes_) {
     if (!node) continue;
