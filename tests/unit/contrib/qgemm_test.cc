@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "../graph/strict_inference_util.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/qgemm.h"
 #include "op_tester.h"
@@ -247,6 +249,50 @@ TEST(ContribQGemmTest, BadInputsAreRefused) {
     test.Input<uint8_t>("y_zero_point", {}, {0});
     test.Output<uint8_t>("Y", {2, 2}, {0, 0, 0, 0});
     test.ExpectFailure("must be finite");
+  }
+}
+
+// Strict shape inference: [M, N] from op(A) and op(B) (a symbolic M kept), float without
+// y_zero_point, else its type; inner dimensions that differ are refused.
+TEST(ContribQGemmTest, ShapeInference) {
+  using onnx::TensorProto;
+  const auto model = [](bool mismatch) {
+    onnx::ModelProto proto = MakeModel(17);
+    auto* ms = proto.add_opset_import();
+    ms->set_domain(kMs);
+    ms->set_version(1);
+    auto* graph = proto.mutable_graph();
+    AddInput(graph, "A", TensorProto::UINT8, {"m", 8});
+    AddInput(graph, "At", TensorProto::UINT8, {8, "m"});
+    AddInput(graph, "B", TensorProto::INT8, {mismatch ? 7 : 8, 5});
+    AddInput(graph, "Bt", TensorProto::INT8, {5, 8});
+    AddInput(graph, "S", TensorProto::FLOAT, {});
+    AddInput(graph, "Zu", TensorProto::UINT8, {});
+    AddInput(graph, "Z8", TensorProto::INT8, {});
+    AddInput(graph, "C", TensorProto::INT32, {5});
+    AddNode(graph, "QGemm", {"A", "S", "Zu", "B", "S", "Z8"}, {"float_y"}, "", kMs);
+    auto* both = AddNode(graph, "QGemm", {"At", "S", "Zu", "Bt", "S", "Z8", "C", "S", "Zu"},
+                         {"quantized_y"}, "", kMs);
+    for (const char* name : {"transA", "transB"}) {
+      auto* a = both->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(1);
+    }
+    AddOutput(graph, "float_y", TensorProto::UNDEFINED);
+    AddOutput(graph, "quantized_y", TensorProto::UNDEFINED);
+    return proto;
+  };
+  const InferredGraph inferred = InferStrictly(model(false));
+  EXPECT_EQ(inferred.Shape("float_y"), "[m,5]");
+  EXPECT_EQ(inferred.Type("float_y"), ElementType::kFloat);
+  EXPECT_EQ(inferred.Shape("quantized_y"), "[m,5]");
+  EXPECT_EQ(inferred.Type("quantized_y"), ElementType::kUint8);
+  try {
+    InferStrictly(model(true));
+    ADD_FAILURE() << "inner dimensions 8 and 7 were accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("inner dimensions differ"), std::string::npos) << e.what();
   }
 }
 
