@@ -1,6 +1,6 @@
 // QDQGemmFusion (extended level, CPU EP): onnxruntime's QDQ rule for Gemm,
-//   DequantizeLinear(a), DequantizeLinear(b)[, DequantizeLinear(int32 c)] -> Gemm [->
-//   QuantizeLinear]
+//   DequantizeLinear(a), DequantizeLinear(b)[, DequantizeLinear(int32 c)]
+//     -> Gemm [-> QuantizeLinear]
 // becomes com.microsoft QGemm(a, a_scale, a_zp, b, b_scale, b_zp[, c][, y_scale, y_zp]) with
 // Gemm's transA, transB and alpha: quantized output with the QuantizeLinear, float output where
 // nothing quantizes the Gemm's output (onnxruntime's rule too: when some reader of it is a
