@@ -1337,13 +1337,15 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. A split
-// B adds its lo half against the same A.
-template <bool kSplit>
+// B adds its lo half against the same A. Only the first kUsedRows rows are multiplied (1 or 2
+// for the last rows of a block, as a matrix-vector product's single row); their sums are the
+// only ones stored.
+template <bool kSplit, int kUsedRows = 4>
 [[gnu::always_inline]] inline void QgemmTile4x16(int64_t groups, const uint8_t* a,
                                                  int64_t a_group_stride, const int8_t* b,
                                                  int32_t* sums) {
   const __m256i ones = _mm256_set1_epi16(1);
-  __m256i acc[4][2];
+  __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   for (int64_t g = 0; g < groups; ++g) {
@@ -1353,7 +1355,7 @@ template <bool kSplit>
       const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
       const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
 #pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) {
+      for (int r = 0; r < kUsedRows; ++r) {
         int32_t quad;
         std::memcpy(&quad, a + 4 * r, sizeof quad);
         const __m256i x = _mm256_set1_epi32(quad);
@@ -1366,7 +1368,7 @@ template <bool kSplit>
     a += a_group_stride;
     b += group_bytes;
   }
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < kUsedRows; ++r) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
   }
@@ -1384,11 +1386,16 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
     const int64_t cols = std::min(kQgemmCols, n - j);
     for (int64_t i = 0; i < m; i += 4) {
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      const int64_t count = std::min<int64_t>(4, m - i);
       if (split)
-        QgemmTile4x16<true>(groups, rows, kRows * 4, panel, sums);
+        count == 1   ? QgemmTile4x16<true, 1>(groups, rows, kRows * 4, panel, sums)
+        : count == 2 ? QgemmTile4x16<true, 2>(groups, rows, kRows * 4, panel, sums)
+                     : QgemmTile4x16<true>(groups, rows, kRows * 4, panel, sums);
       else
-        QgemmTile4x16<false>(groups, rows, kRows * 4, panel, sums);
-      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+        count == 1   ? QgemmTile4x16<false, 1>(groups, rows, kRows * 4, panel, sums)
+        : count == 2 ? QgemmTile4x16<false, 2>(groups, rows, kRows * 4, panel, sums)
+                     : QgemmTile4x16<false>(groups, rows, kRows * 4, panel, sums);
+      StoreQgemmTile(count, cols, sums, store.At(i, j), c + i * ldc + j, ldc);
     }
   }
 }
@@ -1401,11 +1408,11 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 #pragma GCC push_options
 #pragma GCC target("avxvnni")
 
-template <bool kSplit>
+template <bool kSplit, int kUsedRows = 4>  // kUsedRows as in QgemmTile4x16
 [[gnu::always_inline]] inline void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
                                                         int64_t a_group_stride, const int8_t* b,
                                                         int32_t* sums) {
-  __m256i acc[4][2];
+  __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   for (int64_t g = 0; g < groups; ++g) {
@@ -1415,7 +1422,7 @@ template <bool kSplit>
       const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
       const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
 #pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) {
+      for (int r = 0; r < kUsedRows; ++r) {
         int32_t quad;
         std::memcpy(&quad, a + 4 * r, sizeof quad);
         const __m256i x = _mm256_set1_epi32(quad);
@@ -1426,7 +1433,7 @@ template <bool kSplit>
     a += a_group_stride;
     b += group_bytes;
   }
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < kUsedRows; ++r) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
   }
@@ -1442,11 +1449,16 @@ void QgemmBlockAvxVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
     const int64_t cols = std::min(kQgemmCols, n - j);
     for (int64_t i = 0; i < m; i += 4) {
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      const int64_t count = std::min<int64_t>(4, m - i);
       if (split)
-        QgemmTileAvxVnni4x16<true>(groups, rows, kRows * 4, panel, sums);
+        count == 1   ? QgemmTileAvxVnni4x16<true, 1>(groups, rows, kRows * 4, panel, sums)
+        : count == 2 ? QgemmTileAvxVnni4x16<true, 2>(groups, rows, kRows * 4, panel, sums)
+                     : QgemmTileAvxVnni4x16<true>(groups, rows, kRows * 4, panel, sums);
       else
-        QgemmTileAvxVnni4x16<false>(groups, rows, kRows * 4, panel, sums);
-      StoreQgemmTile(std::min<int64_t>(4, m - i), cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+        count == 1   ? QgemmTileAvxVnni4x16<false, 1>(groups, rows, kRows * 4, panel, sums)
+        : count == 2 ? QgemmTileAvxVnni4x16<false, 2>(groups, rows, kRows * 4, panel, sums)
+                     : QgemmTileAvxVnni4x16<false>(groups, rows, kRows * 4, panel, sums);
+      StoreQgemmTile(count, cols, sums, store.At(i, j), c + i * ldc + j, ldc);
     }
   }
 }
