@@ -104,14 +104,15 @@ class ConstantFolding final : public GraphTransformer {
   }
 
  private:
-  // A DequantizeLinear of a constant weight that a Conv or MatMul reads stays a node, as in
-  // onnxruntime, for QDQConvFusion / QDQMatMulFusion (extended level) to take the quantized
-  // weight itself.
+  // A DequantizeLinear of a constant weight (or bias) that a Conv, MatMul or Gemm reads stays a
+  // node, as in onnxruntime, for QDQConvFusion / QDQMatMulFusion / QDQGemmFusion (extended level)
+  // to take the quantized weight itself.
   static bool KeptForQdqFusion(const Graph& graph, const Node& node) {
     if (node.OpType() != "DequantizeLinear" || !node.HasOutput(0)) return false;
     for (NodeIndex reader : graph.Consumers(node.Outputs()[0]->name)) {
       const Node& consumer = graph.GetNode(reader);
-      if ((consumer.OpType() == "Conv" || consumer.OpType() == "MatMul") &&
+      if ((consumer.OpType() == "Conv" || consumer.OpType() == "MatMul" ||
+           consumer.OpType() == "Gemm") &&
           consumer.Domain().empty())
         return true;
     }

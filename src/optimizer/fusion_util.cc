@@ -34,10 +34,12 @@ bool OnlyFirstOutputsUsed(const Graph& graph, const Node& node, size_t count) {
 
 Node& ReplaceChain(Graph& graph, const std::vector<NodeIndex>& chain, std::string node_name,
                    const std::string& op_type, const std::string& domain, int opset_version,
-                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes) {
+                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes,
+                   const std::vector<NodeIndex>& also_remove) {
   const Node& last = graph.GetNode(chain.back());
   NodeArg* output = last.Outputs()[0];
   for (NodeIndex index : chain) graph.RemoveNode(index);  // first: an output has one producer
+  for (NodeIndex index : also_remove) graph.RemoveNode(index);
   const std::string name = graph.UniqueNodeName(node_name);
   Node& fused = graph.AddNode(name, op_type, domain, opset_version, std::move(inputs), {output},
                               std::move(attributes));
@@ -166,13 +168,14 @@ bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
 Node& FuseChain(Graph& graph, const TransformContext& context, const std::vector<NodeIndex>& chain,
                 std::string node_name, const std::string& op_type, const std::string& domain,
                 int opset_version, std::vector<NodeArg*> inputs,
-                std::map<std::string, Attribute> attributes) {
+                std::map<std::string, Attribute> attributes,
+                const std::vector<NodeIndex>& also_remove) {
   std::vector<std::string> replaced;
   for (NodeIndex index : chain) replaced.push_back(graph.GetNode(index).Name());
   const IExecutionProvider* provider =
       context.provider_of ? context.provider_of(graph, chain.front()) : nullptr;
   Node& fused = ReplaceChain(graph, chain, std::move(node_name), op_type, domain, opset_version,
-                             std::move(inputs), std::move(attributes));
+                             std::move(inputs), std::move(attributes), also_remove);
   if (context.on_fused) context.on_fused(graph, replaced, fused.Index(), provider);
   return fused;
 }

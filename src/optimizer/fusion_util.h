@@ -23,11 +23,13 @@ const Tensor* ConstantInput(const Graph& graph, const Node& node, size_t input);
 bool OnlyFirstOutputsUsed(const Graph& graph, const Node& node, size_t count);
 
 // Adds a node named node_name that replaces `chain` (in order; the last node's output 0 becomes
-// the new node's output 0, keeping its name), removes the chain and resolves the graph. Returns
+// the new node's output 0, keeping its name), removes the chain and the nodes of also_remove
+// (which the caller knows nothing reads after the rewrite) and resolves the graph once. Returns
 // the new node.
 Node& ReplaceChain(Graph& graph, const std::vector<NodeIndex>& chain, std::string node_name,
                    const std::string& op_type, const std::string& domain, int opset_version,
-                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes);
+                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes,
+                   const std::vector<NodeIndex>& also_remove = {});
 
 // Drops initializers nothing reads any more (after a fusion replaced their readers).
 void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& names);
@@ -88,7 +90,8 @@ bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
 Node& FuseChain(Graph& graph, const TransformContext& context, const std::vector<NodeIndex>& chain,
                 std::string node_name, const std::string& op_type, const std::string& domain,
                 int opset_version, std::vector<NodeArg*> inputs,
-                std::map<std::string, Attribute> attributes);
+                std::map<std::string, Attribute> attributes,
+                const std::vector<NodeIndex>& also_remove = {});
 
 // Attributes of the fused nodes.
 Attribute FloatAttribute(const std::string& name, float value);

@@ -30,9 +30,8 @@ class QdqAddFusion final : public GraphTransformer {
       std::vector<NodeArg*> inputs = {a->quantized, a->scale,      a->zero_point, b->quantized,
                                       b->scale,     b->zero_point, c->scale,      c->zero_point};
       const std::vector<NodeIndex> dequantize = {a->node->Index(), b->node->Index()};
-      FuseChain(graph, context, {add->Index(), c->node->Index()}, add->Name() + "_quant",
-                "QLinearAdd", "com.microsoft", 1, std::move(inputs), {});
-      RemoveUnreadDequantize(graph, dequantize);
+      FuseQdqChain(graph, context, {add->Index(), c->node->Index()}, add->Name() + "_quant",
+                   "QLinearAdd", "com.microsoft", 1, std::move(inputs), {}, dequantize);
       changed = true;
     }
     return changed;

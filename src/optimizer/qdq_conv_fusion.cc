@@ -90,9 +90,8 @@ class QdqConvFusion final : public GraphTransformer {
     for (const Node* node : chain) chain_indices.push_back(node->Index());
     if (bias_dq) dequantize.push_back(bias_dq->node->Index());
     std::map<std::string, Attribute> attributes = conv.Attributes();
-    FuseChain(graph, context, chain_indices, conv.Name() + "_quant", "QLinearConv", "", 10,
-              std::move(inputs), std::move(attributes));
-    RemoveUnreadDequantize(graph, dequantize);
+    FuseQdqChain(graph, context, chain_indices, conv.Name() + "_quant", "QLinearConv", "", 10,
+                 std::move(inputs), std::move(attributes), dequantize);
     return true;
   }
 

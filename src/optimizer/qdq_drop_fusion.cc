@@ -48,9 +48,8 @@ class QdqDropFusion final : public GraphTransformer {
       const std::string name = node->Name(), op_type = node->OpType();
       const int opset = node->OpsetVersion();
       std::map<std::string, Attribute> attributes = node->Attributes();
-      FuseChain(graph, context, {node->Index(), y->node->Index()}, name, op_type, "", opset,
-                std::move(inputs), std::move(attributes));
-      RemoveUnreadDequantize(graph, {dequantize});
+      FuseQdqChain(graph, context, {node->Index(), y->node->Index()}, name, op_type, "", opset,
+                   std::move(inputs), std::move(attributes), {dequantize});
       changed = true;
     }
     return changed;

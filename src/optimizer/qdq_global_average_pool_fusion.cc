@@ -32,10 +32,9 @@ class QdqGlobalAveragePoolFusion final : public GraphTransformer {
       std::vector<NodeArg*> inputs = {x->quantized, x->scale, x->zero_point, y->scale,
                                       y->zero_point};
       const NodeIndex dequantize = x->node->Index();
-      FuseChain(graph, context, {pool->Index(), y->node->Index()}, pool->Name() + "_quant",
-                "QLinearGlobalAveragePool", "com.microsoft", 1, std::move(inputs),
-                {{"channels_last", IntAttribute("channels_last", 0)}});
-      RemoveUnreadDequantize(graph, {dequantize});
+      FuseQdqChain(graph, context, {pool->Index(), y->node->Index()}, pool->Name() + "_quant",
+                   "QLinearGlobalAveragePool", "com.microsoft", 1, std::move(inputs),
+                   {{"channels_last", IntAttribute("channels_last", 0)}}, {dequantize});
       changed = true;
     }
     return changed;

@@ -34,9 +34,8 @@ class QdqMatMulFusion final : public GraphTransformer {
       std::vector<NodeArg*> inputs = {a->quantized, a->scale,      a->zero_point, b->quantized,
                                       b->scale,     b->zero_point, y->scale,      y->zero_point};
       const std::vector<NodeIndex> dequantize = {a->node->Index(), b->node->Index()};
-      FuseChain(graph, context, {matmul->Index(), y->node->Index()}, matmul->Name() + "_quant",
-                "QLinearMatMul", "", 10, std::move(inputs), {});
-      RemoveUnreadDequantize(graph, dequantize);
+      FuseQdqChain(graph, context, {matmul->Index(), y->node->Index()}, matmul->Name() + "_quant",
+                   "QLinearMatMul", "", 10, std::move(inputs), {}, dequantize);
       changed = true;
     }
     return changed;

@@ -1,5 +1,6 @@
 #include "optimizer/qdq_util.h"
 
+#include <algorithm>
 #include <string>
 
 #include "optimizer/fusion_util.h"
@@ -74,25 +75,37 @@ int32_t ZeroPointOf(const QdqNode& q, int64_t i) {
                                        : q.zero_point_value->Data<int8_t>()[i];
 }
 
-void RemoveUnreadDequantize(Graph& graph, const std::vector<NodeIndex>& dequantize) {
-  // The unread ones all go first, then one Resolve (a DequantizeLinear reads no other's output,
-  // so removing one does not change whether another is read): a Resolve per node made the QDQ
-  // fusions a third of resnet50_qdq's session creation.
-  std::vector<std::string> inputs;
-  bool removed = false;
+Node& FuseQdqChain(Graph& graph, const TransformContext& context,
+                   const std::vector<NodeIndex>& chain, std::string node_name,
+                   const std::string& op_type, const std::string& domain, int opset_version,
+                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes,
+                   const std::vector<NodeIndex>& dequantize) {
+  // The DequantizeLinear nodes only the chain reads go with it, in the one Resolve of the
+  // rewrite: a Resolve per removed node, and then one per fusion for them, made the QDQ fusions
+  // the largest part of resnet50_qdq's session creation.
+  std::vector<NodeIndex> unread;
+  std::vector<std::string> inputs_of_unread;
   for (const NodeIndex index : dequantize) {
     const Node* node = graph.FindNode(index);
-    if (node == nullptr || node->OpType() != "DequantizeLinear") continue;
+    if (node == nullptr || node->OpType() != "DequantizeLinear" ||
+        std::find(unread.begin(), unread.end(), index) != unread.end())
+      continue;
     const NodeArg* output = node->Outputs()[0];
-    if (graph.IsOutput(output) || !graph.Consumers(output->name).empty()) continue;
+    if (graph.IsOutput(output)) continue;
+    const std::vector<NodeIndex>& readers = graph.Consumers(output->name);
+    const bool only_chain = std::all_of(readers.begin(), readers.end(), [&](NodeIndex reader) {
+      return std::find(chain.begin(), chain.end(), reader) != chain.end();
+    });
+    if (!only_chain || !node->ImplicitInputs().empty()) continue;
+    unread.push_back(index);
     for (const NodeArg* input : node->Inputs())
-      if (input != nullptr) inputs.push_back(input->name);
-    graph.RemoveNode(index);
-    removed = true;
+      if (input != nullptr) inputs_of_unread.push_back(input->name);
   }
-  if (!removed) return;
-  graph.Resolve();
-  RemoveUnreadInitializers(graph, inputs);
+  Node& fused = FuseChain(graph, context, chain, std::move(node_name), op_type, domain,
+                          opset_version, std::move(inputs), std::move(attributes), unread);
+  const NodeIndex fused_index = fused.Index();
+  RemoveUnreadInitializers(graph, inputs_of_unread);
+  return *graph.MutableNode(fused_index);
 }
 
 bool MayTouchNodes(const GraphTransformer& pass, const Graph& graph,

@@ -3,7 +3,9 @@
 // clean-up of DequantizeLinear nodes a fusion left without readers.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -36,9 +38,14 @@ bool SameQuantization(const QdqNode& a, const QdqNode& b);
 float ScaleOf(const QdqNode& q);
 int32_t ZeroPointOf(const QdqNode& q, int64_t i = 0);
 
-// Removes those of `dequantize` (DequantizeLinear nodes) whose output nothing reads any more,
-// and the initializers only they read.
-void RemoveUnreadDequantize(Graph& graph, const std::vector<NodeIndex>& dequantize);
+// FuseChain for a QDQ fusion: also removes those of `dequantize` (the DequantizeLinear nodes the
+// chain read) whose output only the chain reads, and the initializers only they read, in the
+// same Resolve. Returns the new node.
+Node& FuseQdqChain(Graph& graph, const TransformContext& context,
+                   const std::vector<NodeIndex>& chain, std::string node_name,
+                   const std::string& op_type, const std::string& domain, int opset_version,
+                   std::vector<NodeArg*> inputs, std::map<std::string, Attribute> attributes,
+                   const std::vector<NodeIndex>& dequantize);
 
 // Whether pass may rewrite every node in nodes (MayTouch).
 bool MayTouchNodes(const GraphTransformer& pass, const Graph& graph,

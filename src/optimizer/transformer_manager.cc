@@ -97,6 +97,7 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeQdqConvFusion());
     manager->Register(MakeQdqAddFusion());
     manager->Register(MakeQdqMatMulFusion());
+    manager->Register(MakeQdqGemmFusion());
     manager->Register(MakeQdqGlobalAveragePoolFusion());
     manager->Register(MakeQdqDropFusion());
     manager->Register(MakeLayerNormFusion());

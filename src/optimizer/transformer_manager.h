@@ -49,6 +49,7 @@ std::unique_ptr<GraphTransformer> MakeConvActivationFusion();
 std::unique_ptr<GraphTransformer> MakeQdqConvFusion();
 std::unique_ptr<GraphTransformer> MakeQdqAddFusion();
 std::unique_ptr<GraphTransformer> MakeQdqMatMulFusion();
+std::unique_ptr<GraphTransformer> MakeQdqGemmFusion();
 std::unique_ptr<GraphTransformer> MakeQdqGlobalAveragePoolFusion();
 std::unique_ptr<GraphTransformer> MakeQdqDropFusion();
 std::unique_ptr<GraphTransformer> MakeGeluFusion();

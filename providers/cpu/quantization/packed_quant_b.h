@@ -1,11 +1,12 @@
-// A constant 2-D int8 or uint8 B of MatMulInteger, QLinearMatMul and DynamicQuantizeMatMul kept as
-// mlas::PackedQuantB (prepacked at session creation, see OpKernel::PrePack), with the
+// A constant 2-D int8 or uint8 B of MatMulInteger, QLinearMatMul, DynamicQuantizeMatMul and QGemm
+// kept as mlas::PackedQuantB (prepacked at session creation, see OpKernel::PrePack), with the
 // PrePackedWeight it came in (whose unpack rebuilds B for the kernels' reference loops).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "framework/op_kernel.h"
@@ -48,6 +49,37 @@ inline PrePackedWeight PackQuantB(const Tensor& weight) {
   result.unpack = [packed, type, k, n] {
     Tensor original(type, TensorShape({k, n}), GetCpuAllocator());
     packed->Unpack(original.MutableRawData(), n);
+    return original;
+  };
+  return result;
+}
+
+// A 2-D weight stored N x K (QGemm's transB) packed as its transpose, B = weight^T (K x N); the
+// unpack rebuilds the N x K original.
+inline PrePackedWeight PackQuantBTransposed(const Tensor& weight) {
+  const int64_t n = weight.Shape()[0], k = weight.Shape()[1];
+  const ElementType type = weight.Type();
+  const auto* stored = static_cast<const uint8_t*>(weight.RawData());
+  std::vector<uint8_t> b(static_cast<size_t>(k * n));
+  for (int64_t row = 0; row < n; ++row)
+    for (int64_t col = 0; col < k; ++col)
+      b[static_cast<size_t>(col * n + row)] = stored[row * k + col];
+  auto packed = std::make_shared<const mlas::PackedQuantB>(
+      mlas::PackedQuantB::Pack(k, n, b.data(), n, type == ElementType::kInt8,
+                               mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
+  PrePackedWeight result;
+  result.data = packed;
+  result.bytes = packed->Bytes();
+  result.type = type;
+  result.shape = weight.Shape();
+  result.unpack = [packed, type, k, n] {
+    std::vector<uint8_t> unpacked(static_cast<size_t>(k * n));
+    packed->Unpack(unpacked.data(), n);
+    Tensor original(type, TensorShape({n, k}), GetCpuAllocator());
+    auto* out = static_cast<uint8_t*>(original.MutableRawData());
+    for (int64_t row = 0; row < n; ++row)
+      for (int64_t col = 0; col < k; ++col)
+        out[row * k + col] = unpacked[static_cast<size_t>(col * n + row)];
     return original;
   };
   return result;

@@ -1,6 +1,6 @@
 // Types and shapes of the com.microsoft quantized ops and FusedConv with CPU kernels in
 // providers/cpu/contrib (quantize_contrib.cc, qlinear_ops.cc, dynamic_quantize_matmul.cc,
-// matmul_nbits.cc, fused_conv.cc).
+// qgemm.cc, matmul_nbits.cc, fused_conv.cc).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -161,6 +161,25 @@ void DynamicQuantizeMatMul(InferenceContext& context) {
   context.SetOutput(0, ElementType::kFloat, a);
 }
 
+// QGemm: op(A) [M, K] times op(B) [K, N] gives [M, N], float without y_zero_point (input 8),
+// else y_zero_point's type.
+void QGemm(InferenceContext& context) {
+  const ElementType elem = context.HasInput(8) ? context.InputElem(8) : ElementType::kFloat;
+  const std::optional<SymbolicShape> a = ShapeOf(context, 0), b = ShapeOf(context, 3);
+  if ((a && a->dims.size() != 2) || (b && b->dims.size() != 2))
+    context.Fail("A and B must be 2-D, got A " + (a ? a->ToString() : std::string("?")) +
+                 " and B " + (b ? b->ToString() : std::string("?")));
+  if (!a || !b) return context.SetOutput(0, elem, std::nullopt);
+  const bool trans_a = context.IntAttr("transA", 0) != 0;
+  const bool trans_b = context.IntAttr("transB", 0) != 0;
+  const Dim& a_k = a->dims[trans_a ? 0 : 1];
+  const Dim& b_k = b->dims[trans_b ? 1 : 0];
+  if (a_k.IsKnown() && b_k.IsKnown() && a_k.value != b_k.value)
+    context.Fail("inner dimensions differ: A " + a->ToString() + " and B " + b->ToString() +
+                 (trans_a ? " (transA)" : "") + (trans_b ? " (transB)" : ""));
+  context.SetOutput(0, elem, SymbolicShape{{a->dims[trans_a ? 1 : 0], b->dims[trans_b ? 0 : 1]}});
+}
+
 // MatMulNBits: A [..., K] gives A's type [..., N] (attribute N).
 void MatMulNBits(InferenceContext& context) {
   std::optional<SymbolicShape> a = ShapeOf(context, 0);
@@ -213,6 +232,7 @@ void RegisterContribQuantShapes() {
   RegisterShapeInference(kMs, "QLinearConcat", QLinearConcat);
   RegisterShapeInference(kMs, "DynamicQuantizeMatMul", DynamicQuantizeMatMul);
   RegisterShapeInference(kMs, "MatMulNBits", MatMulNBits);
+  RegisterShapeInference(kMs, "QGemm", QGemm);
   RegisterShapeInference(kMs, "FusedConv", FusedConv);
 }
 

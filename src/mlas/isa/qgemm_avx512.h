@@ -72,6 +72,91 @@ template <int kPanels, bool kSplit>
   }
 }
 
+// A few rows (kRows of 1, 2 or 4; the block's m at most 4, as a classifier's matrix-vector
+// product) against kPanels (1 to 4) panels of an unsplit B: the 12-row tile would multiply 12
+// rows of A for one, 11 of them padding. The rows are read from A's 12-row panel (its group
+// stride); with one or two rows, even and odd depth groups go to two sets of accumulators, so
+// that the vpdpbusd chains overlap their latency.
+template <int kRows, int kPanels>
+[[gnu::always_inline]] inline void QgemmTileVnniFewRows(int64_t groups, const uint8_t* a,
+                                                        const int8_t* b, int64_t b_panel_stride,
+                                                        int64_t rows, int64_t cols,
+                                                        const QgemmStore& store, int32_t* c,
+                                                        int64_t ldc) {
+  constexpr int kSets = kRows <= 2 ? 2 : 1;
+  constexpr int64_t a_group_stride = kQgemmTileRowsAvx512 * kQgemmGroup;
+  __m512i acc[kSets][kRows][kPanels];
+#pragma GCC unroll 2
+  for (int set = 0; set < kSets; ++set)
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+      for (int p = 0; p < kPanels; ++p) acc[set][r][p] = _mm512_setzero_si512();
+  const auto step = [&](int set, const uint8_t* a_group, const int8_t* b_group) {
+    __m512i column[kPanels];
+#pragma GCC unroll 4
+    for (int p = 0; p < kPanels; ++p) column[p] = _mm512_loadu_si512(b_group + p * b_panel_stride);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a_group + 4 * r, sizeof quad);
+      const __m512i x = _mm512_set1_epi32(quad);
+#pragma GCC unroll 4
+      for (int p = 0; p < kPanels; ++p)
+        acc[set][r][p] = _mm512_dpbusd_epi32(acc[set][r][p], x, column[p]);
+    }
+  };
+  int64_t g = 0;
+  if constexpr (kSets == 2)
+    for (; g + 2 <= groups; g += 2) {
+      step(0, a + g * a_group_stride, b + g * kQgemmGroupBytes);
+      step(1, a + (g + 1) * a_group_stride, b + (g + 1) * kQgemmGroupBytes);
+    }
+  for (; g < groups; ++g) step(0, a + g * a_group_stride, b + g * kQgemmGroupBytes);
+  for (int r = 0; r < rows; ++r) {
+#pragma GCC unroll 4
+    for (int p = 0; p < kPanels; ++p) {
+      const int64_t width = std::min<int64_t>(kQgemmCols, cols - p * kQgemmCols);
+      if (width <= 0) continue;
+      __m512i sum = acc[0][r][p];
+      if constexpr (kSets == 2) sum = _mm512_add_epi32(sum, acc[1][r][p]);
+      const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
+      StoreQgemmRow16(sum, mask, store, r, p * kQgemmCols, c + r * ldc + p * kQgemmCols);
+    }
+  }
+}
+
+// The macro-kernel for a block of at most 4 rows and an unsplit B: 64 columns (four panels) a
+// tile, the last tile as many panels as remain.
+template <int kRows>
+void QgemmBlockVnniFewRows(int64_t m, int64_t n, int64_t groups, const uint8_t* a, const int8_t* b,
+                           int64_t b_panel_stride, const QgemmStore& block_store, int32_t* c,
+                           int64_t ldc) {
+  for (int64_t j = 0; j < n; j += 4 * kQgemmCols) {
+    const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
+    const int64_t cols = std::min(4 * kQgemmCols, n - j);
+    const QgemmStore store = block_store.At(0, j);
+    switch ((cols + kQgemmCols - 1) / kQgemmCols) {
+      case 4:
+        QgemmTileVnniFewRows<kRows, 4>(groups, a, panels, b_panel_stride, m, cols, store, c + j,
+                                       ldc);
+        break;
+      case 3:
+        QgemmTileVnniFewRows<kRows, 3>(groups, a, panels, b_panel_stride, m, cols, store, c + j,
+                                       ldc);
+        break;
+      case 2:
+        QgemmTileVnniFewRows<kRows, 2>(groups, a, panels, b_panel_stride, m, cols, store, c + j,
+                                       ldc);
+        break;
+      default:
+        QgemmTileVnniFewRows<kRows, 1>(groups, a, panels, b_panel_stride, m, cols, store, c + j,
+                                       ldc);
+        break;
+    }
+  }
+}
+
 #if defined(__x86_64__)
 // The full 12 x 32 tile of an unsplit B in assembly, as the SGEMM's micro-kernels are: GCC's
 // allocation of the intrinsics above copies and spills accumulators every group (24 of them, two
@@ -247,6 +332,13 @@ inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const
 void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
                     const int8_t* b, int64_t b_panel_stride, bool split,
                     const QgemmStore& block_store, int32_t* c, int64_t ldc) {
+  if (m <= 4 && !split) {
+    if (m == 1)
+      return QgemmBlockVnniFewRows<1>(m, n, groups, a, b, b_panel_stride, block_store, c, ldc);
+    if (m == 2)
+      return QgemmBlockVnniFewRows<2>(m, n, groups, a, b, b_panel_stride, block_store, c, ldc);
+    return QgemmBlockVnniFewRows<4>(m, n, groups, a, b, b_panel_stride, block_store, c, ldc);
+  }
   for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
     const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
     const int64_t cols = std::min(2 * kQgemmCols, n - j);

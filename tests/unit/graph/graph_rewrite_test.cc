@@ -110,6 +110,12 @@ TEST(GraphRewrite, ResolveRefusesBrokenEdits) {
   }
   {
     std::unique_ptr<Graph> graph = model->MainGraph().Clone();
+    graph->RemoveNode(IndexOf(*graph, "mul"));  // nothing writes the graph output Y
+    PRISM_EXPECT_ERROR(CaptureError([&] { graph->Resolve(); }), kInvalidGraph,
+                       "graph output in graph 'g' reads 'Y', which no node");
+  }
+  {
+    std::unique_ptr<Graph> graph = model->MainGraph().Clone();
     graph->SetNodeInput(IndexOf(*graph, "id"), 0, graph->MutableNodeArg("R"));  // id <- relu <- id
     PRISM_EXPECT_ERROR(CaptureError([&] { graph->Resolve(); }), kInvalidGraph, "cycle");
   }

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <mutex>
@@ -180,6 +181,27 @@ TEST(Int8GemmTest, EveryLevelMatchesTheReferenceOnRaggedShapes) {
   }
 }
 
+// Blocks of at most 4 rows (a matrix-vector product, or the last row block of a larger m:
+// 146 = 144 + 2) run the VNNI level's few-row tiles: every row count 1 to 4 against 1 to 4
+// panels and their ragged ends, even and odd depth-group counts (its two accumulator sets),
+// with and without B's zero-point term.
+TEST(Int8GemmTest, FewRowBlocksMatchTheReference) {
+  uint32_t seed = 500;
+  for (const int64_t m : {1, 2, 3, 4, 146})
+    for (const int64_t n : {1, 16, 17, 48, 63, 64, 65, 130})
+      for (const int64_t k : {1, 4, 7, 8, 33}) {
+        ++seed;
+        Problem p = MakeProblem(m, n, k, false, true, seed % 2 == 0, seed);
+        if (seed % 3 == 0) {
+          p.b_zero.clear();
+          p.b_zero_scalar = 0;
+        }
+        const std::vector<int32_t> expected = Reference(p);
+        for (const Variant& v : Variants())
+          ExpectEqual(expected, RunQgemm(v.kernels, p, nullptr), p, v.name.c_str());
+      }
+}
+
 // vpmaddubsw's worst case: 255 * -128 twice overflows int16. Every level must still be exact:
 // the saturating ones through the split packing.
 TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
@@ -244,6 +266,62 @@ TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
                  std::invalid_argument)
         << v.name;
   }
+}
+
+// The packing byte for byte against the layout of qgemm.h written out one byte at a time (the
+// packer's first form): whole panels and depth groups (its 64-byte path), a ragged last panel
+// and group, signed and unsigned B, split and unsplit, a leading dimension wider than n; the
+// column sums and the pair-bound flag with them.
+TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
+  const int64_t shapes[][2] = {{4, 16}, {8, 32}, {37, 50}, {64, 48}, {3, 15}, {1, 1}, {70, 17}};
+  uint32_t seed = 30;
+  for (const auto& shape : shapes)
+    for (const bool b_signed : {true, false})
+      for (const bool seven_bit : {true, false})
+        for (const bool split_if_needed : {false, true}) {
+          const int64_t k = shape[0], n = shape[1];
+          Problem p = MakeProblem(1, n, k, false, b_signed, false, ++seed);
+          if (seven_bit)  // within the pair bound after the shift to int8
+            for (uint8_t& x : p.b)
+              x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ (b_signed ? 0 : 0x80));
+          const PackedQuantB packed =
+              PackedQuantB::Pack(k, n, p.b.data(), p.ldb, b_signed, split_if_needed);
+          const uint8_t flip = b_signed ? 0 : 0x80;
+          bool within = true;
+          for (int64_t q = 0; q + 1 < k; q += 2)
+            for (int64_t j = 0; j < n; ++j) {
+              const int b0 = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
+              const int b1 = static_cast<int8_t>(p.b[(q + 1) * p.ldb + j] ^ flip);
+              within = within && std::max(b0, 0) + std::max(b1, 0) <= 128 &&
+                       std::min(b0, 0) + std::min(b1, 0) >= -128;
+            }
+          const bool split = split_if_needed && !within;
+          SCOPED_TRACE(::testing::Message()
+                       << "k " << k << " n " << n << " signed " << b_signed << " split " << split);
+          ASSERT_EQ(packed.WithinPairBound(), within);
+          ASSERT_EQ(packed.Split(), split);
+          const int64_t panels = (n + kQgemmPanelCols - 1) / kQgemmPanelCols;
+          std::vector<int8_t> expected(static_cast<size_t>(panels * packed.PanelStride()), 0);
+          std::vector<int32_t> sums(static_cast<size_t>(panels * kQgemmPanelCols), 0);
+          for (int64_t q = 0; q < k; ++q)
+            for (int64_t j = 0; j < n; ++j) {
+              const auto v = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
+              const size_t at = static_cast<size_t>(j / kQgemmPanelCols * packed.PanelStride() +
+                                                    q / kQgemmDepthGroup * packed.GroupBytes() +
+                                                    j % kQgemmPanelCols * 4 + q % 4);
+              if (split) {
+                expected[at] = static_cast<int8_t>(v >> 1);
+                expected[at + kQgemmGroupBytes] = static_cast<int8_t>(v - (v >> 1));
+              } else {
+                expected[at] = v;
+              }
+              sums[static_cast<size_t>(j)] += v;
+            }
+          for (size_t i = 0; i < expected.size(); ++i)
+            ASSERT_EQ(packed.Data()[i], expected[i]) << "byte " << i;
+          for (size_t j = 0; j < sums.size(); ++j)
+            ASSERT_EQ(packed.ColumnSums()[j], sums[j]) << "column " << j;
+        }
 }
 
 TEST(Int8GemmTest, UnpackRestoresB) {

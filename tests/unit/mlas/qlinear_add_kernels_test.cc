@@ -1,7 +1,8 @@
 // IsaKernels::qlinear_add_u8 / qlinear_add_s8 (QLinearAdd's same-shape row) of every level that
 // has them against the scalar steps in float: every product and the sum rounded to float (a
 // fused multiply-add would differ), exact ties (ratios 0.5 and 0.25 with odd and even
-// differences), saturation at both ends, counts ragged against the vectors.
+// differences), saturation at both ends, infinite and NaN ratios (NaN gives the type's lowest
+// value), counts ragged against the vectors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,11 +36,16 @@ void Check(Kernel kernel, const char* level) {
   std::uniform_int_distribution<int> values(std::numeric_limits<T>::min(),
                                             std::numeric_limits<T>::max());
   std::uniform_real_distribution<float> ratios(0.01f, 3.0f);
-  for (const int64_t count : {1, 5, 15, 16, 31, 64, 100}) {
-    for (int trial = 0; trial < 6; ++trial) {
-      // Ties in the first trials (0.5 and 0.25 times integers), random ratios after.
-      const float ratio_a = trial == 0 ? 0.5f : (trial == 1 ? 0.25f : ratios(engine));
-      const float ratio_b = trial == 0 ? 0.5f : (trial == 1 ? 0.75f : ratios(engine));
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  for (const int64_t count : {1, 5, 15, 16, 31, 32, 33, 64, 100, 129}) {
+    for (int trial = 0; trial < 8; ++trial) {
+      // Ties in the first trials (0.5 and 0.25 times integers), random ratios after; last an
+      // infinite ratio (0 * inf is NaN: the type's lowest value) and a NaN one.
+      float ratio_a = trial == 0 ? 0.5f : (trial == 1 ? 0.25f : ratios(engine));
+      float ratio_b = trial == 0 ? 0.5f : (trial == 1 ? 0.75f : ratios(engine));
+      if (trial == 6) ratio_a = kInfinity;
+      if (trial == 7) ratio_b = kNaN;
       const int32_t a_zero = values(engine), b_zero = values(engine), c_zero = values(engine);
       std::vector<T> a(static_cast<size_t>(count)), b(a.size()), c(a.size());
       for (size_t i = 0; i < a.size(); ++i) {

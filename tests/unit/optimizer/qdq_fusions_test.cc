@@ -6,10 +6,12 @@
 //   QDQGlobalAveragePoolFusion: DQ -> GlobalAveragePool -> Q           -> QLinearGlobalAveragePool
 //   QDQDropFusion: DQ -> MaxPool -> Q (one scale and zero point)       -> MaxPool on uint8
 //   QDQMatMulFusion: DQ(a), DQ(b, per column) -> MatMul -> Q           -> QLinearMatMul
+//   QDQGemmFusion: DQ(a), DQ(b), DQ(int32 c) -> Gemm [-> Q]             -> com.microsoft QGemm
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "../graph/model_builder_util.h"
@@ -242,6 +244,123 @@ TEST(QdqFusions, MatMulBecomesQLinearMatMulAndComputesTheSame) {
   // One output step (0.08) where the int8 requantization and the float product round apart.
   for (int64_t i = 0; i < 15; ++i)
     EXPECT_NEAR(ya.Data<float>()[i], yb.Data<float>()[i], 0.08f + 1e-6f) << i;
+}
+
+// X [3, 8] -> Q/DQ -> Gemm(transB, alpha 1.5; DQ(W int8 [5, 8], per column, axis 0),
+// DQ(C int32 [5], scale alpha * x_scale * w_scale)) [-> Q/DQ] -> Y [3, 5].
+onnx::ModelProto QdqGemm(bool quantize_output) {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {3, 8});
+  const float x_scale = 0.03f, alpha = 1.5f;
+  AddQParams(graph, "x", x_scale, 120);
+  AddQdq(graph, "X", "x");
+  const std::vector<float> w_scales = {0.01f, 0.02f, 0.015f, 0.012f, 0.03f};
+  AddRaw<int8_t>(graph, "W", TensorProto::INT8, {5, 8}, RandomInt8(40, 4));
+  AddRaw<float>(graph, "W_s", TensorProto::FLOAT, {5}, w_scales);
+  AddRaw<int8_t>(graph, "W_z", TensorProto::INT8, {5}, std::vector<int8_t>(5, 0));
+  auto* w_dq = AddNode(graph, "DequantizeLinear", {"W", "W_s", "W_z"}, {"W_d"}, "W_DQ");
+  auto* axis = w_dq->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  std::vector<float> c_scales;
+  for (float s : w_scales) c_scales.push_back(alpha * x_scale * s);
+  AddRaw<int32_t>(graph, "C", TensorProto::INT32, {5}, {300, -200, 0, 900, -40});
+  AddRaw<float>(graph, "C_s", TensorProto::FLOAT, {5}, c_scales);
+  AddRaw<int32_t>(graph, "C_z", TensorProto::INT32, {5}, std::vector<int32_t>(5, 0));
+  auto* c_dq = AddNode(graph, "DequantizeLinear", {"C", "C_s", "C_z"}, {"C_d"}, "C_DQ");
+  c_dq->add_attribute()->CopyFrom(*axis);
+  auto* gemm = AddNode(graph, "Gemm", {"X_d", "W_d", "C_d"}, {quantize_output ? "G" : "Y"}, "gemm");
+  auto* trans_b = gemm->add_attribute();
+  trans_b->set_name("transB");
+  trans_b->set_type(onnx::AttributeProto::INT);
+  trans_b->set_i(1);
+  auto* alpha_attribute = gemm->add_attribute();
+  alpha_attribute->set_name("alpha");
+  alpha_attribute->set_type(onnx::AttributeProto::FLOAT);
+  alpha_attribute->set_f(alpha);
+  if (quantize_output) {
+    AddQParams(graph, "g", 0.08f, 128);
+    AddNode(graph, "QuantizeLinear", {"G", "g_s", "g_z"}, {"G_q"}, "G_Q");
+    AddNode(graph, "DequantizeLinear", {"G_q", "g_s", "g_z"}, {"Y"}, "G_DQ");
+  }
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  return model;
+}
+
+std::vector<float> RunGemmY(const InferenceSession& session) {
+  std::mt19937 engine(9);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(24);
+  for (float& v : x) v = dist(engine);
+  const auto out = RunFloat(session, {"X"}, {MakeTensor<float>({3, 8}, x)});
+  const Tensor& y = out[0].GetTensor();
+  return std::vector<float>(y.Data<float>(), y.Data<float>() + y.NumElements());
+}
+
+TEST(QdqFusions, GemmBecomesQGemmAndComputesTheSame) {
+  for (bool quantize_output : {true, false}) {
+    SCOPED_TRACE(quantize_output ? "quantized output" : "float output");
+    const onnx::ModelProto model = QdqGemm(quantize_output);
+    auto fused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll));
+    EXPECT_EQ(SortedOps(*fused->SessionGraph()),
+              quantize_output
+                  ? (std::vector<std::string>{"DequantizeLinear", "QGemm", "QuantizeLinear"})
+                  : (std::vector<std::string>{"QGemm", "QuantizeLinear"}));
+    auto unfused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll, {"QDQGemmFusion"}));
+    const auto unfused_ops = SortedOps(*unfused->SessionGraph());
+    EXPECT_EQ(std::count(unfused_ops.begin(), unfused_ops.end(), "QGemm"), 0);
+    auto plain = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kDisableAll));
+    const std::vector<float> a = RunGemmY(*fused), b = RunGemmY(*plain);
+    ASSERT_EQ(a.size(), 15u);
+    // Quantized: one output step (0.08) where the int8 requantization and the float product
+    // round apart; float: QGemm's exact integer sum against the float Gemm's rounding.
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], quantize_output ? 0.08f + 1e-6f : 1e-4f * (1 + std::abs(b[i]))) << i;
+  }
+}
+
+TEST(QdqFusions, GemmStaysWhereQGemmWouldComputeSomethingElse) {
+  const auto qgemm_count = [](const onnx::ModelProto& model) {
+    const auto ops =
+        SortedOps(*MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll))->SessionGraph());
+    return std::count(ops.begin(), ops.end(), "QGemm");
+  };
+  ASSERT_EQ(qgemm_count(QdqGemm(true)), 1);
+  const auto set_float = [](onnx::ModelProto& model, const std::string& node_name,
+                            const std::string& attribute, float value) {
+    for (auto& node : *model.mutable_graph()->mutable_node())
+      if (node.name() == node_name) {
+        auto* a = node.add_attribute();
+        a->set_name(attribute);
+        a->set_type(onnx::AttributeProto::FLOAT);
+        a->set_f(value);
+      }
+  };
+  // beta 2 with a C: QGemm adds C once.
+  onnx::ModelProto beta = QdqGemm(true);
+  set_float(beta, "gemm", "beta", 2.0f);
+  EXPECT_EQ(qgemm_count(beta), 0);
+  // C's scale not alpha * x_scale * w_scale (here x_scale * w_scale, alpha left out).
+  onnx::ModelProto bias = QdqGemm(true);
+  for (auto& init : *bias.mutable_graph()->mutable_initializer())
+    if (init.name() == "C_s") {
+      std::vector<float> scales(5);
+      std::memcpy(scales.data(), init.raw_data().data(), 20);
+      for (float& s : scales) s /= 1.5f;
+      init.set_raw_data(std::string(reinterpret_cast<const char*>(scales.data()), 20));
+    }
+  EXPECT_EQ(qgemm_count(bias), 0);
+  // The Gemm's output read by its QuantizeLinear and by a graph output: neither form applies.
+  onnx::ModelProto also_read = QdqGemm(true);
+  also_read.mutable_graph()->add_output()->set_name("G");
+  EXPECT_EQ(qgemm_count(also_read), 0);
+  // The output QuantizeLinear of another type than x (int8): the Gemm stays.
+  onnx::ModelProto int8_output = QdqGemm(true);
+  for (auto& init : *int8_output.mutable_graph()->mutable_initializer())
+    if (init.name() == "g_z") init.set_data_type(TensorProto::INT8);
+  EXPECT_EQ(qgemm_count(int8_output), 0);
 }
 
 }  // namespace

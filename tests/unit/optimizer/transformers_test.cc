@@ -310,12 +310,12 @@ TEST(TransformerManager, LevelsSelectPasses) {
                                       "ReshapeChainElimination", "ConvBNFusion"}));
   EXPECT_TRUE(MakeDefaultTransformers(1, {})->Names(TransformerLevel::kExtended).empty());
   EXPECT_EQ(MakeDefaultTransformers(2, {})->Names(TransformerLevel::kExtended),
-            (std::vector<std::string>{"QDQConvFusion", "QDQAddFusion", "QDQMatMulFusion",
-                                      "QDQGlobalAveragePoolFusion", "QDQDropFusion",
-                                      "LayerNormFusion", "SkipLayerNormFusion", "AttentionFusion",
-                                      "ConvActivationFusion", "GeluFusion", "FastGeluFusion",
-                                      "BiasGeluFusion", "MatMulAddFusion", "GemmActivationFusion",
-                                      "MatMulTransposeFusion", "MatMulScaleFusion"}));
+            (std::vector<std::string>{
+                "QDQConvFusion", "QDQAddFusion", "QDQMatMulFusion", "QDQGemmFusion",
+                "QDQGlobalAveragePoolFusion", "QDQDropFusion", "LayerNormFusion",
+                "SkipLayerNormFusion", "AttentionFusion", "ConvActivationFusion", "GeluFusion",
+                "FastGeluFusion", "BiasGeluFusion", "MatMulAddFusion", "GemmActivationFusion",
+                "MatMulTransposeFusion", "MatMulScaleFusion"}));
 }
 
 TEST(CpuNodeEvaluator, ComputesAnAddAndRefusesUnknownOps) {
