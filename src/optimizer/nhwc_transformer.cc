@@ -5,16 +5,16 @@
 // output.
 //   - A 2-D QLinearConv with constant W becomes com.microsoft QLinearConv channels_last=1 (the
 //     same inputs and attributes; W is untouched: the kernel prepacks it as before).
-//   - A channels-last value stays channels-last through a same-shape QLinearAdd of two of them
-//     (element-wise: layout-agnostic), a MaxPool on int8/uint8 (-> com.microsoft NhwcMaxPool) and
-//     QLinearGlobalAveragePool (-> channels_last=1, its [N, 1, 1, C] output).
+//   - A channels-last value stays channels-last through a QLinearAdd of two of them (element-wise
+//     with the same permutation of both operands' axes: layout-agnostic), a MaxPool on int8/uint8
+//     (-> com.microsoft NhwcMaxPool) and QLinearGlobalAveragePool (-> channels_last=1, its [N, 1,
+//     1, C] output).
 //   - The region's entry is a Transpose(0, 2, 3, 1) of the NCHW value, one per value, shared.
 //   - Every other reader, and a graph output, gets the NCHW value back from one
 //     Transpose(0, 3, 1, 2) per value, which writes the original value (a graph output keeps its
 //     name).
 // Only rank-4 values: a node is converted only when its input's rank is known to be 4 (or the
-// input is already channels-last); a QLinearAdd only when shape inference proves both inputs and
-// the output have one shape (a broadcast would mix the layouts' axes). The float NchwcTransformer
+// input is already channels-last). The float NchwcTransformer
 // touches float values only, so the two never claim the same node.
 #include <map>
 #include <set>
@@ -157,11 +157,10 @@ class Rewriter {
     if (add.InputCount() != 8 || add.OutputCount() != 1 || !add.HasInput(3)) return;
     const ChannelsLast* a = Find(add.Inputs()[0]);
     const ChannelsLast* b = Find(add.Inputs()[3]);
+    // Both 4-D and permuted alike: numpy broadcasting pairs the axes one by one, so the sum of
+    // the NHWC values is the NHWC sum, broadcast or not. An NCHW or lower-rank operand would
+    // pair the wrong axes: such an add reads the NCHW value back instead.
     if (a == nullptr || b == nullptr) return;
-    // Same shapes (no broadcast): the sum of two NHWC values is the NHWC sum.
-    if (!SameShape(add.Inputs()[0], add.Inputs()[3]) ||
-        !SameShape(add.Inputs()[0], add.Outputs()[0]))
-      return;
     NodeArg* original = add.Outputs()[0];
     NodeArg* output = NewChannelsLastValue(original);
     graph_.SetNodeInput(add.Index(), 0, a->value);

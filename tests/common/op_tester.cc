@@ -206,7 +206,9 @@ std::string OpTester::Serialize() const {
 
 std::vector<Value> OpTester::RunAndGet() {
   const std::string bytes = Serialize();
-  InferenceSession session(SessionOptions{}, providers_);
+  SessionOptions options;
+  options.disabled_optimizers = disabled_optimizers_;
+  InferenceSession session(std::move(options), providers_);
   session.Load(bytes.data(), bytes.size());
   std::vector<std::string> names;
   std::vector<Value> feeds;

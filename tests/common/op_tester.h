@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "session/inference_session.h"
@@ -86,6 +87,12 @@ class OpTester {
   OpTester& SetTolerance(double atol, double rtol, std::string reason);
   OpTester& SetTolerance(Tolerance tolerance, std::string reason);
   OpTester& Providers(std::vector<ProviderSpec> providers);
+  // Graph transformers the session must not run (SessionOptions::disabled_optimizers), e.g. a
+  // layout pass that would rewrite the op under test (RunAndGet).
+  OpTester& DisableOptimizers(std::vector<std::string> names) {
+    disabled_optimizers_ = std::move(names);
+    return *this;
+  }
 
   // Runs and checks every output (gtest failures on mismatch).
   void Run();
@@ -112,6 +119,7 @@ class OpTester {
   Tolerance tolerance_;
   std::string tolerance_reason_;  // empty: the default tolerance
   std::vector<ProviderSpec> providers_;
+  std::vector<std::string> disabled_optimizers_;
 };
 
 // Folder of the shared test data (../shared beside the repository, or $PRISM_SHARED_DIR).

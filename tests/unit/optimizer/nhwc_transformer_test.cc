@@ -234,7 +234,8 @@ TEST(NhwcTransformer, ResidualAddMaxPoolAndPoolingTailStayChannelsLast) {
 
 // C1 is a graph output and is read by a QLinearConv, a DequantizeLinear and a QLinearSigmoid
 // (NCHW readers: one Transpose back for all three and the output); a QLinearAdd that broadcasts
-// [1, 16, 1, 1] reads C2 in NCHW too.
+// a constant [1, 16, 1, 1] reads C2 in NCHW; one that broadcasts C2's channels-last global
+// average over C2 stays channels-last.
 onnx::ModelProto MixedReaders() {
   onnx::ModelProto model = WithParams();
   auto* graph = model.mutable_graph();
@@ -247,10 +248,13 @@ onnx::ModelProto MixedReaders() {
   for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<uint8_t>(100 + 5 * i);
   AddRaw<uint8_t>(graph, "Row", TensorProto::UINT8, {1, 16, 1, 1}, row);
   AddQAdd(graph, "C2", "Row", "Broadcast");
+  AddNode(graph, "QLinearGlobalAveragePool", {"C2", "q_s", "q_z", "q_s", "q_z"}, {"G"}, "gap", kMs);
+  AddQAdd(graph, "C2", "G", "Excite");
   AddOutput(graph, "C1", TensorProto::UINT8);
   AddOutput(graph, "D", TensorProto::FLOAT);
   AddOutput(graph, "Sig", TensorProto::UINT8);
   AddOutput(graph, "Broadcast", TensorProto::UINT8);
+  AddOutput(graph, "Excite", TensorProto::UINT8);
   return model;
 }
 
@@ -262,15 +266,24 @@ TEST(NhwcTransformer, NchwReadersAndAGraphOutputShareOneTransposeBack) {
   for (const std::string& op : Ops(graph)) ++counts[op];
   EXPECT_EQ(counts["QLinearConv@ms(cl)"], 2);
   EXPECT_EQ(counts["Transpose(0,2,3,1)"], 1);
-  EXPECT_EQ(counts["Transpose(0,3,1,2)"], 2);  // C1's (shared) and C2's (the broadcast add)
-  EXPECT_EQ(counts["QLinearAdd@ms"], 1);
+  // C1's (shared), C2's (the add of a constant) and the output Excite's.
+  EXPECT_EQ(counts["Transpose(0,3,1,2)"], 3);
+  EXPECT_EQ(counts["QLinearAdd@ms"], 2);
+  EXPECT_EQ(counts["QLinearGlobalAveragePool@ms(cl)"], 1);
   const Node* producer = graph.Producer("C1");
   ASSERT_NE(producer, nullptr);
   EXPECT_EQ(producer->OpType(), "Transpose") << "the graph output C1 keeps its name";
-  const Node* add = FindOp(graph, "QLinearAdd");
+  const Node* add = graph.Producer("Broadcast");
   ASSERT_NE(add, nullptr);
-  EXPECT_EQ(add->Inputs()[0]->name, "C2") << "the broadcasting QLinearAdd reads NCHW";
+  EXPECT_EQ(add->Inputs()[0]->name, "C2") << "the add of a constant reads NCHW";
   EXPECT_EQ(graph.Producer("C2")->OpType(), "Transpose");
+  const Node* back = graph.Producer("Excite");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->OpType(), "Transpose");
+  const Node* excite = graph.Producer(back->Inputs()[0]->name);
+  ASSERT_NE(excite, nullptr);
+  EXPECT_EQ(excite->OpType(), "QLinearAdd");
+  EXPECT_EQ(excite->Inputs()[3]->shape->ToString(), "[1,1,1,16]") << "reads G channels-last";
   ExpectSameAsWithout(model, {1, 8, 6, 6});
 }
 
