@@ -158,6 +158,12 @@ struct IsaKernels {
                           float bias, float* y, float* scratch);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
                           double bias, double* y);
+  // One output pixel of a channels-last 8-bit depthwise convolution: sums[c] = the sum over the
+  // kernel taps t whose input pixel rows[t] is not null (null: padding, which adds nothing) of
+  // (rows[t][c] - x_zero) * weights[t * channels + c], the weights already zero-point-shifted,
+  // rows[t] pointing at `channels` uint8 (or int8 with x_signed) values. Exact (32-bit wrapping).
+  void (*depthwise_nhwc_s32)(const void* const* rows, int64_t taps, const int16_t* weights,
+                             int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.
   void (*normalize_f32)(float* dst, const float* src, int64_t count, double mean, double multiplier,

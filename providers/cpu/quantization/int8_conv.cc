@@ -437,19 +437,10 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
       });
 }
 
-// sums[c] += (x[c] - x_zero) * taps[c] for the channels of one input pixel, in 32-bit wrapping
-// arithmetic (the reference's int32 accumulation); a loop the compiler vectorizes.
-template <typename X>
-void AddDepthwiseTap(const X* x, int32_t x_zero, const int32_t* taps, int64_t channels,
-                     uint32_t* sums) {
-  for (int64_t c = 0; c < channels; ++c)
-    sums[c] += static_cast<uint32_t>((static_cast<int32_t>(x[c]) - x_zero) * taps[c]);
-}
-
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
-// that pixel's channels times the offset's zero-point-shifted weights; the row is then
-// requantized (or stored as int32) straight into Y's row.
+// that pixel's channels times the offset's zero-point-shifted weights (the level's
+// depthwise_nhwc_s32); the row is then requantized (or stored as int32) straight into Y's row.
 void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& args,
                               ThreadPool* pool) {
   const int64_t channels = g.out_channels;
@@ -459,8 +450,8 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
   const int64_t kernel_size = kernel_h * kernel_w;
   const std::vector<uint8_t>& weights = args.w->Depthwise();  // [C, kernel_h, kernel_w]
   const bool w_signed = args.w->Type() == ElementType::kInt8;
-  // taps[k * C + c] = w[c, k] - w_zero[c]: one contiguous row of weights per kernel offset.
-  std::vector<int32_t> taps(static_cast<size_t>(kernel_size * channels));
+  // taps[k * C + c] = w[c, k] - w_zero[c] (|value| <= 255): one row of weights per offset.
+  std::vector<int16_t> taps(static_cast<size_t>(kernel_size * channels));
   for (int64_t c = 0; c < channels; ++c) {
     const int32_t w_zero =
         args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
@@ -468,48 +459,41 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       const uint8_t byte = weights[static_cast<size_t>(c * kernel_size + k)];
       const int32_t value =
           w_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
-      taps[static_cast<size_t>(k * channels + c)] = value - w_zero;
+      taps[static_cast<size_t>(k * channels + c)] = static_cast<int16_t>(value - w_zero);
     }
   }
-  const auto run = [&](auto x_tag) {
-    using X = decltype(x_tag);
-    const auto* x = static_cast<const X*>(args.x);
-    ThreadPool::TryParallelFor(
-        pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
-        [&](int64_t begin, int64_t end) {
-          std::vector<uint32_t> sums(static_cast<size_t>(channels));
-          for (int64_t image_row = begin; image_row < end; ++image_row) {
-            const int64_t n = image_row / out_h, oh = image_row % out_h;
-            for (int64_t ow = 0; ow < out_w; ++ow) {
-              std::fill(sums.begin(), sums.end(), 0u);
-              for (int64_t kh = 0; kh < kernel_h; ++kh) {
-                const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
-                if (ih < 0 || ih >= in_h) continue;
-                for (int64_t kw = 0; kw < kernel_w; ++kw) {
-                  const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
-                  if (iw < 0 || iw >= in_w) continue;
-                  AddDepthwiseTap(x + ((n * in_h + ih) * in_w + iw) * channels, args.x_zero,
-                                  taps.data() + (kh * kernel_w + kw) * channels, channels,
-                                  sums.data());
-                }
+  const auto* x = static_cast<const uint8_t*>(args.x);
+  const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
+  ThreadPool::TryParallelFor(
+      pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int32_t> sums(static_cast<size_t>(channels));
+        std::vector<const void*> rows(static_cast<size_t>(kernel_size));
+        for (int64_t image_row = begin; image_row < end; ++image_row) {
+          const int64_t n = image_row / out_h, oh = image_row % out_h;
+          for (int64_t ow = 0; ow < out_w; ++ow) {
+            for (int64_t kh = 0; kh < kernel_h; ++kh) {
+              const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
+              for (int64_t kw = 0; kw < kernel_w; ++kw) {
+                const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
+                const bool inside = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w;
+                rows[static_cast<size_t>(kh * kernel_w + kw)] =
+                    inside ? x + ((n * in_h + ih) * in_w + iw) * channels : nullptr;
               }
-              const int64_t pixel = image_row * out_w + ow;
-              const auto* row_sums = reinterpret_cast<const int32_t*>(sums.data());
-              if (args.y_int32 != nullptr) {
-                std::copy(row_sums, row_sums + channels, args.y_int32 + pixel * channels);
-                continue;
-              }
-              RequantizeRow(row_sums, args.bias, args.multipliers, /*broadcast=*/false, channels,
-                            static_cast<int32_t>(args.y_zero), args.y_signed,
-                            static_cast<uint8_t*>(args.y_8bit) + pixel * channels);
             }
+            depthwise(rows.data(), kernel_size, taps.data(), channels, args.x_zero, args.x_signed,
+                      sums.data());
+            const int64_t pixel = image_row * out_w + ow;
+            if (args.y_int32 != nullptr) {
+              std::copy(sums.begin(), sums.end(), args.y_int32 + pixel * channels);
+              continue;
+            }
+            RequantizeRow(sums.data(), args.bias, args.multipliers, /*broadcast=*/false, channels,
+                          static_cast<int32_t>(args.y_zero), args.y_signed,
+                          static_cast<uint8_t*>(args.y_8bit) + pixel * channels);
           }
-        });
-  };
-  if (args.x_signed)
-    run(int8_t{});
-  else
-    run(uint8_t{});
+        }
+      });
 }
 
 // Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
