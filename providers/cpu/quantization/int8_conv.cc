@@ -440,7 +440,8 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
 // that pixel's channels times the offset's zero-point-shifted weights (the level's
-// depthwise_nhwc_s32); the row is then requantized (or stored as int32) straight into Y's row.
+// depthwise_nhwc_s32); each output row is then requantized (or stored as int32) straight into
+// Y.
 void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& args,
                               ThreadPool* pool) {
   const int64_t channels = g.out_channels;
@@ -462,12 +463,25 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       taps[static_cast<size_t>(k * channels + c)] = static_cast<int16_t>(value - w_zero);
     }
   }
+  // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call with
+  // the per-channel multipliers and biases repeated for each pixel.
+  const int64_t row_size = out_w * channels;
+  std::vector<double> row_multipliers;
+  std::vector<int32_t> row_bias;
+  if (args.y_8bit != nullptr) {
+    row_multipliers.resize(static_cast<size_t>(row_size));
+    if (args.bias != nullptr) row_bias.resize(static_cast<size_t>(row_size));
+    for (int64_t i = 0; i < row_size; ++i) {
+      row_multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
+      if (args.bias != nullptr) row_bias[static_cast<size_t>(i)] = args.bias[i % channels];
+    }
+  }
   const auto* x = static_cast<const uint8_t*>(args.x);
   const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {
-        std::vector<int32_t> sums(static_cast<size_t>(channels));
+        std::vector<int32_t> sums(static_cast<size_t>(row_size));
         std::vector<const void*> rows(static_cast<size_t>(kernel_size));
         for (int64_t image_row = begin; image_row < end; ++image_row) {
           const int64_t n = image_row / out_h, oh = image_row % out_h;
@@ -482,16 +496,16 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
               }
             }
             depthwise(rows.data(), kernel_size, taps.data(), channels, args.x_zero, args.x_signed,
-                      sums.data());
-            const int64_t pixel = image_row * out_w + ow;
-            if (args.y_int32 != nullptr) {
-              std::copy(sums.begin(), sums.end(), args.y_int32 + pixel * channels);
-              continue;
-            }
-            RequantizeRow(sums.data(), args.bias, args.multipliers, /*broadcast=*/false, channels,
-                          static_cast<int32_t>(args.y_zero), args.y_signed,
-                          static_cast<uint8_t*>(args.y_8bit) + pixel * channels);
+                      sums.data() + ow * channels);
           }
+          if (args.y_int32 != nullptr) {
+            std::copy(sums.begin(), sums.end(), args.y_int32 + image_row * row_size);
+            continue;
+          }
+          RequantizeRow(sums.data(), row_bias.empty() ? nullptr : row_bias.data(),
+                        row_multipliers.data(), /*broadcast=*/false, row_size,
+                        static_cast<int32_t>(args.y_zero), args.y_signed,
+                        static_cast<uint8_t*>(args.y_8bit) + image_row * row_size);
         }
       });
 }

@@ -184,6 +184,43 @@ TEST(QLinearConvChannelsLast, MatchesChannelsFirstOnRandomShapes) {
   }
 }
 
+// X [1, 1, 2, 2] channels-last: pixels (1, 2) and (3, 4). A 1x1 convolution with filters (1, 1)
+// and (2, -1), bias (10, 0), scales 1, zero points 0: pixel 0 gives (1 + 2 + 10, 2 - 2) = (13, 0),
+// pixel 1 (3 + 4 + 10, 6 - 4) = (17, 2), channels-last.
+TEST(QLinearConvChannelsLast, HandCheckedPointwise) {
+  OpTester test("QLinearConv", 1, "com.microsoft");
+  test.Input<uint8_t>("x", {1, 1, 2, 2}, {1, 2, 3, 4});
+  test.Input<float>("x_scale", {}, {1.0f});
+  test.Input<uint8_t>("x_zero_point", {}, {0});
+  test.Input<int8_t>("w", {2, 2, 1, 1}, {1, 1, 2, -1}, true);
+  test.Input<float>("w_scale", {}, {1.0f});
+  test.Input<int8_t>("w_zero_point", {}, {0});
+  test.Input<float>("y_scale", {}, {1.0f});
+  test.Input<uint8_t>("y_zero_point", {}, {0});
+  test.Input<int32_t>("B", {2}, {10, 0});
+  test.Attr("channels_last", int64_t{1});
+  test.Output<uint8_t>("y", {1, 1, 2, 2}, {13, 0, 17, 2});
+  test.Run();
+}
+
+// Depthwise (group 2) on int8 X [1, 1, 2, 2] channels-last, pixels (1, 2) and (3, 4), x zero point
+// 1, weights 2 and 3, y zero point 5: ((1 - 1) * 2, (2 - 1) * 3) + 5 = (5, 8), then
+// ((3 - 1) * 2, (4 - 1) * 3) + 5 = (9, 14).
+TEST(QLinearConvChannelsLast, HandCheckedDepthwise) {
+  OpTester test("QLinearConv", 1, "com.microsoft");
+  test.Input<int8_t>("x", {1, 1, 2, 2}, {1, 2, 3, 4});
+  test.Input<float>("x_scale", {}, {1.0f});
+  test.Input<int8_t>("x_zero_point", {}, {1});
+  test.Input<int8_t>("w", {2, 1, 1, 1}, {2, 3}, true);
+  test.Input<float>("w_scale", {}, {1.0f});
+  test.Input<int8_t>("w_zero_point", {}, {0});
+  test.Input<float>("y_scale", {}, {1.0f});
+  test.Input<int8_t>("y_zero_point", {}, {5});
+  test.Attr("channels_last", int64_t{1}).Attr("group", int64_t{2});
+  test.Output<int8_t>("y", {1, 1, 2, 2}, {5, 8, 9, 14});
+  test.Run();
+}
+
 TEST(QLinearConvChannelsLast, ShapeErrorsNameTheNode) {
   OpTester test("QLinearConv", 1, "com.microsoft");
   test.Input<uint8_t>("x", {4, 4}, std::vector<uint8_t>(16, 1));
@@ -243,6 +280,21 @@ TEST(NhwcMaxPool, MatchesMaxPoolOnRandomShapes) {
       ASSERT_EQ(actual.Shape(), expected.Shape());
       EXPECT_TRUE(Bytes(actual) == Bytes(expected));
     }
+}
+
+// A 2x2 window over X [1, 2, 2, 2] channels-last: the maximum of each channel over the four
+// pixels.
+TEST(NhwcMaxPool, HandChecked) {
+  OpTester u8("NhwcMaxPool", 1, "com.microsoft");
+  u8.Input<uint8_t>("x", {1, 2, 2, 2}, {1, 8, 5, 2, 3, 4, 7, 6});
+  u8.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  u8.Output<uint8_t>("y", {1, 1, 1, 2}, {7, 8});
+  u8.Run();
+  OpTester s8("NhwcMaxPool", 1, "com.microsoft");
+  s8.Input<int8_t>("x", {1, 2, 2, 2}, {-1, -8, -5, 2, -3, -4, -7, 6});
+  s8.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  s8.Output<int8_t>("y", {1, 1, 1, 2}, {-1, 6});
+  s8.Run();
 }
 
 TEST(NhwcMaxPool, RankMismatchNamesTheNode) {
