@@ -158,11 +158,15 @@ struct IsaKernels {
                           float bias, float* y, float* scratch);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
                           double bias, double* y);
-  // One output pixel of a channels-last 8-bit depthwise convolution: sums[c] = the sum over the
-  // kernel taps t whose input pixel rows[t] is not null (null: padding, which adds nothing) of
-  // (rows[t][c] - x_zero) * weights[t * channels + c], the weights already zero-point-shifted,
-  // rows[t] pointing at `channels` uint8 (or int8 with x_signed) values. Exact (32-bit wrapping).
-  void (*depthwise_nhwc_s32)(const void* const* rows, int64_t taps, const int16_t* weights,
+  // One output row of a channels-last 8-bit depthwise convolution: for each output column ow,
+  // sums[ow * channels + c] = the sum over the kernel offsets (kh, kw) whose input row rows[kh]
+  // is not null and whose column offset columns[ow * kernel_w + kw] (iw * channels) is not
+  // negative (the others are padding, which adds nothing) of
+  // (x[c] - x_zero) * weights[(kh * kernel_w + kw) * channels + c], x the `channels` uint8 (or
+  // int8 with x_signed) values at rows[kh] + that offset, the weights already
+  // zero-point-shifted. Exact (32-bit wrapping).
+  void (*depthwise_nhwc_s32)(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                             int64_t kernel_w, int64_t out_w, const int16_t* weights,
                              int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.

@@ -476,28 +476,30 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       if (args.bias != nullptr) row_bias[static_cast<size_t>(i)] = args.bias[i % channels];
     }
   }
+  // columns[ow * kernel_w + kw]: the offset of the input pixel of output column ow and kernel
+  // column kw within its input row, -1 where it falls into the padding.
+  std::vector<int64_t> columns(static_cast<size_t>(out_w * kernel_w));
+  for (int64_t ow = 0; ow < out_w; ++ow)
+    for (int64_t kw = 0; kw < kernel_w; ++kw) {
+      const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
+      columns[static_cast<size_t>(ow * kernel_w + kw)] = iw >= 0 && iw < in_w ? iw * channels : -1;
+    }
   const auto* x = static_cast<const uint8_t*>(args.x);
   const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {
         std::vector<int32_t> sums(static_cast<size_t>(row_size));
-        std::vector<const void*> rows(static_cast<size_t>(kernel_size));
+        std::vector<const void*> rows(static_cast<size_t>(kernel_h));
         for (int64_t image_row = begin; image_row < end; ++image_row) {
           const int64_t n = image_row / out_h, oh = image_row % out_h;
-          for (int64_t ow = 0; ow < out_w; ++ow) {
-            for (int64_t kh = 0; kh < kernel_h; ++kh) {
-              const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
-              for (int64_t kw = 0; kw < kernel_w; ++kw) {
-                const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
-                const bool inside = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w;
-                rows[static_cast<size_t>(kh * kernel_w + kw)] =
-                    inside ? x + ((n * in_h + ih) * in_w + iw) * channels : nullptr;
-              }
-            }
-            depthwise(rows.data(), kernel_size, taps.data(), channels, args.x_zero, args.x_signed,
-                      sums.data() + ow * channels);
+          for (int64_t kh = 0; kh < kernel_h; ++kh) {
+            const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
+            rows[static_cast<size_t>(kh)] =
+                ih >= 0 && ih < in_h ? x + (n * in_h + ih) * in_w * channels : nullptr;
           }
+          depthwise(rows.data(), columns.data(), kernel_h, kernel_w, out_w, taps.data(), channels,
+                    args.x_zero, args.x_signed, sums.data());
           if (args.y_int32 != nullptr) {
             std::copy(sums.begin(), sums.end(), args.y_int32 + image_row * row_size);
             continue;

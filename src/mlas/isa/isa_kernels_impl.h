@@ -1437,80 +1437,74 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
 
 #endif
 
-// isa_kernels.h's depthwise_nhwc_s32: the vectors above, then (and on the baseline level) 64
-// channels at a time in a local accumulator, tap by tap, the channel loop as plain code. Each
-// shifted value and weight fits int16 (|v| <= 255), so their product is exact in int32.
-// AVX2 / AVX-512: the first channels a vector of int32 sums at a time, kept in a register over
-// the taps (the bytes widened to int32, the weights from int16).
+// isa_kernels.h's depthwise_nhwc_s32, one output pixel at a time: on AVX-512 and AVX2 the
+// channels a vector of int32 sums at a time, held in a register over the taps (the bytes and
+// weights widened to int32), then (and on the baseline level) the rest one channel at a time.
+// Each shifted value and weight fits int16 (|v| <= 255), so their product is exact in int32.
 template <typename X>
-int64_t DepthwiseNhwcVectors(const void* const* rows, int64_t taps, const int16_t* weights,
-                             int64_t channels, int32_t x_zero, int32_t* sums) {
-  int64_t c0 = 0;
-#if defined(__AVX512F__)
-  const __m512i zeros = _mm512_set1_epi32(x_zero);
-  for (; c0 + 16 <= channels; c0 += 16) {
-    __m512i acc = _mm512_setzero_si512();
-    for (int64_t t = 0; t < taps; ++t) {
-      if (rows[t] == nullptr) continue;
-      const __m128i bytes =
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const X*>(rows[t]) + c0));
-      const __m512i x =
-          std::is_signed_v<X> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
-      const __m512i w = _mm512_cvtepi16_epi32(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights + t * channels + c0)));
-      acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(x, zeros), w));
-    }
-    _mm512_storeu_si512(sums + c0, acc);
-  }
-#elif defined(__AVX2__)
-  const __m256i zeros = _mm256_set1_epi32(x_zero);
-  for (; c0 + 8 <= channels; c0 += 8) {
-    __m256i acc = _mm256_setzero_si256();
-    for (int64_t t = 0; t < taps; ++t) {
-      if (rows[t] == nullptr) continue;
-      const __m128i bytes =
-          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(static_cast<const X*>(rows[t]) + c0));
-      const __m256i x =
-          std::is_signed_v<X> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-      const __m256i w = _mm256_cvtepi16_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(weights + t * channels + c0)));
-      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_sub_epi32(x, zeros), w));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + c0), acc);
-  }
-#else
-  (void)rows, (void)taps, (void)weights, (void)channels, (void)x_zero, (void)sums;
-#endif
-  return c0;
-}
-
-template <typename X>
-void DepthwiseNhwcPixel(const void* const* rows, int64_t taps, const int16_t* weights,
-                        int64_t channels, int32_t x_zero, int32_t* sums) {
-  constexpr int64_t kBlock = 64;
-  const auto zero = static_cast<int16_t>(x_zero);
-  for (int64_t c0 = DepthwiseNhwcVectors<X>(rows, taps, weights, channels, x_zero, sums);
-       c0 < channels; c0 += kBlock) {
-    const int64_t count = std::min(kBlock, channels - c0);
-    uint32_t acc[kBlock];
-    for (int64_t c = 0; c < count; ++c) acc[c] = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-      if (rows[t] == nullptr) continue;
-      const X* x = static_cast<const X*>(rows[t]) + c0;
-      const int16_t* w = weights + t * channels + c0;
-      for (int64_t c = 0; c < count; ++c) {
-        const auto shifted = static_cast<int16_t>(static_cast<int16_t>(x[c]) - zero);
-        acc[c] += static_cast<uint32_t>(static_cast<int32_t>(shifted) * static_cast<int32_t>(w[c]));
+void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                      int64_t kernel_w, int64_t out_w, const int16_t* weights, int64_t channels,
+                      int32_t x_zero, int32_t* sums) {
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    const int64_t* pixel_columns = columns + ow * kernel_w;
+    int32_t* pixel_sums = sums + ow * channels;
+    // Calls add(x, w) with the channel-c0 pointers of each tap inside the image.
+    const auto for_each_tap = [&](int64_t c0, auto&& add) {
+      for (int64_t kh = 0; kh < kernel_h; ++kh) {
+        if (rows[kh] == nullptr) continue;
+        const X* row = static_cast<const X*>(rows[kh]) + c0;
+        const int16_t* row_weights = weights + kh * kernel_w * channels + c0;
+        for (int64_t kw = 0; kw < kernel_w; ++kw)
+          if (pixel_columns[kw] >= 0) add(row + pixel_columns[kw], row_weights + kw * channels);
       }
+    };
+    int64_t c0 = 0;
+#if defined(__AVX512F__)
+    const __m512i zeros = _mm512_set1_epi32(x_zero);
+    for (; c0 + 16 <= channels; c0 += 16) {
+      __m512i acc = _mm512_setzero_si512();
+      for_each_tap(c0, [&](const X* x, const int16_t* w) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+        const __m512i values =
+            std::is_signed_v<X> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+        const __m512i taps =
+            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(values, zeros), taps));
+      });
+      _mm512_storeu_si512(pixel_sums + c0, acc);
     }
-    for (int64_t c = 0; c < count; ++c) sums[c0 + c] = static_cast<int32_t>(acc[c]);
+#elif defined(__AVX2__)
+    const __m256i zeros = _mm256_set1_epi32(x_zero);
+    for (; c0 + 8 <= channels; c0 += 8) {
+      __m256i acc = _mm256_setzero_si256();
+      for_each_tap(c0, [&](const X* x, const int16_t* w) {
+        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+        const __m256i values =
+            std::is_signed_v<X> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+        const __m256i taps =
+            _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
+        acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_sub_epi32(values, zeros), taps));
+      });
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(pixel_sums + c0), acc);
+    }
+#endif
+    for (; c0 < channels; ++c0) {
+      uint32_t acc = 0;
+      for_each_tap(c0, [&](const X* x, const int16_t* w) {
+        acc += static_cast<uint32_t>((static_cast<int32_t>(*x) - x_zero) * *w);
+      });
+      pixel_sums[c0] = static_cast<int32_t>(acc);
+    }
   }
 }
 
-void DepthwiseNhwcS32(const void* const* rows, int64_t taps, const int16_t* weights,
-                      int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums) {
-  x_signed ? DepthwiseNhwcPixel<int8_t>(rows, taps, weights, channels, x_zero, sums)
-           : DepthwiseNhwcPixel<uint8_t>(rows, taps, weights, channels, x_zero, sums);
+void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                      int64_t kernel_w, int64_t out_w, const int16_t* weights, int64_t channels,
+                      int32_t x_zero, bool x_signed, int32_t* sums) {
+  x_signed ? DepthwiseNhwcRow<int8_t>(rows, columns, kernel_h, kernel_w, out_w, weights, channels,
+                                      x_zero, sums)
+           : DepthwiseNhwcRow<uint8_t>(rows, columns, kernel_h, kernel_w, out_w, weights, channels,
+                                       x_zero, sums);
 }
 
 #include "mlas/isa/nchwc_kernels.h"
