@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -65,6 +66,7 @@ class NhwcMaxPool final : public OpKernel {
     const int64_t in_size = TensorShape(geometry.input).Size();
     const int64_t out_size = TensorShape(geometry.output).Size();
     const int64_t window = TensorShape(attrs_.kernel_shape).Size();
+    if (rank == 2) return Run2d(geometry, batch, channels, x, y, pool);
     ThreadPool::TryParallelFor(
         pool, batch * out_size, static_cast<double>(window * channels),
         [&](int64_t begin, int64_t end) {
@@ -92,6 +94,47 @@ class NhwcMaxPool final : public OpKernel {
               for (size_t d = rank; d-- > 0;) {  // next kernel offset, last axis fastest
                 if (++offset[d] < attrs_.kernel_shape[d]) break;
                 offset[d] = 0;
+              }
+            }
+          }
+        });
+  }
+
+  // 2-D: each output pixel's window as ranges of input rows and columns (the taps inside the
+  // image), no per-tap bounds checks.
+  template <typename T>
+  void Run2d(const PoolGeometry& geometry, int64_t batch, int64_t channels, const T* x, T* y,
+             ThreadPool* pool) const {
+    const int64_t in_h = geometry.input[0], in_w = geometry.input[1];
+    const int64_t out_h = geometry.output[0], out_w = geometry.output[1];
+    const int64_t kernel_h = attrs_.kernel_shape[0], kernel_w = attrs_.kernel_shape[1];
+    const int64_t stride_h = attrs_.strides[0], stride_w = attrs_.strides[1];
+    const int64_t dilation_h = attrs_.dilations[0], dilation_w = attrs_.dilations[1];
+    // The first kernel offset at or after which coordinate origin + k * dilation is >= 0, and the
+    // first one past the input's end.
+    const auto taps = [](int64_t origin, int64_t kernel, int64_t dilation, int64_t size) {
+      const int64_t first = origin >= 0 ? 0 : (-origin + dilation - 1) / dilation;
+      const int64_t last =
+          origin >= size ? 0 : std::min(kernel, (size - 1 - origin) / dilation + 1);
+      return std::pair<int64_t, int64_t>{first, std::max(first, last)};
+    };
+    ThreadPool::TryParallelFor(
+        pool, batch * out_h, static_cast<double>(out_w * kernel_h * kernel_w * channels),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t image_row = begin; image_row < end; ++image_row) {
+            const int64_t n = image_row / out_h, oh = image_row % out_h;
+            const int64_t top = oh * stride_h - geometry.pad_begin[0];
+            const auto [kh0, kh1] = taps(top, kernel_h, dilation_h, in_h);
+            for (int64_t ow = 0; ow < out_w; ++ow) {
+              const int64_t left = ow * stride_w - geometry.pad_begin[1];
+              const auto [kw0, kw1] = taps(left, kernel_w, dilation_w, in_w);
+              T* out = y + (image_row * out_w + ow) * channels;
+              // A window wholly in padding (possible only with ceil_mode) keeps the lowest value.
+              std::fill(out, out + channels, std::numeric_limits<T>::lowest());
+              for (int64_t kh = kh0; kh < kh1; ++kh) {
+                const T* row = x + ((n * in_h + top + kh * dilation_h) * in_w + left) * channels;
+                for (int64_t kw = kw0; kw < kw1; ++kw)
+                  MaxRow(row + kw * dilation_w * channels, channels, out);
               }
             }
           }

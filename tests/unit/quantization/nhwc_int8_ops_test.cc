@@ -5,7 +5,7 @@
 //     ragged channel counts, int8 and uint8 x and y, per-channel w scales and zero points, with
 //     and without B, W prepacked and fed);
 //   com.microsoft NhwcMaxPool on NHWC X  ==  NHWC of ONNX MaxPool on NCHW X
-//     (uint8 and int8, strides, pads, dilations, ceil_mode, auto_pad).
+//     (uint8 and int8, strides, pads, dilations, ceil_mode, auto_pad; 2-D and 3-D).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -254,6 +254,7 @@ TEST(NhwcMaxPool, MatchesMaxPoolOnRandomShapes) {
       {"ceil_mode", {1, 5, 7, 7}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
       {"dilated, asymmetric pads", {1, 19, 10, 11}, {3, 2}, {1, 2}, {2, 0, 1, 1}, {2, 3}},
       {"SAME_UPPER", {1, 33, 9, 6}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0, "SAME_UPPER"},
+      {"3-D (the N-D loop)", {1, 5, 4, 5, 6}, {2, 2, 2}, {1, 2, 1}, {0, 1, 0, 1, 0, 1}, {1, 1, 2}},
   };
   unsigned seed = 100;
   for (const PoolCase& c : cases)
