@@ -164,9 +164,9 @@ struct IsaKernels {
   // negative (the others are padding, which adds nothing) of
   // (x[c] - x_zero) * weights[(kh * kernel_w + kw) * channels + c], x the `channels` uint8 (or
   // int8 with x_signed) values at rows[kh] + that offset, the weights already
-  // zero-point-shifted. Exact (32-bit wrapping).
+  // zero-point-shifted (integers of magnitude <= 255, as floats). Exact (32-bit wrapping).
   void (*depthwise_nhwc_s32)(const void* const* rows, const int64_t* columns, int64_t kernel_h,
-                             int64_t kernel_w, int64_t out_w, const int16_t* weights,
+                             int64_t kernel_w, int64_t out_w, const float* weights,
                              int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.

@@ -451,8 +451,9 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
   const int64_t kernel_size = kernel_h * kernel_w;
   const std::vector<uint8_t>& weights = args.w->Depthwise();  // [C, kernel_h, kernel_w]
   const bool w_signed = args.w->Type() == ElementType::kInt8;
-  // taps[k * C + c] = w[c, k] - w_zero[c] (|value| <= 255): one row of weights per offset.
-  std::vector<int16_t> taps(static_cast<size_t>(kernel_size * channels));
+  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
+  // one row of weights per offset.
+  std::vector<float> taps(static_cast<size_t>(kernel_size * channels));
   for (int64_t c = 0; c < channels; ++c) {
     const int32_t w_zero =
         args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
@@ -460,7 +461,7 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       const uint8_t byte = weights[static_cast<size_t>(c * kernel_size + k)];
       const int32_t value =
           w_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
-      taps[static_cast<size_t>(k * channels + c)] = static_cast<int16_t>(value - w_zero);
+      taps[static_cast<size_t>(k * channels + c)] = static_cast<float>(value - w_zero);
     }
   }
   // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call with

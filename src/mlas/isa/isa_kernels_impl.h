@@ -1438,13 +1438,16 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
 #endif
 
 // isa_kernels.h's depthwise_nhwc_s32, one output pixel at a time: on AVX-512 and AVX2 the
-// channels a vector of int32 sums at a time, held in a register over the taps (the bytes and
-// weights widened to int32), then (and on the baseline level) the rest one channel at a time.
-// Each shifted value and weight fits int16 (|v| <= 255), so their product is exact in int32.
+// channels a vector at a time, held in a register over the taps, then (and on the baseline
+// level) the rest one channel at a time. Each shifted value x - x_zero and weight is an integer
+// of magnitude <= 255, so each product is an integer below 2^16: up to 256 taps every partial sum
+// stays below 2^24 and the vectors sum in float (one fused multiply-add per tap: exact), beyond
+// that in int32.
 template <typename X>
 void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t kernel_h,
-                      int64_t kernel_w, int64_t out_w, const int16_t* weights, int64_t channels,
+                      int64_t kernel_w, int64_t out_w, const float* weights, int64_t channels,
                       int32_t x_zero, int32_t* sums) {
+  [[maybe_unused]] const bool in_float = kernel_h * kernel_w <= 256;
   for (int64_t ow = 0; ow < out_w; ++ow) {
     const int64_t* pixel_columns = columns + ow * kernel_w;
     int32_t* pixel_sums = sums + ow * channels;
@@ -1453,7 +1456,7 @@ void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t k
       for (int64_t kh = 0; kh < kernel_h; ++kh) {
         if (rows[kh] == nullptr) continue;
         const X* row = static_cast<const X*>(rows[kh]) + c0;
-        const int16_t* row_weights = weights + kh * kernel_w * channels + c0;
+        const float* row_weights = weights + kh * kernel_w * channels + c0;
         for (int64_t kw = 0; kw < kernel_w; ++kw)
           if (pixel_columns[kw] >= 0) add(row + pixel_columns[kw], row_weights + kw * channels);
       }
@@ -1461,37 +1464,58 @@ void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t k
     int64_t c0 = 0;
 #if defined(__AVX512F__)
     const __m512i zeros = _mm512_set1_epi32(x_zero);
+    const __m512 float_zeros = _mm512_set1_ps(static_cast<float>(x_zero));
+    const auto widen = [](const X* x) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+      return std::is_signed_v<X> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+    };
     for (; c0 + 16 <= channels; c0 += 16) {
-      __m512i acc = _mm512_setzero_si512();
-      for_each_tap(c0, [&](const X* x, const int16_t* w) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
-        const __m512i values =
-            std::is_signed_v<X> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
-        const __m512i taps =
-            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
-        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(values, zeros), taps));
-      });
-      _mm512_storeu_si512(pixel_sums + c0, acc);
+      if (in_float) {
+        __m512 acc = _mm512_setzero_ps();
+        for_each_tap(c0, [&](const X* x, const float* w) {
+          const __m512 shifted = _mm512_sub_ps(_mm512_cvtepi32_ps(widen(x)), float_zeros);
+          acc = _mm512_fmadd_ps(shifted, _mm512_loadu_ps(w), acc);
+        });
+        _mm512_storeu_si512(pixel_sums + c0, _mm512_cvtps_epi32(acc));
+      } else {
+        __m512i acc = _mm512_setzero_si512();
+        for_each_tap(c0, [&](const X* x, const float* w) {
+          const __m512i taps = _mm512_cvtps_epi32(_mm512_loadu_ps(w));
+          acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(widen(x), zeros), taps));
+        });
+        _mm512_storeu_si512(pixel_sums + c0, acc);
+      }
     }
 #elif defined(__AVX2__)
     const __m256i zeros = _mm256_set1_epi32(x_zero);
+    const __m256 float_zeros = _mm256_set1_ps(static_cast<float>(x_zero));
+    const auto widen = [](const X* x) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+      return std::is_signed_v<X> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+    };
     for (; c0 + 8 <= channels; c0 += 8) {
-      __m256i acc = _mm256_setzero_si256();
-      for_each_tap(c0, [&](const X* x, const int16_t* w) {
-        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
-        const __m256i values =
-            std::is_signed_v<X> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-        const __m256i taps =
-            _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
-        acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_sub_epi32(values, zeros), taps));
-      });
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(pixel_sums + c0), acc);
+      if (in_float) {
+        __m256 acc = _mm256_setzero_ps();
+        for_each_tap(c0, [&](const X* x, const float* w) {
+          const __m256 shifted = _mm256_sub_ps(_mm256_cvtepi32_ps(widen(x)), float_zeros);
+          acc = _mm256_fmadd_ps(shifted, _mm256_loadu_ps(w), acc);
+        });
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pixel_sums + c0), _mm256_cvtps_epi32(acc));
+      } else {
+        __m256i acc = _mm256_setzero_si256();
+        for_each_tap(c0, [&](const X* x, const float* w) {
+          const __m256i taps = _mm256_cvtps_epi32(_mm256_loadu_ps(w));
+          acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_sub_epi32(widen(x), zeros), taps));
+        });
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pixel_sums + c0), acc);
+      }
     }
 #endif
     for (; c0 < channels; ++c0) {
       uint32_t acc = 0;
-      for_each_tap(c0, [&](const X* x, const int16_t* w) {
-        acc += static_cast<uint32_t>((static_cast<int32_t>(*x) - x_zero) * *w);
+      for_each_tap(c0, [&](const X* x, const float* w) {
+        acc +=
+            static_cast<uint32_t>((static_cast<int32_t>(*x) - x_zero) * static_cast<int32_t>(*w));
       });
       pixel_sums[c0] = static_cast<int32_t>(acc);
     }
@@ -1499,7 +1523,7 @@ void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t k
 }
 
 void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t kernel_h,
-                      int64_t kernel_w, int64_t out_w, const int16_t* weights, int64_t channels,
+                      int64_t kernel_w, int64_t out_w, const float* weights, int64_t channels,
                       int32_t x_zero, bool x_signed, int32_t* sums) {
   x_signed ? DepthwiseNhwcRow<int8_t>(rows, columns, kernel_h, kernel_w, out_w, weights, channels,
                                       x_zero, sums)

@@ -169,6 +169,13 @@ const std::vector<ConvCase>& ConvCases() {
       {"depthwise 3x3", {1, 35, 9, 9}, 35, {3, 3}, 35, {1, 1}, {1, 1, 1, 1}},
       {"depthwise 3x3 stride 2, batch 2", {2, 24, 10, 9}, 24, {3, 3}, 24, {2, 2}, {1, 1, 1, 1}},
       {"depthwise 5x5 dilated", {1, 17, 12, 12}, 17, {5, 5}, 17, {1, 1}, {4, 4, 4, 4}, {2, 2}},
+      {"depthwise 17x17 (289 taps: int32 sums)",
+       {1, 20, 18, 18},
+       20,
+       {17, 17},
+       20,
+       {1, 1},
+       {8, 8, 8, 8}},
       {"depthwise multiplier 2 (grouped GEMM)", {1, 8, 7, 7}, 16, {3, 3}, 8, {1, 1}, {1, 1, 1, 1}},
   };
   return cases;
