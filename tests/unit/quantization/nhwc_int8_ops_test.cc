@@ -2,6 +2,7 @@
 // on random data (bit-exact: the same integer arithmetic and the same requantization):
 //   com.microsoft QLinearConv channels_last=1 on NHWC X  ==  NHWC of ONNX QLinearConv on NCHW X
 //     (pointwise, strided, padded, dilated, grouped, depthwise and 7x7 first-layer convolutions,
+//     1-D and 3-D ones,
 //     ragged channel counts, int8 and uint8 x and y, per-channel w scales and zero points, with
 //     and without B, W prepacked and fed);
 //   com.microsoft NhwcMaxPool on NHWC X  ==  NHWC of ONNX MaxPool on NCHW X
@@ -95,12 +96,14 @@ void ExpectConvChannelsLastMatches(const ConvCase& c, E x_type, E w_type, E y_ty
   const int64_t m = c.filters;
   const int64_t channels = c.x_dims[1];
   const Tensor x = RandomBytes(x_type, c.x_dims, engine);
-  const Tensor w = RandomBytes(w_type, {m, channels / c.group, c.kernel[0], c.kernel[1]}, engine);
+  std::vector<int64_t> w_dims = {m, channels / c.group};
+  w_dims.insert(w_dims.end(), c.kernel.begin(), c.kernel.end());
+  const Tensor w = RandomBytes(w_type, w_dims, engine);
   std::uniform_real_distribution<float> unit(0.5f, 1.5f);
   std::uniform_int_distribution<int> zero_byte(0, 255);
   // Scales that keep the requantized values spread over the output range (sums of up to a few
   // thousand products of magnitude ~1e4).
-  const float depth = static_cast<float>(channels / c.group * c.kernel[0] * c.kernel[1]);
+  const float depth = static_cast<float>(channels / c.group * Count(c.kernel));
   const float x_scale = 0.05f * unit(engine);
   const float y_scale = 0.05f * 0.002f * 150.0f * std::sqrt(depth) * unit(engine);
   std::vector<float> w_scales(per_channel ? static_cast<size_t>(m) : 1);
@@ -176,6 +179,9 @@ const std::vector<ConvCase>& ConvCases() {
        20,
        {1, 1},
        {8, 8, 8, 8}},
+      {"1-D, padded", {2, 12, 15}, 20, {3}, 1, {1}, {1, 1}, {1}},
+      {"1-D depthwise (grouped GEMM)", {1, 10, 13}, 10, {5}, 10, {2}, {2, 2}, {1}},
+      {"3-D", {1, 6, 5, 6, 7}, 10, {3, 2, 3}, 2, {1, 2, 1}, {1, 0, 1, 1, 1, 1}, {1, 1, 2}},
       {"depthwise multiplier 2 (grouped GEMM)", {1, 8, 7, 7}, 16, {3, 3}, 8, {1, 1}, {1, 1, 1, 1}},
   };
   return cases;
