@@ -621,7 +621,16 @@ class QLinearConv final : public Int8ConvBase {
                     ": channels-last QLinearConv input X must have rank >= 3 (N, spatial..., C), "
                     "got ",
                     x_shape.ToString());
-      std::vector<int64_t> dims = {x_shape[0], x_shape[x_shape.Rank() - 1]};
+      // Checked here too so that the message shows X as given (the plan sees it permuted).
+      const TensorShape& w_shape = weight_.Shape(context);
+      const int64_t channels = x_shape[x_shape.Rank() - 1];
+      PRISM_ENFORCE(w_shape.Rank() == x_shape.Rank() && channels % group_ == 0 &&
+                        w_shape[1] == channels / group_,
+                    kInvalidArgument, GetNode().Describe(), ": channels-last X ",
+                    x_shape.ToString(), " has ", channels, " channels (its last axis), which W ",
+                    w_shape.ToString(), " with group ", group_,
+                    " does not take (W.shape[1] * group must equal them, ranks equal)");
+      std::vector<int64_t> dims = {x_shape[0], channels};
       dims.insert(dims.end(), x_shape.Dims().begin() + 1, x_shape.Dims().end() - 1);
       x_shape = TensorShape(dims);
     }

@@ -2,9 +2,8 @@
 // on random data (bit-exact: the same integer arithmetic and the same requantization):
 //   com.microsoft QLinearConv channels_last=1 on NHWC X  ==  NHWC of ONNX QLinearConv on NCHW X
 //     (pointwise, strided, padded, dilated, grouped, depthwise and 7x7 first-layer convolutions,
-//     1-D and 3-D ones,
-//     ragged channel counts, int8 and uint8 x and y, per-channel w scales and zero points, with
-//     and without B, W prepacked and fed);
+//     1-D and 3-D ones, ragged channel counts, int8 and uint8 x and y, per-channel w scales and
+//     zero points, with and without B, W prepacked and fed);
 //   com.microsoft NhwcMaxPool on NHWC X  ==  NHWC of ONNX MaxPool on NCHW X
 //     (uint8 and int8, strides, pads, dilations, ceil_mode, auto_pad; 2-D and 3-D).
 #include <gtest/gtest.h>
@@ -247,6 +246,19 @@ TEST(QLinearConvChannelsLast, ShapeErrorsNameTheNode) {
   test.OutputTensor("y", Tensor(E::kUint8, TensorShape({}), GetCpuAllocator()));
   test.Attr("channels_last", int64_t{1});
   test.ExpectFailure("channels-last QLinearConv input X must have rank >= 3");
+
+  OpTester channels("QLinearConv", 1, "com.microsoft");
+  channels.Input<uint8_t>("x", {1, 2, 2, 3}, std::vector<uint8_t>(12, 1));  // 3 channels
+  channels.Input<float>("x_scale", {}, {1.0f});
+  channels.Input<uint8_t>("x_zero_point", {}, {0});
+  channels.Input<int8_t>("w", {1, 4, 1, 1}, {1, 1, 1, 1});  // wants 4
+  channels.Input<float>("w_scale", {}, {1.0f});
+  channels.Input<int8_t>("w_zero_point", {}, {0});
+  channels.Input<float>("y_scale", {}, {1.0f});
+  channels.Input<uint8_t>("y_zero_point", {}, {0});
+  channels.OutputTensor("y", Tensor(E::kUint8, TensorShape({}), GetCpuAllocator()));
+  channels.Attr("channels_last", int64_t{1});
+  channels.ExpectFailure("channels-last X [1,2,2,3] has 3 channels (its last axis)");
 }
 
 struct PoolCase {
