@@ -440,8 +440,7 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
 // that pixel's channels times the offset's zero-point-shifted weights (the level's
-// depthwise_nhwc_s32); each output row is then requantized (or stored as int32) straight into
-// Y.
+// depthwise_nhwc_s32); each output row is then requantized straight into Y.
 void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& args,
                               ThreadPool* pool) {
   const int64_t channels = g.out_channels;
@@ -501,10 +500,6 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
           }
           depthwise(rows.data(), columns.data(), kernel_h, kernel_w, out_w, taps.data(), channels,
                     args.x_zero, args.x_signed, sums.data());
-          if (args.y_int32 != nullptr) {
-            std::copy(sums.begin(), sums.end(), args.y_int32 + image_row * row_size);
-            continue;
-          }
           RequantizeRow(sums.data(), row_bias.empty() ? nullptr : row_bias.data(),
                         row_multipliers.data(), /*broadcast=*/false, row_size,
                         static_cast<int32_t>(args.y_zero), args.y_signed,
@@ -516,7 +511,8 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
 // Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
 // n's channels-last sums (m_total per position) stored to the NCHW output: as int32 for
 // ConvInteger, requantized for QLinearConv, 16 positions at a time through a small
-// channels-last byte block that is then transposed.
+// channels-last byte block that is then transposed; or, for a channels-last Y, requantized
+// straight into Y's rows.
 void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out_size,
                const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels) {
   if (args.channels_last) {  // Y's rows are the sums' rows: no transpose
@@ -524,10 +520,6 @@ void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out
     for (int64_t r = row; r < row + rows; ++r) {
       const int32_t* sum = sums + r * m_total + channel;
       const int64_t at = (first + r) * m_total + channel;
-      if (args.y_int32 != nullptr) {
-        std::copy(sum, sum + channels, args.y_int32 + at);
-        continue;
-      }
       RequantizeRow(sum, args.bias != nullptr ? args.bias + channel : nullptr,
                     args.multipliers + channel, /*broadcast=*/false, channels,
                     static_cast<int32_t>(args.y_zero), args.y_signed,
@@ -572,6 +564,10 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
   const bool pointwise = IsPointwise(g);
   const auto pad = static_cast<uint8_t>(args.x_zero);
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  // Only QLinearConv has a channels-last form (com.microsoft); ConvInteger's int32 output is
+  // always NCHW.
+  PRISM_ENFORCE(!args.channels_last || args.y_8bit != nullptr, kInvalidArgument,
+                "RunInt8Conv: channels-last operands need the 8-bit (QLinearConv) output");
   if (IsDepthwise2d(g, *args.w))
     return args.channels_last ? RunDepthwiseChannelsLast(g, args, pool)
                               : RunDepthwise(g, args, pool);

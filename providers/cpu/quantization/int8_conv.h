@@ -97,8 +97,9 @@ struct Int8ConvArgs {
   const int32_t* bias = nullptr;  // M values or nullptr
   const double* multipliers = nullptr;
   double y_zero = 0.0;
-  // X is [N, spatial..., C] and Y [N, spatial..., M] (com.microsoft QLinearConv channels_last):
-  // X is read in place as the channels-last image and each tile lands in Y's rows as it is.
+  // X is [N, spatial..., C] and Y [N, spatial..., M] (com.microsoft QLinearConv channels_last;
+  // the 8-bit output only): X is read in place as the channels-last image and each requantized
+  // tile lands in Y's rows as it is.
   bool channels_last = false;
 };
 
