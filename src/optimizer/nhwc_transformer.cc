@@ -14,8 +14,8 @@
 //     Transpose(0, 3, 1, 2) per value, which writes the original value (a graph output keeps its
 //     name).
 // Only rank-4 values: a node is converted only when its input's rank is known to be 4 (or the
-// input is already channels-last). The float NchwcTransformer
-// touches float values only, so the two never claim the same node.
+// input is already channels-last). The float NchwcTransformer touches float values only, so the
+// two never claim the same node.
 #include <map>
 #include <set>
 #include <string>
