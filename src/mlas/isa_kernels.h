@@ -158,6 +158,16 @@ struct IsaKernels {
                           float bias, float* y, float* scratch);
   void (*depthwise2d_f64)(const DepthwiseGeometry& geometry, const double* x, const double* w,
                           double bias, double* y);
+  // One output row of a channels-last 8-bit depthwise convolution: for each output column ow,
+  // sums[ow * channels + c] = the sum over the kernel offsets (kh, kw) whose input row rows[kh]
+  // is not null and whose column offset columns[ow * kernel_w + kw] (iw * channels) is not
+  // negative (the others are padding, which adds nothing) of
+  // (x[c] - x_zero) * weights[(kh * kernel_w + kw) * channels + c], x the `channels` uint8 (or
+  // int8 with x_signed) values at rows[kh] + that offset, the weights already
+  // zero-point-shifted (integers of magnitude <= 255, as floats). Exact (32-bit wrapping).
+  void (*depthwise_nhwc_s32)(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                             int64_t kernel_w, int64_t out_w, const float* weights,
+                             int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.
   void (*normalize_f32)(float* dst, const float* src, int64_t count, double mean, double multiplier,

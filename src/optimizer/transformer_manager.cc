@@ -113,7 +113,12 @@ std::unique_ptr<TransformerManager> MakeDefaultTransformers(
     manager->Register(MakeMatMulScaleFusion());
   }
   // After the extended fusions (FusedConv with its Sum and activation) have run to a fixpoint.
-  if (optimization_level >= 3) manager->Register(MakeNchwcTransformer());
+  // The NhwcTransformer (8-bit values) after the QDQ fusions made QLinearConv and the ops around
+  // it; it and the NchwcTransformer (float values) never claim the same node.
+  if (optimization_level >= 3) {
+    manager->Register(MakeNchwcTransformer());
+    manager->Register(MakeNhwcTransformer());
+  }
   std::set<std::string> known;
   for (TransformerLevel level :
        {TransformerLevel::kBasic, TransformerLevel::kExtended, TransformerLevel::kLayout})

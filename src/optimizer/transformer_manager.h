@@ -63,5 +63,6 @@ std::unique_ptr<GraphTransformer> MakeFastGeluFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulTransposeFusion();
 std::unique_ptr<GraphTransformer> MakeMatMulScaleFusion();
 std::unique_ptr<GraphTransformer> MakeNchwcTransformer();
+std::unique_ptr<GraphTransformer> MakeNhwcTransformer();
 
 }  // namespace prism

@@ -213,7 +213,8 @@ std::vector<Value> OpTester::RunAndGet() {
   const std::string bytes = Serialize();
   SessionOptions options;
   options.intra_op_num_threads = intra_op_threads_;
-  InferenceSession session(options, providers_);
+  options.disabled_optimizers = disabled_optimizers_;
+  InferenceSession session(std::move(options), providers_);
   session.Load(bytes.data(), bytes.size());
   std::vector<std::string> names;
   std::vector<Value> feeds;

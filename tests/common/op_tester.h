@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "session/inference_session.h"
@@ -89,6 +90,12 @@ class OpTester {
   // The session's intra-op threads (0, the default: the machine's cores). Kernels that split
   // large work over the pool are tested with 2 or more, so the split runs on any machine.
   OpTester& IntraOpThreads(int threads);
+  // Graph transformers the session must not run (SessionOptions::disabled_optimizers), e.g. a
+  // layout pass that would rewrite the op under test (RunAndGet).
+  OpTester& DisableOptimizers(std::vector<std::string> names) {
+    disabled_optimizers_ = std::move(names);
+    return *this;
+  }
 
   // Runs and checks every output (gtest failures on mismatch).
   void Run();
@@ -116,6 +123,7 @@ class OpTester {
   std::string tolerance_reason_;  // empty: the default tolerance
   std::vector<ProviderSpec> providers_;
   int intra_op_threads_ = 0;
+  std::vector<std::string> disabled_optimizers_;
 };
 
 // Folder of the shared test data (../shared beside the repository, or $PRISM_SHARED_DIR).

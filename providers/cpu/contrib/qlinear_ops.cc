@@ -399,15 +399,23 @@ class QLinearGlobalAveragePool final : public OpKernel {
       const T* in = x.Data<T>();
       T* out = y.MutableData<T>();
       const float multiplier = x_scale / (y_scale * static_cast<float>(size));
+      std::vector<int64_t> sums(static_cast<size_t>(channels));
       for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t c = 0; c < channels; ++c) {
-          int64_t sum = 0;
+        std::fill(sums.begin(), sums.end(), 0);
+        if (channels_last_) {  // pixel by pixel, a row of channels at a time (contiguous)
           for (int64_t s = 0; s < size; ++s) {
-            const int64_t i =
-                channels_last_ ? (n * size + s) * channels + c : (n * channels + c) * size + s;
-            sum += in[i];
+            const T* pixel = in + (n * size + s) * channels;
+            for (int64_t c = 0; c < channels; ++c) sums[static_cast<size_t>(c)] += pixel[c];
           }
-          const int64_t shifted = sum - static_cast<int64_t>(x_zero) * size;
+        } else {
+          for (int64_t c = 0; c < channels; ++c) {
+            const T* plane = in + (n * channels + c) * size;
+            for (int64_t s = 0; s < size; ++s) sums[static_cast<size_t>(c)] += plane[s];
+          }
+        }
+        for (int64_t c = 0; c < channels; ++c) {
+          const int64_t shifted =
+              sums[static_cast<size_t>(c)] - static_cast<int64_t>(x_zero) * size;
           out[n * channels + c] = Requantize<T>(static_cast<float>(shifted) * multiplier, y_zero);
         }
       }

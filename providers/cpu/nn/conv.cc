@@ -332,8 +332,12 @@ class ConvBase : public OpKernel {
   }
   // The same from W's shape (an int8 W may have been prepacked).
   ConvPlan Plan(const Tensor& x, const TensorShape& w_shape, const Tensor* b) const {
+    return PlanFromShape(x.Shape(), w_shape, b);
+  }
+  // The same from X's shape in NCHW order (a channels-last X permuted to it).
+  ConvPlan PlanFromShape(const TensorShape& x_shape, const TensorShape& w_shape,
+                         const Tensor* b) const {
     const std::string node = GetNode().Describe();
-    const TensorShape& x_shape = x.Shape();
     PRISM_ENFORCE(x_shape.Rank() >= 3, kInvalidArgument, node,
                   ": Conv input X must have rank >= 3 (N, C, spatial...), got ",
                   x_shape.ToString());
@@ -598,18 +602,49 @@ class ConvInteger final : public Int8ConvBase {
 
 // QLinearConv (opset 10): ConvInteger's int32 convolution of the zero-point-shifted x and w
 // plus the int32 bias B, requantized per output channel (quantization/qlinear_conv.h), on the
-// int8 GEMM (int8_conv.h).
+// int8 GEMM (int8_conv.h). Also onnxruntime's com.microsoft QLinearConv, the same op with the
+// attribute channels_last: 1 takes X as [N, spatial..., C] and writes Y as [N, spatial..., M]
+// (what the NhwcTransformer produces), which the int8 convolution reads and writes directly.
 class QLinearConv final : public Int8ConvBase {
  public:
-  explicit QLinearConv(const OpKernelInfo& info) : Int8ConvBase(info, 3) {}
+  explicit QLinearConv(const OpKernelInfo& info)
+      : Int8ConvBase(info, 3),
+        channels_last_(GetNode().Domain() == "com.microsoft" &&
+                       info.IntOr("channels_last", 0) != 0) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
     const Tensor* bias = context.Input(8);
-    ConvPlan plan = Plan(x, weight_.Shape(context), bias);
+    TensorShape x_shape = x.Shape();
+    if (channels_last_) {
+      PRISM_ENFORCE(x_shape.Rank() >= 3, kInvalidArgument, GetNode().Describe(),
+                    ": channels-last QLinearConv input X must have rank >= 3 (N, spatial..., C), "
+                    "got ",
+                    x_shape.ToString());
+      // Checked here too so that the message shows X as given (the plan sees it permuted).
+      const TensorShape& w_shape = weight_.Shape(context);
+      const int64_t channels = x_shape[x_shape.Rank() - 1];
+      PRISM_ENFORCE(w_shape.Rank() == x_shape.Rank() && channels % group_ == 0 &&
+                        w_shape[1] == channels / group_,
+                    kInvalidArgument, GetNode().Describe(), ": channels-last X ",
+                    x_shape.ToString(), " has ", channels, " channels (its last axis), which W ",
+                    w_shape.ToString(), " with group ", group_,
+                    " does not take (W.shape[1] * group must equal them, ranks equal)");
+      std::vector<int64_t> dims = {x_shape[0], channels};
+      dims.insert(dims.end(), x_shape.Dims().begin() + 1, x_shape.Dims().end() - 1);
+      x_shape = TensorShape(dims);
+    }
+    ConvPlan plan = PlanFromShape(x_shape, weight_.Shape(context), bias);
     const quantization::QLinearConvQuantization quantization(GetNode(), context, plan.out_channels,
                                                              weight_.Type(context));
-    Tensor& y = context.Output(0, plan.output_shape, quantization.OutputType());
+    TensorShape y_shape = plan.output_shape;
+    if (channels_last_) {
+      std::vector<int64_t> dims = {plan.batch};
+      dims.insert(dims.end(), plan.out_spatial.begin(), plan.out_spatial.end());
+      dims.push_back(plan.out_channels);
+      y_shape = TensorShape(dims);
+    }
+    Tensor& y = context.Output(0, y_shape, quantization.OutputType());
     if (y.NumElements() == 0) return;
     std::shared_ptr<const quantization::PackedConvWeights> holder;
     quantization::Int8ConvArgs args;
@@ -623,9 +658,13 @@ class QLinearConv final : public Int8ConvBase {
     args.bias = bias != nullptr ? bias->Data<int32_t>() : nullptr;
     args.multipliers = quantization.Multipliers();
     args.y_zero = quantization.YZeroPoint();
+    args.channels_last = channels_last_;
     quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
                               context.TempAllocator());
   }
+
+ private:
+  bool channels_last_;
 };
 
 // FusedConv (com.microsoft, float): Conv, then + Z and an activation (contrib/fused_conv.cc).
@@ -685,6 +724,15 @@ void RegisterConvKernels(KernelRegistry& registry) {
                     MakeKernelFactory<ConvInteger>());
   registry.Register(KernelDefBuilder("QLinearConv")
                         .Versions(10)
+                        .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
+                        .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
+                        .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})
+                        .Constraint("T4", {ET::kInt32}, {8})
+                        .Build(),
+                    MakeKernelFactory<QLinearConv>());
+  registry.Register(KernelDefBuilder("QLinearConv")
+                        .Domain("com.microsoft")
+                        .Versions(1)
                         .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
                         .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
                         .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})

@@ -437,12 +437,96 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
       });
 }
 
+// A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
+// for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
+// that pixel's channels times the offset's zero-point-shifted weights (the level's
+// depthwise_nhwc_s32); each output row is then requantized straight into Y.
+void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& args,
+                              ThreadPool* pool) {
+  const int64_t channels = g.out_channels;
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
+  const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
+  const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
+  const int64_t kernel_size = kernel_h * kernel_w;
+  const std::vector<uint8_t>& weights = args.w->Depthwise();  // [C, kernel_h, kernel_w]
+  const bool w_signed = args.w->Type() == ElementType::kInt8;
+  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
+  // one row of weights per offset.
+  std::vector<float> taps(static_cast<size_t>(kernel_size * channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const int32_t w_zero =
+        args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      const uint8_t byte = weights[static_cast<size_t>(c * kernel_size + k)];
+      const int32_t value =
+          w_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
+      taps[static_cast<size_t>(k * channels + c)] = static_cast<float>(value - w_zero);
+    }
+  }
+  // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call with
+  // the per-channel multipliers and biases repeated for each pixel.
+  const int64_t row_size = out_w * channels;
+  std::vector<double> row_multipliers;
+  std::vector<int32_t> row_bias;
+  if (args.y_8bit != nullptr) {
+    row_multipliers.resize(static_cast<size_t>(row_size));
+    if (args.bias != nullptr) row_bias.resize(static_cast<size_t>(row_size));
+    for (int64_t i = 0; i < row_size; ++i) {
+      row_multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
+      if (args.bias != nullptr) row_bias[static_cast<size_t>(i)] = args.bias[i % channels];
+    }
+  }
+  // columns[ow * kernel_w + kw]: the offset of the input pixel of output column ow and kernel
+  // column kw within its input row, -1 where it falls into the padding.
+  std::vector<int64_t> columns(static_cast<size_t>(out_w * kernel_w));
+  for (int64_t ow = 0; ow < out_w; ++ow)
+    for (int64_t kw = 0; kw < kernel_w; ++kw) {
+      const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
+      columns[static_cast<size_t>(ow * kernel_w + kw)] = iw >= 0 && iw < in_w ? iw * channels : -1;
+    }
+  const auto* x = static_cast<const uint8_t*>(args.x);
+  const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
+  ThreadPool::TryParallelFor(
+      pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int32_t> sums(static_cast<size_t>(row_size));
+        std::vector<const void*> rows(static_cast<size_t>(kernel_h));
+        for (int64_t image_row = begin; image_row < end; ++image_row) {
+          const int64_t n = image_row / out_h, oh = image_row % out_h;
+          for (int64_t kh = 0; kh < kernel_h; ++kh) {
+            const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
+            rows[static_cast<size_t>(kh)] =
+                ih >= 0 && ih < in_h ? x + (n * in_h + ih) * in_w * channels : nullptr;
+          }
+          depthwise(rows.data(), columns.data(), kernel_h, kernel_w, out_w, taps.data(), channels,
+                    args.x_zero, args.x_signed, sums.data());
+          RequantizeRow(sums.data(), row_bias.empty() ? nullptr : row_bias.data(),
+                        row_multipliers.data(), /*broadcast=*/false, row_size,
+                        static_cast<int32_t>(args.y_zero), args.y_signed,
+                        static_cast<uint8_t*>(args.y_8bit) + image_row * row_size);
+        }
+      });
+}
+
 // Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
 // n's channels-last sums (m_total per position) stored to the NCHW output: as int32 for
 // ConvInteger, requantized for QLinearConv, 16 positions at a time through a small
-// channels-last byte block that is then transposed.
+// channels-last byte block that is then transposed; or, for a channels-last Y, requantized
+// straight into Y's rows.
 void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out_size,
                const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels) {
+  if (args.channels_last) {  // Y's rows are the sums' rows: no transpose
+    const int64_t first = n * out_size;
+    for (int64_t r = row; r < row + rows; ++r) {
+      const int32_t* sum = sums + r * m_total + channel;
+      const int64_t at = (first + r) * m_total + channel;
+      RequantizeRow(sum, args.bias != nullptr ? args.bias + channel : nullptr,
+                    args.multipliers + channel, /*broadcast=*/false, channels,
+                    static_cast<int32_t>(args.y_zero), args.y_signed,
+                    static_cast<uint8_t*>(args.y_8bit) + at);
+    }
+    return;
+  }
   if (args.y_int32 != nullptr) {
     int32_t* y = args.y_int32 + (n * m_total + channel) * out_size;
     for (int64_t r = row; r < row + rows; ++r)
@@ -480,17 +564,27 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
   const bool pointwise = IsPointwise(g);
   const auto pad = static_cast<uint8_t>(args.x_zero);
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
-  if (IsDepthwise2d(g, *args.w)) return RunDepthwise(g, args, pool);
+  // Only QLinearConv has a channels-last form (com.microsoft); ConvInteger's int32 output is
+  // always NCHW.
+  PRISM_ENFORCE(!args.channels_last || args.y_8bit != nullptr, kInvalidArgument,
+                "RunInt8Conv: channels-last operands need the 8-bit (QLinearConv) output");
+  if (IsDepthwise2d(g, *args.w))
+    return args.channels_last ? RunDepthwiseChannelsLast(g, args, pool)
+                              : RunDepthwise(g, args, pool);
 
-  ScratchBuffer<uint8_t> channels_last(scratch, static_cast<size_t>(in_size * g.in_channels));
+  ScratchBuffer<uint8_t> channels_last(
+      scratch, args.channels_last ? 0 : static_cast<size_t>(in_size * g.in_channels));
   ScratchBuffer<uint8_t> lowered(scratch, pointwise ? 0 : static_cast<size_t>(out_size * depth));
   ScratchBuffer<int32_t> sums(scratch, static_cast<size_t>(out_size * g.out_channels));
   const auto* x = static_cast<const uint8_t*>(args.x);
   for (int64_t n = 0; n < g.batch; ++n) {
-    ToChannelsLast(x + n * g.in_channels * in_size, g.in_channels, in_size, channels_last.data(),
-                   pool);
+    const uint8_t* image = x + n * g.in_channels * in_size;
+    if (!args.channels_last) {
+      ToChannelsLast(image, g.in_channels, in_size, channels_last.data(), pool);
+      image = channels_last.data();
+    }
     for (int64_t group = 0; group < g.group; ++group) {
-      const uint8_t* group_x = channels_last.data() + group * in_per_group;
+      const uint8_t* group_x = image + group * in_per_group;
       const uint8_t* a = group_x;
       int64_t lda = g.in_channels;
       if (!pointwise) {
@@ -512,7 +606,7 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       if (args.w_zero_per_channel != nullptr)
         zero_points.b_per_column = args.w_zero_per_channel + group * out_per_group;
       const int64_t first_channel = group * out_per_group;
-      // Each finished tile of sums goes to the NCHW output while it is still in cache (requantized
+      // Each finished tile of sums goes to the output while it is still in cache (requantized
       // for QLinearConv), instead of in a pass over all the sums after the product.
       const auto store_tile = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
         StoreTile(args, n, g.out_channels, out_size, sums.data(), row, rows, first_channel + col,

@@ -9,6 +9,9 @@
 // ConvInteger. A 2-D depthwise convolution (one
 // input and one output channel per group) runs directly instead, a row of int32 sums per output
 // row, the taps of each kernel offset over the output columns whose input lies inside.
+// Channels-last operands (Int8ConvArgs::channels_last) skip both transposes: the image is
+// already the GEMM's channels-last source and the tiles are already Y's layout; a depthwise one
+// sums each output pixel's channels at once, tap by tap.
 //
 // Every type pair (uint8/int8 x, uint8/int8 w) and every zero point runs here: the GEMM computes
 // each pair as u8 x s8 with the zero points folded in exactly (qgemm.h), in 32-bit wrapping
@@ -94,6 +97,10 @@ struct Int8ConvArgs {
   const int32_t* bias = nullptr;  // M values or nullptr
   const double* multipliers = nullptr;
   double y_zero = 0.0;
+  // X is [N, spatial..., C] and Y [N, spatial..., M] (com.microsoft QLinearConv channels_last;
+  // the 8-bit output only): X is read in place as the channels-last image and each requantized
+  // tile lands in Y's rows as it is.
+  bool channels_last = false;
 };
 
 void RunInt8Conv(const Int8ConvGeometry& geometry, const Int8ConvArgs& args, ThreadPool* pool,

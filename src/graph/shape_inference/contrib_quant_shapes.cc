@@ -1,6 +1,7 @@
 // Types and shapes of the com.microsoft quantized ops and FusedConv with CPU kernels in
 // providers/cpu/contrib (quantize_contrib.cc, qlinear_ops.cc, dynamic_quantize_matmul.cc,
-// qgemm.cc, matmul_nbits.cc, fused_conv.cc).
+// qgemm.cc, matmul_nbits.cc, fused_conv.cc, nhwc_max_pool.cc) and com.microsoft QLinearConv
+// (nn/conv.cc).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -218,9 +219,60 @@ void FusedConv(InferenceContext& context) {
   context.SetOutput(0, elem, out);
 }
 
+// The spatial dims of a channels-last shape [N, spatial..., C].
+std::vector<Dim> SpatialOfChannelsLast(const SymbolicShape& shape) {
+  return std::vector<Dim>(shape.dims.begin() + 1, shape.dims.end() - 1);
+}
+
+// QLinearConv (com.microsoft): ONNX QLinearConv's shape, [N, spatial..., M] with channels_last;
+// Y's type is y_zero_point's.
+void QLinearConvContrib(InferenceContext& context) {
+  const std::optional<SymbolicShape> x = ShapeOf(context, 0), w = ShapeOf(context, 3);
+  const ElementType elem = context.HasInput(7) ? context.InputElem(7) : context.InputElem(0);
+  const bool channels_last = context.IntAttr("channels_last", 0) != 0;
+  if (!x || !w) return context.SetOutput(0, elem, std::nullopt);
+  if (x->dims.size() < 3 || w->dims.size() != x->dims.size())
+    context.Fail("x " + x->ToString() + " and w " + w->ToString() +
+                 " must have one rank of 3 or more");
+  std::vector<int64_t> kernel;
+  if (auto attribute = context.IntsAttr("kernel_shape")) {
+    kernel = *attribute;
+  } else {
+    for (size_t d = 2; d < w->dims.size(); ++d) {
+      if (!w->dims[d].IsKnown()) return context.SetOutput(0, elem, std::nullopt);
+      kernel.push_back(w->dims[d].value);
+    }
+  }
+  const std::vector<Dim> spatial = channels_last
+                                       ? SpatialOfChannelsLast(*x)
+                                       : std::vector<Dim>(x->dims.begin() + 2, x->dims.end());
+  SymbolicShape out{{x->dims[0]}};
+  if (!channels_last) out.dims.push_back(w->dims[0]);
+  for (const Dim& dim : SlidingOutput(context, spatial, kernel, false)) out.dims.push_back(dim);
+  if (channels_last) out.dims.push_back(w->dims[0]);
+  context.SetOutput(0, elem, out);
+}
+
+// NhwcMaxPool: MaxPool's shape on [N, spatial..., C].
+void NhwcMaxPool(InferenceContext& context) {
+  const std::optional<SymbolicShape> x = ShapeOf(context, 0);
+  if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
+  if (x->dims.size() < 3) context.Fail("X " + x->ToString() + " needs rank 3 or more");
+  const auto kernel = context.IntsAttr("kernel_shape");
+  if (!kernel) context.Fail("attribute kernel_shape is required");
+  SymbolicShape out{{x->dims[0]}};
+  for (const Dim& dim : SlidingOutput(context, SpatialOfChannelsLast(*x), *kernel,
+                                      context.IntAttr("ceil_mode", 0) != 0))
+    out.dims.push_back(dim);
+  out.dims.push_back(x->dims.back());
+  context.SetOutput(0, context.InputElem(0), out);
+}
+
 }  // namespace
 
 void RegisterContribQuantShapes() {
+  RegisterShapeInference(kMs, "QLinearConv", QLinearConvContrib);
+  RegisterShapeInference(kMs, "NhwcMaxPool", NhwcMaxPool);
   RegisterShapeInference(kMs, "QuantizeLinear", QuantizeLinear);
   RegisterShapeInference(kMs, "DequantizeLinear", DequantizeLinear);
   RegisterShapeInference(kMs, "QLinearAdd", QLinearBinary);

@@ -1540,6 +1540,203 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
 
 #endif
 
+// isa_kernels.h's depthwise_nhwc_s32, one output pixel at a time: the pixel's taps inside the
+// image first (input and weight pointers), then on AVX-512 and AVX2 the channels four, two and
+// then one vector at a time, each held in a register over the taps (independent chains of
+// multiply-adds), then (and on the baseline level) the rest one channel at a time. Two
+// neighbouring pixels whose taps all lie inside run together (their chains share the weight
+// loads: narrow layers have few channels to spread chains over). Each shifted value x - x_zero
+// and weight is an integer of magnitude <= 255, so each product is an integer below 2^16: up to
+// 256 taps every partial sum stays below 2^24 and the vectors sum in float (fused multiply-adds:
+// exact), beyond that in int32.
+template <typename X>
+void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                      int64_t kernel_w, int64_t out_w, const float* weights, int64_t channels,
+                      int32_t x_zero, int32_t* sums) {
+  const int64_t kernel_size = kernel_h * kernel_w;
+  [[maybe_unused]] const bool in_float = kernel_size <= 256;
+  // Taps of pixels a and b: input pointers (weights: tap_w, the same for two whole windows).
+  std::vector<const X*> a_x(static_cast<size_t>(kernel_size)), b_x(a_x.size());
+  std::vector<const float*> tap_w(a_x.size()), b_w(a_x.size());
+  const auto list_taps = [&](int64_t ow, const X** xs, const float** ws) {
+    const int64_t* pixel_columns = columns + ow * kernel_w;
+    size_t taps = 0;
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      if (rows[kh] == nullptr) continue;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        if (pixel_columns[kw] < 0) continue;
+        xs[taps] = static_cast<const X*>(rows[kh]) + pixel_columns[kw];
+        ws[taps] = weights + (kh * kernel_w + kw) * channels;
+        ++taps;
+      }
+    }
+    return taps;
+  };
+  // The rest of a pixel's channels from c0 on, one at a time.
+  const auto scalar = [&](int64_t c0, const X* const* xs, const float* const* ws, size_t taps,
+                          int32_t* out) {
+    for (int64_t c = c0; c < channels; ++c) {
+      uint32_t acc = 0;
+      for (size_t t = 0; t < taps; ++t)
+        acc += static_cast<uint32_t>((static_cast<int32_t>(xs[t][c]) - x_zero) *
+                                     static_cast<int32_t>(ws[t][c]));
+      out[c] = static_cast<int32_t>(acc);
+    }
+  };
+#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__)
+  using FloatVector = __m512;
+  using IntVector = __m512i;
+  constexpr int64_t kLanes = 16;
+  const auto widen = [](const X* x) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+    return std::is_signed_v<X> ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+  };
+  const auto load_float = [](const float* w) { return _mm512_loadu_ps(w); };
+  const auto to_float = [](IntVector v) { return _mm512_cvtepi32_ps(v); };
+  const auto fma = [](FloatVector a, FloatVector b, FloatVector c) {
+    return _mm512_fmadd_ps(a, b, c);
+  };
+  const auto sub_float = [](FloatVector a, FloatVector b) { return _mm512_sub_ps(a, b); };
+  const auto store_rounded = [](int32_t* out, FloatVector v) {
+    _mm512_storeu_si512(out, _mm512_cvtps_epi32(v));
+  };
+  const FloatVector float_zeros = _mm512_set1_ps(static_cast<float>(x_zero));
+  const FloatVector float_none = _mm512_setzero_ps();
+  const IntVector zeros = _mm512_set1_epi32(x_zero);
+  const auto int_tap = [&](IntVector acc, const X* x, const float* w) {
+    const IntVector weight = _mm512_cvtps_epi32(_mm512_loadu_ps(w));
+    return _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(widen(x), zeros), weight));
+  };
+  const auto store_int = [](int32_t* out, IntVector v) { _mm512_storeu_si512(out, v); };
+  const IntVector int_none = _mm512_setzero_si512();
+#else
+  using FloatVector = __m256;
+  using IntVector = __m256i;
+  constexpr int64_t kLanes = 8;
+  const auto widen = [](const X* x) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+    return std::is_signed_v<X> ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+  };
+  const auto load_float = [](const float* w) { return _mm256_loadu_ps(w); };
+  const auto to_float = [](IntVector v) { return _mm256_cvtepi32_ps(v); };
+  const auto fma = [](FloatVector a, FloatVector b, FloatVector c) {
+    return _mm256_fmadd_ps(a, b, c);
+  };
+  const auto sub_float = [](FloatVector a, FloatVector b) { return _mm256_sub_ps(a, b); };
+  const auto store_rounded = [](int32_t* out, FloatVector v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvtps_epi32(v));
+  };
+  const FloatVector float_zeros = _mm256_set1_ps(static_cast<float>(x_zero));
+  const FloatVector float_none = _mm256_setzero_ps();
+  const IntVector zeros = _mm256_set1_epi32(x_zero);
+  const auto int_tap = [&](IntVector acc, const X* x, const float* w) {
+    const IntVector weight = _mm256_cvtps_epi32(_mm256_loadu_ps(w));
+    return _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_sub_epi32(widen(x), zeros), weight));
+  };
+  const auto store_int = [](int32_t* out, IntVector v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+  };
+  const IntVector int_none = _mm256_setzero_si256();
+#endif
+  const auto shifted = [&](const X* x) { return sub_float(to_float(widen(x)), float_zeros); };
+#endif
+  for (int64_t ow = 0; ow < out_w;) {
+    int32_t* pixel_sums = sums + ow * channels;
+    const size_t taps = list_taps(ow, a_x.data(), tap_w.data());
+    int64_t c0 = 0;
+#if defined(__AVX512F__) || defined(__AVX2__)
+    if (in_float && taps == static_cast<size_t>(kernel_size) && ow + 1 < out_w &&
+        list_taps(ow + 1, b_x.data(), b_w.data()) == taps) {
+      // Pixels ow and ow + 1, whole windows: the same weights, four chains two vectors wide.
+      int32_t* next_sums = pixel_sums + channels;
+      for (; c0 + 2 * kLanes <= channels; c0 += 2 * kLanes) {
+        FloatVector a0 = float_none, a1 = float_none, b0 = float_none, b1 = float_none;
+        for (size_t t = 0; t < taps; ++t) {
+          const X* xa = a_x[t] + c0;
+          const X* xb = b_x[t] + c0;
+          const FloatVector w0 = load_float(tap_w[t] + c0);
+          const FloatVector w1 = load_float(tap_w[t] + c0 + kLanes);
+          a0 = fma(shifted(xa), w0, a0);
+          a1 = fma(shifted(xa + kLanes), w1, a1);
+          b0 = fma(shifted(xb), w0, b0);
+          b1 = fma(shifted(xb + kLanes), w1, b1);
+        }
+        store_rounded(pixel_sums + c0, a0);
+        store_rounded(pixel_sums + c0 + kLanes, a1);
+        store_rounded(next_sums + c0, b0);
+        store_rounded(next_sums + c0 + kLanes, b1);
+      }
+      for (; c0 + kLanes <= channels; c0 += kLanes) {
+        FloatVector a0 = float_none, b0 = float_none;
+        for (size_t t = 0; t < taps; ++t) {
+          const FloatVector w0 = load_float(tap_w[t] + c0);
+          a0 = fma(shifted(a_x[t] + c0), w0, a0);
+          b0 = fma(shifted(b_x[t] + c0), w0, b0);
+        }
+        store_rounded(pixel_sums + c0, a0);
+        store_rounded(next_sums + c0, b0);
+      }
+      scalar(c0, a_x.data(), tap_w.data(), taps, pixel_sums);
+      scalar(c0, b_x.data(), b_w.data(), taps, next_sums);
+      ow += 2;
+      continue;
+    }
+    if (in_float) {
+      for (; c0 + 4 * kLanes <= channels; c0 += 4 * kLanes) {
+        FloatVector acc0 = float_none, acc1 = float_none, acc2 = float_none, acc3 = float_none;
+        for (size_t t = 0; t < taps; ++t) {
+          const X* x = a_x[t] + c0;
+          const float* w = tap_w[t] + c0;
+          acc0 = fma(shifted(x), load_float(w), acc0);
+          acc1 = fma(shifted(x + kLanes), load_float(w + kLanes), acc1);
+          acc2 = fma(shifted(x + 2 * kLanes), load_float(w + 2 * kLanes), acc2);
+          acc3 = fma(shifted(x + 3 * kLanes), load_float(w + 3 * kLanes), acc3);
+        }
+        store_rounded(pixel_sums + c0, acc0);
+        store_rounded(pixel_sums + c0 + kLanes, acc1);
+        store_rounded(pixel_sums + c0 + 2 * kLanes, acc2);
+        store_rounded(pixel_sums + c0 + 3 * kLanes, acc3);
+      }
+      for (; c0 + 2 * kLanes <= channels; c0 += 2 * kLanes) {
+        FloatVector acc0 = float_none, acc1 = float_none;
+        for (size_t t = 0; t < taps; ++t) {
+          const X* x = a_x[t] + c0;
+          const float* w = tap_w[t] + c0;
+          acc0 = fma(shifted(x), load_float(w), acc0);
+          acc1 = fma(shifted(x + kLanes), load_float(w + kLanes), acc1);
+        }
+        store_rounded(pixel_sums + c0, acc0);
+        store_rounded(pixel_sums + c0 + kLanes, acc1);
+      }
+      for (; c0 + kLanes <= channels; c0 += kLanes) {
+        FloatVector acc = float_none;
+        for (size_t t = 0; t < taps; ++t)
+          acc = fma(shifted(a_x[t] + c0), load_float(tap_w[t] + c0), acc);
+        store_rounded(pixel_sums + c0, acc);
+      }
+    } else {
+      for (; c0 + kLanes <= channels; c0 += kLanes) {
+        IntVector acc = int_none;
+        for (size_t t = 0; t < taps; ++t) acc = int_tap(acc, a_x[t] + c0, tap_w[t] + c0);
+        store_int(pixel_sums + c0, acc);
+      }
+    }
+#endif
+    scalar(c0, a_x.data(), tap_w.data(), taps, pixel_sums);
+    ++ow;
+  }
+}
+
+void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t kernel_h,
+                      int64_t kernel_w, int64_t out_w, const float* weights, int64_t channels,
+                      int32_t x_zero, bool x_signed, int32_t* sums) {
+  x_signed ? DepthwiseNhwcRow<int8_t>(rows, columns, kernel_h, kernel_w, out_w, weights, channels,
+                                      x_zero, sums)
+           : DepthwiseNhwcRow<uint8_t>(rows, columns, kernel_h, kernel_w, out_w, weights, channels,
+                                       x_zero, sums);
+}
+
 #include "mlas/isa/nchwc_kernels.h"
 
 #if defined(__AVX512F__)
@@ -1615,6 +1812,7 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .scaled_add_f64 = &ScaledAdd<double>,
                              .depthwise2d_f32 = &DepthwiseConv2DF32,
                              .depthwise2d_f64 = &Depthwise2D<double>,
+                             .depthwise_nhwc_s32 = &DepthwiseNhwcS32,
                              .normalize_f32 = &NormalizeF32,
                              .clamp_f32 = &ClampF32,
                              .erf_f32 = &ErfF32,

@@ -1,7 +1,8 @@
 // Prism's shape inference on hand-made graphs, each expected shape worked out by hand from the
 // ONNX spec: broadcasting with symbolic dims, MatMul, Gemm, Conv and pooling geometry, Reshape
 // with 0 and -1, Concat, Transpose, Squeeze/Unsqueeze by opset, a Shape chain giving a static
-// Reshape, If branches, and the contradictions strict mode reports.
+// Reshape, If branches, the nchwc and channels-last 8-bit contrib ops, and the contradictions
+// strict mode reports.
 #include <cstdint>
 
 #include <gtest/gtest.h>
@@ -125,6 +126,42 @@ TEST(ShapeInference, ConvAndPoolGeometry) {
 
 // The com.microsoft.nchwc ops (NchwcTransformer's): logical shapes [N, Cp, H, W] with Cp the
 // channels rounded up to the block size b (8 or 16 by ISA level).
+// The channels-last 8-bit ops of the NhwcTransformer: com.microsoft QLinearConv with
+// channels_last = 1 ([N, H, W, C] -> [N, H', W', M], Y's type from y_zero_point) and NhwcMaxPool
+// ([N, H, W, C] -> [N, H', W', C]; floor and ceil_mode).
+TEST(ShapeInference, ChannelsLastInt8Ops) {
+  onnx::ModelProto proto = MakeModel();
+  auto* import = proto.add_opset_import();
+  import->set_domain("com.microsoft");
+  import->set_version(1);
+  auto* graph = proto.mutable_graph();
+  AddInput(graph, "X", TensorProto::UINT8, {"n", 11, 10, 8});
+  AddInput(graph, "W", TensorProto::INT8, {16, 8, 3, 3});
+  for (const char* scale : {"xs", "ws", "ys"}) AddInput(graph, scale, TensorProto::FLOAT, {});
+  AddInput(graph, "xz", TensorProto::UINT8, {});
+  AddInput(graph, "wz", TensorProto::INT8, {});
+  AddInput(graph, "yz", TensorProto::INT8, {});
+  auto* conv = AddNode(graph, "QLinearConv", {"X", "xs", "xz", "W", "ws", "wz", "ys", "yz"}, {"C"},
+                       "conv", "com.microsoft");
+  AddInt(conv, "channels_last", 1);
+  AddIntsAttr(conv, "strides", {2, 2});
+  AddIntsAttr(conv, "pads", {1, 1, 1, 1});
+  auto* pool = AddNode(graph, "NhwcMaxPool", {"X"}, {"P"}, "pool", "com.microsoft");
+  AddIntsAttr(pool, "kernel_shape", {3, 3});
+  AddIntsAttr(pool, "strides", {2, 2});
+  auto* ceil = AddNode(graph, "NhwcMaxPool", {"X"}, {"Q"}, "ceil", "com.microsoft");
+  AddIntsAttr(ceil, "kernel_shape", {3, 3});
+  AddIntsAttr(ceil, "strides", {2, 2});
+  AddInt(ceil, "ceil_mode", 1);
+  for (const char* name : {"C", "P", "Q"}) AddOutput(graph, name, TensorProto::UINT8);
+  std::shared_ptr<const Model> model;
+  auto inferred = Infer(proto, &model);
+  EXPECT_EQ(ShapeOf(*inferred, "C"), "[n,6,5,16]");
+  EXPECT_EQ(inferred->FindNodeArg("C")->type.elem, ElementType::kInt8);
+  EXPECT_EQ(ShapeOf(*inferred, "P"), "[n,5,4,8]");  // (11 - 3) / 2 + 1, (10 - 3) / 2 + 1
+  EXPECT_EQ(ShapeOf(*inferred, "Q"), "[n,5,5,8]");  // ceil((10 - 3) / 2) + 1 = 5
+}
+
 TEST(ShapeInference, NchwcOps) {
   const int64_t b = mlas::NchwcBlockSize();
   const std::string cp = std::to_string(b == 16 ? 32 : 24);  // 24 channels rounded up

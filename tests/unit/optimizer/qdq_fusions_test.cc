@@ -133,7 +133,9 @@ std::vector<float> RunY(const InferenceSession& session) {
 
 TEST(QdqFusions, ResNetBlockBecomesInt8OpsAndComputesTheSame) {
   const onnx::ModelProto model = QdqNetwork();
-  auto fused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll));
+  // The layout level's NhwcTransformer off: it would make the fused ops channels-last
+  // (nhwc_transformer_test.cc).
+  auto fused = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kAll, {"NhwcTransformer"}));
   EXPECT_EQ(
       SortedOps(*fused->SessionGraph()),
       (std::vector<std::string>{"DequantizeLinear", "MaxPool", "QLinearAdd", "QLinearConv",
