@@ -313,8 +313,8 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   }
   const bool corrected = any_column_zero || a_zero != 0;
 
-  // A packed whole, once (the blocks below all read it), with its row sums when a B zero point
-  // needs them; split over the pool by panels.
+  // A packed into panels, with its row sums when a B zero point needs them (pack: panels
+  // [first, last)); when and by whom depends on how C is split below.
   uint8_t* packed_a = packed_a_workspace.Get(a_panels * a_panel_stride);
   std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
   const auto* a_bytes = static_cast<const uint8_t*>(a);
@@ -326,18 +326,6 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
         row_sums[static_cast<size_t>(row)] =
             static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
   };
-  const int64_t pack_parts =
-      std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
-  if (pack_parts == 1) {
-    pack(0, a_panels);
-  } else {
-    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
-    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
-      for (int64_t part = first; part < last; ++part)
-        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
-    });
-  }
-
   const int64_t group_bytes = b.GroupBytes();
   const int64_t b_panel_stride = b.PanelStride();
   // The blocked product of rows [row, row + rows) and columns [col, col + cols) of C; row is a
@@ -370,13 +358,22 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
     }
   };
 
+  // A whole, split over the pool by panels when it is large (the column blocks below all read
+  // all of it).
+  const auto pack_all = [&] {
+    const int64_t pack_parts =
+        std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
+    if (pack_parts == 1) return pack(0, a_panels);
+    const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
+    pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t part = first; part < last; ++part)
+        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
+    });
+  };
+
   const double multiply_adds = static_cast<double>(m) * static_cast<double>(n) * k;
   const int64_t wanted = std::clamp<int64_t>(
       static_cast<int64_t>(multiply_adds / kMinMultiplyAddsPerThread), 1, threads);
-  if (wanted == 1) {
-    run_block(0, m, 0, n);
-    return;
-  }
   // Two blocks per thread, taken as threads come free (a thread slowed by another tenant leaves
   // its second block to the others), cut along the longer side of C.
   const int64_t wanted_blocks = 2 * wanted;
@@ -384,18 +381,28 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   const int64_t unit = by_columns ? 2 * kQgemmPanelCols : tile_rows;
   const int64_t extent = by_columns ? n : m;
   const int64_t step = RoundUp((extent + wanted_blocks - 1) / wanted_blocks, unit);
-  const int64_t blocks = (extent + step - 1) / step;
+  const int64_t blocks = wanted == 1 ? 1 : (extent + step - 1) / step;
   if (blocks == 1) {
+    pack_all();
     run_block(0, m, 0, n);
     return;
   }
+  if (by_columns) {
+    pack_all();
+    pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t index = first; index < last; ++index)
+        run_block(0, m, index * step, std::min(step, n - index * step));
+    });
+    return;
+  }
+  // Row blocks (whole panels: step is a multiple of tile_rows): each packs its own panels of A
+  // and multiplies them in the same task, one pass over the pool instead of two (each costs a
+  // wake-up and a wait, which on a shared 2-core VM added up over a CNN's convolutions).
   pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
     for (int64_t index = first; index < last; ++index) {
-      const int64_t begin = index * step, size = std::min(step, extent - begin);
-      if (by_columns)
-        run_block(0, m, begin, size);
-      else
-        run_block(begin, size, 0, n);
+      const int64_t begin = index * step, size = std::min(step, m - begin);
+      pack(begin / tile_rows, (begin + size + tile_rows - 1) / tile_rows);
+      run_block(begin, size, 0, n);
     }
   });
 }
