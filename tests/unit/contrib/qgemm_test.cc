@@ -203,6 +203,23 @@ TEST(ContribQGemmTest, TransposedPrepackPacksTheTransposeAndUnpacksTheOriginal) 
   }
 }
 
+// The untransposed prepack (MatMulInteger, QLinearMatMul, QGemm without transB): its unpack gives
+// the [K, N] weight back byte for byte, as a rebuilt session or a saved model reads it.
+TEST(ContribQGemmTest, PrepackUnpacksTheOriginal) {
+  std::mt19937 engine(4);
+  for (ElementType type : {ElementType::kInt8, ElementType::kUint8}) {
+    const int64_t k = 23, n = 35;
+    Tensor b(type, TensorShape({k, n}), GetCpuAllocator());
+    auto* bytes = static_cast<uint8_t*>(b.MutableRawData());
+    for (int64_t i = 0; i < k * n; ++i) bytes[i] = static_cast<uint8_t>(engine());
+    const Tensor back = cpu::PackQuantB(b).unpack();
+    ASSERT_EQ(back.Shape(), b.Shape());
+    ASSERT_EQ(back.Type(), type);
+    const auto* restored = static_cast<const uint8_t*>(back.RawData());
+    for (int64_t i = 0; i < k * n; ++i) ASSERT_EQ(restored[i], bytes[i]) << i;
+  }
+}
+
 TEST(ContribQGemmTest, BadInputsAreRefused) {
   const auto base = [](OpTester& test, std::vector<int64_t> b_dims, std::vector<float> b_scale) {
     test.Input<uint8_t>("A", {2, 2}, {1, 2, 3, 4});
