@@ -3,6 +3,7 @@
 // PrePackedWeight it came in (whose unpack rebuilds B for the kernels' reference loops).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,54 +36,52 @@ inline std::string PackedQuantBFormat(const Tensor& weight) {
                     mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
 }
 
-inline PrePackedWeight PackQuantB(const Tensor& weight) {
-  const int64_t k = weight.Shape()[0], n = weight.Shape()[1];
+// B (k x n bytes, row stride n) packed for the active kernels, as the PrePackedWeight of
+// `weight` (its type and shape); the unpack writes B back as k x n bytes and rebuild(bytes, out)
+// turns them into weight's bytes.
+template <typename Rebuild>
+PrePackedWeight PackQuantBAs(const Tensor& weight, int64_t k, int64_t n, const void* b,
+                             Rebuild rebuild) {
   const ElementType type = weight.Type();
-  auto packed = std::make_shared<const mlas::PackedQuantB>(
-      mlas::PackedQuantB::Pack(k, n, weight.RawData(), n, type == ElementType::kInt8,
-                               mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
+  auto packed = std::make_shared<const mlas::PackedQuantB>(mlas::PackedQuantB::Pack(
+      k, n, b, n, type == ElementType::kInt8, mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
   PrePackedWeight result;
   result.data = packed;
   result.bytes = packed->Bytes();
   result.type = type;
   result.shape = weight.Shape();
-  result.unpack = [packed, type, k, n] {
-    Tensor original(type, TensorShape({k, n}), GetCpuAllocator());
-    packed->Unpack(original.MutableRawData(), n);
+  result.unpack = [packed, type, shape = weight.Shape(), k, n, rebuild] {
+    std::vector<uint8_t> b_bytes(static_cast<size_t>(k * n));
+    packed->Unpack(b_bytes.data(), n);
+    Tensor original(type, shape, GetCpuAllocator());
+    rebuild(b_bytes, static_cast<uint8_t*>(original.MutableRawData()));
     return original;
   };
   return result;
+}
+
+inline PrePackedWeight PackQuantB(const Tensor& weight) {
+  const int64_t k = weight.Shape()[0], n = weight.Shape()[1];
+  return PackQuantBAs(
+      weight, k, n, weight.RawData(),
+      [](const std::vector<uint8_t>& b, uint8_t* out) { std::copy(b.begin(), b.end(), out); });
 }
 
 // A 2-D weight stored N x K (QGemm's transB) packed as its transpose, B = weight^T (K x N); the
 // unpack rebuilds the N x K original.
 inline PrePackedWeight PackQuantBTransposed(const Tensor& weight) {
   const int64_t n = weight.Shape()[0], k = weight.Shape()[1];
-  const ElementType type = weight.Type();
   const auto* stored = static_cast<const uint8_t*>(weight.RawData());
   std::vector<uint8_t> b(static_cast<size_t>(k * n));
   for (int64_t row = 0; row < n; ++row)
     for (int64_t col = 0; col < k; ++col)
       b[static_cast<size_t>(col * n + row)] = stored[row * k + col];
-  auto packed = std::make_shared<const mlas::PackedQuantB>(
-      mlas::PackedQuantB::Pack(k, n, b.data(), n, type == ElementType::kInt8,
-                               mlas::QgemmPairsSaturate(mlas::ActiveKernels())));
-  PrePackedWeight result;
-  result.data = packed;
-  result.bytes = packed->Bytes();
-  result.type = type;
-  result.shape = weight.Shape();
-  result.unpack = [packed, type, k, n] {
-    std::vector<uint8_t> unpacked(static_cast<size_t>(k * n));
-    packed->Unpack(unpacked.data(), n);
-    Tensor original(type, TensorShape({n, k}), GetCpuAllocator());
-    auto* out = static_cast<uint8_t*>(original.MutableRawData());
-    for (int64_t row = 0; row < n; ++row)
-      for (int64_t col = 0; col < k; ++col)
-        out[row * k + col] = unpacked[static_cast<size_t>(col * n + row)];
-    return original;
-  };
-  return result;
+  return PackQuantBAs(weight, k, n, b.data(),
+                      [k, n](const std::vector<uint8_t>& b_bytes, uint8_t* out) {
+                        for (int64_t row = 0; row < n; ++row)
+                          for (int64_t col = 0; col < k; ++col)
+                            out[row * k + col] = b_bytes[static_cast<size_t>(col * n + row)];
+                      });
 }
 
 }  // namespace prism::cpu
