@@ -3,6 +3,7 @@
 // qgemm.cc, matmul_nbits.cc, fused_conv.cc, nhwc_max_pool.cc) and com.microsoft QLinearConv
 // (nn/conv.cc).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,19 @@ void MatMulNBits(InferenceContext& context) {
   context.SetOutput(0, context.InputElem(0), a);
 }
 
+// A convolution's kernel shape: the kernel_shape attribute, else W's spatial dims (from dim 2);
+// nothing when it has neither and one of those dims is unknown.
+std::optional<std::vector<int64_t>> ConvKernelShape(InferenceContext& context,
+                                                    const SymbolicShape& w) {
+  if (auto attribute = context.IntsAttr("kernel_shape")) return *attribute;
+  std::vector<int64_t> kernel;
+  for (size_t d = 2; d < w.dims.size(); ++d) {
+    if (!w.dims[d].IsKnown()) return std::nullopt;
+    kernel.push_back(w.dims[d].value);
+  }
+  return kernel;
+}
+
 // FusedConv: Conv's shape.
 void FusedConv(InferenceContext& context) {
   const std::optional<SymbolicShape> x = ShapeOf(context, 0), w = ShapeOf(context, 1);
@@ -200,22 +214,15 @@ void FusedConv(InferenceContext& context) {
   if (x->dims.size() < 3 || w->dims.size() != x->dims.size())
     context.Fail("X " + x->ToString() + " and W " + w->ToString() +
                  " must have one rank of 3 or more");
-  std::vector<int64_t> kernel;
-  if (auto attribute = context.IntsAttr("kernel_shape")) {
-    kernel = *attribute;
-  } else {
-    for (size_t d = 2; d < w->dims.size(); ++d) {
-      if (!w->dims[d].IsKnown()) {
-        SymbolicShape partial{{x->dims[0], w->dims[0]}};
-        partial.dims.resize(x->dims.size());
-        return context.SetOutput(0, elem, partial);
-      }
-      kernel.push_back(w->dims[d].value);
-    }
+  const std::optional<std::vector<int64_t>> kernel = ConvKernelShape(context, *w);
+  if (!kernel) {
+    SymbolicShape partial{{x->dims[0], w->dims[0]}};
+    partial.dims.resize(x->dims.size());
+    return context.SetOutput(0, elem, partial);
   }
   SymbolicShape out{{x->dims[0], w->dims[0]}};
   const std::vector<Dim> spatial(x->dims.begin() + 2, x->dims.end());
-  for (const Dim& dim : SlidingOutput(context, spatial, kernel, false)) out.dims.push_back(dim);
+  for (const Dim& dim : SlidingOutput(context, spatial, *kernel, false)) out.dims.push_back(dim);
   context.SetOutput(0, elem, out);
 }
 
@@ -234,21 +241,14 @@ void QLinearConvContrib(InferenceContext& context) {
   if (x->dims.size() < 3 || w->dims.size() != x->dims.size())
     context.Fail("x " + x->ToString() + " and w " + w->ToString() +
                  " must have one rank of 3 or more");
-  std::vector<int64_t> kernel;
-  if (auto attribute = context.IntsAttr("kernel_shape")) {
-    kernel = *attribute;
-  } else {
-    for (size_t d = 2; d < w->dims.size(); ++d) {
-      if (!w->dims[d].IsKnown()) return context.SetOutput(0, elem, std::nullopt);
-      kernel.push_back(w->dims[d].value);
-    }
-  }
+  const std::optional<std::vector<int64_t>> kernel = ConvKernelShape(context, *w);
+  if (!kernel) return context.SetOutput(0, elem, std::nullopt);
   const std::vector<Dim> spatial = channels_last
                                        ? SpatialOfChannelsLast(*x)
                                        : std::vector<Dim>(x->dims.begin() + 2, x->dims.end());
   SymbolicShape out{{x->dims[0]}};
   if (!channels_last) out.dims.push_back(w->dims[0]);
-  for (const Dim& dim : SlidingOutput(context, spatial, kernel, false)) out.dims.push_back(dim);
+  for (const Dim& dim : SlidingOutput(context, spatial, *kernel, false)) out.dims.push_back(dim);
   if (channels_last) out.dims.push_back(w->dims[0]);
   context.SetOutput(0, elem, out);
 }
