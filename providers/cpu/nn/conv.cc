@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -722,23 +723,17 @@ void RegisterConvKernels(KernelRegistry& registry) {
                         .Constraint("T3", {ET::kInt32}, {}, {0})
                         .Build(),
                     MakeKernelFactory<ConvInteger>());
-  registry.Register(KernelDefBuilder("QLinearConv")
-                        .Versions(10)
-                        .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
-                        .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
-                        .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})
-                        .Constraint("T4", {ET::kInt32}, {8})
-                        .Build(),
-                    MakeKernelFactory<QLinearConv>());
-  registry.Register(KernelDefBuilder("QLinearConv")
-                        .Domain("com.microsoft")
-                        .Versions(1)
-                        .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
-                        .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
-                        .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})
-                        .Constraint("T4", {ET::kInt32}, {8})
-                        .Build(),
-                    MakeKernelFactory<QLinearConv>());
+  // ONNX's QLinearConv and onnxruntime's com.microsoft one (which adds channels_last): one kernel.
+  for (const auto& [domain, version] : {std::pair<const char*, int>{"", 10}, {"com.microsoft", 1}})
+    registry.Register(KernelDefBuilder("QLinearConv")
+                          .Domain(domain)
+                          .Versions(version)
+                          .Constraint("T1", {ET::kInt8, ET::kUint8}, {0, 2})
+                          .Constraint("T2", {ET::kInt8, ET::kUint8}, {3, 5})
+                          .Constraint("T3", {ET::kInt8, ET::kUint8}, {7}, {0})
+                          .Constraint("T4", {ET::kInt32}, {8})
+                          .Build(),
+                      MakeKernelFactory<QLinearConv>());
   registry.Register(KernelDefBuilder("FusedConv")
                         .Domain("com.microsoft")
                         .Versions(1)
