@@ -1,5 +1,6 @@
-"""Erf and GELU, Prism against onnxruntime on the same tensor, one thread each: the decomposed
-GELU that exporters write (Div, Erf, Add, Mul, Mul), com.microsoft Gelu, and Erf alone.
+"""Erf, GELU and the other transcendentals, Prism against onnxruntime on the same tensor, one
+thread each: the decomposed GELU that exporters write (Div, Erf, Add, Mul, Mul), com.microsoft
+Gelu, Erf, Exp, Log (of |x|), Tanh, Sigmoid, and Softmax / LogSoftmax over the last axis.
 onnxruntime's graph optimizations are off so that both run the nodes as written. Alternating
 rounds, median per round, median of the rounds.
 
@@ -40,6 +41,8 @@ def models(shape):
                                                        domain="com.microsoft")], shape,
                                      contrib=True),
         "Erf": _model([helper.make_node("Erf", ["x"], ["y"])], shape),
+        **{op: _model([helper.make_node(op, ["x"], ["y"])], shape)
+           for op in ("Exp", "Log", "Tanh", "Sigmoid", "Softmax", "LogSoftmax")},
     }
 
 
@@ -59,9 +62,10 @@ def main():
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     shape = [int(d) for d in args.shape.split(",")]
-    feeds = {"x": np.random.default_rng(0).normal(size=shape).astype(np.float32)}
+    normal = np.random.default_rng(0).normal(size=shape).astype(np.float32)
     print("| model | prism ms | onnxruntime ms | ratio |\n|---|---:|---:|---:|")
     for name, model in models(shape).items():
+        feeds = {"x": np.abs(normal) if name == "Log" else normal}
         prism_options = prismrt.SessionOptions()
         prism_options.intra_op_num_threads = 1
         ort_options = onnxruntime.SessionOptions()

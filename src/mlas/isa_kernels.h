@@ -180,6 +180,20 @@ struct IsaKernels {
   // dst[i] = 0.5 x (1 + erf(x / sqrt(2))), the tail x < -sqrt(2) through erfc (relative error
   // below 5e-7 there too). dst may be src.
   void (*gelu_erf_f32)(const float* src, float* dst, int64_t count);
+  // dst[i] = e^x (within 2 ulp, denormal results gradual, 0 below them, infinity above), ln x
+  // (within 2 ulp or 1e-45 absolute; -inf at 0, NaN below), tanh x (3e-7 relative) and
+  // 1 / (1 + e^-x) (4 ulp); NaN stays NaN. dst may be src. (src/mlas/isa/transcendental_kernels.h)
+  void (*exp_f32)(const float* src, float* dst, int64_t count);
+  void (*log_f32)(const float* src, float* dst, int64_t count);
+  void (*tanh_f32)(const float* src, float* dst, int64_t count);
+  void (*sigmoid_f32)(const float* src, float* dst, int64_t count);
+  // The largest of src[0 .. count) that is not NaN; -inf when there is none.
+  float (*max_f32)(const float* src, int64_t count);
+  // dst[i] = e^(src[i] - shift), returning the sum of them (a softmax's numerators and
+  // denominator; NaN and infinity carry into the sum). dst may be src.
+  float (*exp_shifted_sum_f32)(const float* src, float* dst, int64_t count, float shift);
+  // dst[i] = src[i] * factor. dst may be src.
+  void (*scale_f32)(float* dst, const float* src, int64_t count, float factor);
   // One output row of a 2-D pooling window, whose every tap lies inside the input:
   // out[i] = max (NaN wins) or sum over r < row_count, t < taps of
   // rows[r][i * stride + t * dilation], for i < count. out is written, not read; rows are read

@@ -16,6 +16,7 @@
 
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/contrib/contrib_common.h"
 
 namespace prism::cpu::contrib {
@@ -78,25 +79,21 @@ struct AttentionProblem {
   bool excluded_scores_are_zero = false;
 };
 
-// Softmax of one row in place, max-subtracted, exp by the vectorized approximation; keys at
-// -inf get exactly 0 (a row of them all is all 0). sink (when given) is one more logit in the
-// denominator.
+// Softmax of one row in place, max-subtracted, through the dispatched vector kernels (maximum,
+// then e^(x - max) and their sum in one pass); keys at -inf get exactly 0 (a row of them all is
+// all 0). sink (when given) is one more logit in the denominator.
 inline void SoftmaxRow(float* row, int64_t count, const float* sink = nullptr) {
   if (count == 0) return;
-  float largest = *std::max_element(row, row + count);
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  float largest = kernels.max_f32(row, count);
   if (sink != nullptr) largest = std::max(largest, *sink);
   if (std::isinf(largest) && largest < 0) {
     std::fill_n(row, count, 0.0f);
     return;
   }
-  MapFloats(row, row, count, [largest](FloatVec x) {
-    const FloatVec e = ExpFast(x - largest);
-    return x == -std::numeric_limits<float>::infinity() ? 0.0f : e;
-  });
-  float sum = sink != nullptr ? std::exp(*sink - largest) : 0.0f;
-  for (int64_t j = 0; j < count; ++j) sum += row[j];
-  const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-  for (int64_t j = 0; j < count; ++j) row[j] *= inverse;
+  float sum = kernels.exp_shifted_sum_f32(row, row, count, largest);
+  if (sink != nullptr) sum += std::exp(*sink - largest);
+  kernels.scale_f32(row, row, count, sum > 0.0f ? 1.0f / sum : 0.0f);
 }
 
 inline void RunAttention(const AttentionProblem& p, ThreadPool* pool) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "mlas/isa_kernels.h"
+
 namespace prism::cpu {
 
 std::optional<FusedActivation::Kind> FusedActivationKind(const std::string& name) {
@@ -44,15 +46,10 @@ void ApplyFusedActivation(const FusedActivation& activation, float* data, int64_
       return;
     case Kind::kRelu:  // NaN compares false: kept, as Relu keeps it
       return Transform(data, count, [](float v) { return v < 0.0f ? 0.0f : v; });
-    case Kind::kTanh:
-      return Transform(data, count, [](float v) { return std::tanh(v); });
+    case Kind::kTanh:  // the dispatched vector kernels (mlas/isa_kernels.h)
+      return mlas::ActiveKernels().tanh_f32(data, data, count);
     case Kind::kSigmoid:
-      // Split by sign so that exp never overflows.
-      return Transform(data, count, [](float v) {
-        if (v >= 0.0f) return 1.0f / (1.0f + std::exp(-v));
-        const float e = std::exp(v);
-        return e / (1.0f + e);
-      });
+      return mlas::ActiveKernels().sigmoid_f32(data, data, count);
     case Kind::kLeakyRelu:
       return Transform(data, count, [alpha](float v) { return v < 0.0f ? alpha * v : v; });
     case Kind::kClip:

@@ -32,6 +32,10 @@ struct SqrtFn {
 struct ExpFn {
   static constexpr const char* kName = "Exp";
   using Types = FloatTypes;
+  // float: the dispatched vector kernel (within 2 ulp; std::exp per element costs ~10x more).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().exp_f32(in, out, count);
+  }
   template <typename C>
   C operator()(C x) const {
     return std::exp(x);
@@ -58,6 +62,10 @@ struct ErfFn {
 struct SigmoidFn {
   static constexpr const char* kName = "Sigmoid";
   using Types = FloatTypes;
+  // float: the dispatched vector kernel (within 4 ulp, no overflow on either side).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().sigmoid_f32(in, out, count);
+  }
   template <typename C>
   C operator()(C x) const {
     // Split by sign so exp never overflows: both halves stay within [0, 1].
@@ -70,6 +78,10 @@ struct SigmoidFn {
 struct TanhFn {
   static constexpr const char* kName = "Tanh";
   using Types = FloatTypes;
+  // float: the dispatched vector kernel (within 3e-7 relative).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().tanh_f32(in, out, count);
+  }
   template <typename C>
   C operator()(C x) const {
     return std::tanh(x);
@@ -134,6 +146,19 @@ struct SignFn {
   }
 };
 
+struct LogFn {
+  static constexpr const char* kName = "Log";
+  using Types = FloatTypes;
+  // float: the dispatched vector kernel (within 2 ulp, denormals included).
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    mlas::ActiveKernels().log_f32(in, out, count);
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return std::log(x);
+  }
+};
+
 // Float-only functions: one struct per op, named after it.
 #define PRISM_FLOAT_UNARY(Name, expression)     \
   struct Name##Fn {                             \
@@ -150,7 +175,6 @@ PRISM_FLOAT_UNARY(Floor, std::floor(x))
 // Halves to even, as ONNX (numpy.round) specifies: nearbyint in the default rounding mode.
 PRISM_FLOAT_UNARY(Round, std::nearbyint(x))
 PRISM_FLOAT_UNARY(Reciprocal, C{1} / x)
-PRISM_FLOAT_UNARY(Log, std::log(x))
 PRISM_FLOAT_UNARY(Sin, std::sin(x))
 PRISM_FLOAT_UNARY(Cos, std::cos(x))
 PRISM_FLOAT_UNARY(Tan, std::tan(x))

@@ -849,6 +849,8 @@ void GeluErfF32(const float* src, float* dst, int64_t count) {
   MapErfLanes(src, dst, count, [](ErfF x) { return GeluErfLanes(x); });
 }
 
+#include "mlas/isa/transcendental_kernels.h"
+
 // ---- pooling ----
 
 // The pooling accumulators of kVectors groups of eight outputs. A maximum ignores NaN taps while
@@ -1817,6 +1819,13 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .clamp_f32 = &ClampF32,
                              .erf_f32 = &ErfF32,
                              .gelu_erf_f32 = &GeluErfF32,
+                             .exp_f32 = &ExpF32,
+                             .log_f32 = &LogF32,
+                             .tanh_f32 = &TanhF32,
+                             .sigmoid_f32 = &SigmoidF32,
+                             .max_f32 = &MaxF32,
+                             .exp_shifted_sum_f32 = &ExpShiftedSumF32,
+                             .scale_f32 = &ScaleF32,
                              .pool_max_row_f32 = &PoolRowF32<true>,
                              .pool_sum_row_f32 = &PoolRowF32<false>,
                              .bias_activation_row_f32 = &BiasActivationRowF32,

@@ -1,0 +1,179 @@
+// e^x, ln x, tanh, the logistic sigmoid and the softmax steps, kErfLanes floats at a time (one
+// zmm on the AVX-512 level, 8 lanes elsewhere); part of isa_kernels_impl.h, which includes it
+// after the erf kernels whose vector types and Horner helper it shares. Every lane runs the same
+// operations and selects among the branches at the end, so the loops have no per-element
+// branches; accuracy is stated per function and tested against double references
+// (tests/unit/mlas/transcendental_kernels_test.cc).
+
+// a > b ? a : b and a < b ? a : b, lane by lane: b where either is NaN, as x86's maxps/minps
+// give (one instruction each, where the generic select is a compare and a blend).
+inline ErfF SelectMax(ErfF a, ErfF b) {
+#if defined(__AVX512F__)
+  return std::bit_cast<ErfF>(_mm512_max_ps(std::bit_cast<__m512>(a), std::bit_cast<__m512>(b)));
+#elif defined(__AVX2__)
+  return std::bit_cast<ErfF>(_mm256_max_ps(std::bit_cast<__m256>(a), std::bit_cast<__m256>(b)));
+#else
+  return a > b ? a : b;
+#endif
+}
+
+inline ErfF SelectMin(ErfF a, ErfF b) {
+#if defined(__AVX512F__)
+  return std::bit_cast<ErfF>(_mm512_min_ps(std::bit_cast<__m512>(a), std::bit_cast<__m512>(b)));
+#elif defined(__AVX2__)
+  return std::bit_cast<ErfF>(_mm256_min_ps(std::bit_cast<__m256>(a), std::bit_cast<__m256>(b)));
+#else
+  return a < b ? a : b;
+#endif
+}
+
+// p 2^n for integral n in [-160, 128]: AVX-512's scalef does it in one instruction, rounding
+// denormal results and overflowing to infinity; elsewhere 2^n is applied as two factors
+// 2^(n/2) 2^(n - n/2) built in the exponent bits, each within the normal range.
+inline ErfF ScaleByPowerOfTwo(ErfF p, ErfF n) {
+#if defined(__AVX512F__)
+  return std::bit_cast<ErfF>(_mm512_scalef_ps(std::bit_cast<__m512>(p), std::bit_cast<__m512>(n)));
+#else
+  const ErfI whole = __builtin_convertvector(n, ErfI);
+  const ErfI half = whole >> 1;  // floor(n / 2)
+  const ErfF first = std::bit_cast<ErfF>((half + 127) << 23);
+  const ErfF second = std::bit_cast<ErfF>((whole - half + 127) << 23);
+  return (p * first) * second;
+#endif
+}
+
+// e^x within 2 ulp over the whole float range: x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two
+// parts, n ln2_hi exact), e^r by a degree-6 polynomial (fitted for Prism toward the minimax
+// relative error: 1.7e-8 over the interval with the float coefficients), times 2^n, so that
+// results in the denormal range come out gradually, below it 0, and past the largest float
+// infinity. x is clamped to [-110, 89] first (e^-110 rounds to 0, e^89 overflows); the clamps
+// pass NaN through, and every later step keeps it.
+inline ErfF ExpLanes(ErfF x) {
+  const ErfF clamped = SelectMin(SplatErf(89.0f), SelectMax(SplatErf(-110.0f), x));
+  const ErfF shifter = SplatErf(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  const ErfF n = (clamped * 1.44269504088896341f + shifter) - shifter;
+  const ErfF r = (clamped - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+  constexpr float kExpPolynomial[] = {1.0f,
+                                      1.0f,
+                                      0.4999999403953552f,
+                                      0.16666431725025177f,
+                                      0.04166800156235695f,
+                                      0.00837415549904108f,
+                                      0.0013843653723597527f};
+  return ScaleByPowerOfTwo(HornerErf(r, kExpPolynomial), n);
+}
+
+// ln x within 2 ulp of the result or 1e-45 absolute: x = m 2^e with m in [sqrt(1/2), sqrt(2))
+// (denormals scaled by 2^23 first), ln m = 2 atanh(t) = 2 (t + t^3/3 + ... + t^11/11) with
+// t = (m - 1) / (m + 1), |t| <= 0.1716 (remainder below 1e-10 relative), plus e ln2 in two
+// parts. ln 0 = -inf, ln of a negative number NaN, ln inf = inf, NaN stays NaN.
+inline ErfF LogLanes(ErfF x) {
+  const ErfF smallest_normal = SplatErf(std::numeric_limits<float>::min());
+  const auto denormal = x < smallest_normal;
+  const ErfF scaled = denormal ? x * 8388608.0f : x;
+  const ErfI bits = std::bit_cast<ErfI>(scaled);
+  const ErfI exponent = (bits - SplatErfI(0x3F3504F3)) >> 23;  // 0x3F3504F3: sqrt(1/2)
+  const ErfF m = std::bit_cast<ErfF>(bits - (exponent << 23));
+  const ErfF e =
+      __builtin_convertvector(exponent, ErfF) - (denormal ? SplatErf(23.0f) : SplatErf(0.0f));
+  const ErfF t = (m - 1.0f) / (m + 1.0f);
+  const ErfF t2 = t * t;
+  constexpr float kAtanh[] = {1.0f / 3.0f, 1.0f / 5.0f, 1.0f / 7.0f, 1.0f / 9.0f, 1.0f / 11.0f};
+  const ErfF two_t = t + t;
+  const ErfF log_m = two_t + two_t * t2 * HornerErf(t2, kAtanh);
+  const ErfF result = e * 0.693145751953125f + (log_m + e * 1.42860682030941723212e-6f);
+  const ErfF inf = SplatErf(std::numeric_limits<float>::infinity());
+  const ErfF nan = SplatErf(std::numeric_limits<float>::quiet_NaN());
+  ErfF out = x == inf ? inf : result;
+  out = x == 0.0f ? -inf : out;
+  out = x < 0.0f ? nan : out;
+  return x == x ? out : x;
+}
+
+// tanh x within 3e-7 relative: for |x| < 0.3 the odd Taylor polynomial to x^11 (remainder below
+// 2e-9 relative), beyond it sign(x) (1 - t) / (1 + t) with t = e^(-2|x|) (no cancellation there:
+// t <= 0.55, and t -> 0 gives +-1 from |x| = 9 on). NaN stays NaN.
+inline ErfF TanhLanes(ErfF x) {
+  const ErfF magnitude = AbsErf(x);
+  constexpr float kTanhTaylor[] = {
+      1.0f, -1.0f / 3.0f, 2.0f / 15.0f, -17.0f / 315.0f, 62.0f / 2835.0f, -1382.0f / 155925.0f};
+  const ErfF small = x * HornerErf(x * x, kTanhTaylor);
+  const ErfF t = ExpLanes(-2.0f * magnitude);
+  const ErfF large_magnitude = (1.0f - t) / (1.0f + t);
+  const ErfI sign = std::bit_cast<ErfI>(x) & SplatErfI(static_cast<int32_t>(0x80000000u));
+  const ErfF large = std::bit_cast<ErfF>(std::bit_cast<ErfI>(large_magnitude) | sign);
+  const ErfF result = magnitude < 0.3f ? small : large;
+  return x == x ? result : x;
+}
+
+// 1 / (1 + e^-x) within 4 ulp: with t = e^-|x| (at most 1), 1 / (1 + t) for x >= 0 and
+// t / (1 + t) below 0, neither of which cancels. NaN stays NaN.
+inline ErfF SigmoidLanes(ErfF x) {
+  const ErfF t = ExpLanes(-AbsErf(x));
+  const ErfF inverse = 1.0f / (1.0f + t);
+  const ErfF result = x >= 0.0f ? inverse : t * inverse;
+  return x == x ? result : x;
+}
+
+void ExpF32(const float* src, float* dst, int64_t count) {
+  MapErfLanes(src, dst, count, [](ErfF x) { return ExpLanes(x); });
+}
+
+void LogF32(const float* src, float* dst, int64_t count) {
+  MapErfLanes(src, dst, count, [](ErfF x) { return LogLanes(x); });
+}
+
+void TanhF32(const float* src, float* dst, int64_t count) {
+  MapErfLanes(src, dst, count, [](ErfF x) { return TanhLanes(x); });
+}
+
+void SigmoidF32(const float* src, float* dst, int64_t count) {
+  MapErfLanes(src, dst, count, [](ErfF x) { return SigmoidLanes(x); });
+}
+
+// The largest of src[0 .. count) that is not NaN (-inf when there is none), from kErfLanes
+// running maxima: the scalar loop is one compare per element in a chain.
+float MaxF32(const float* src, int64_t count) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  ErfF largest = SplatErf(lowest);
+  int64_t i = 0;
+  for (; i + kErfLanes <= count; i += kErfLanes) {
+    largest = SelectMax(LoadLanes<ErfF>(src + i), largest);  // a NaN value keeps largest
+  }
+  float result = lowest;
+  for (int lane = 0; lane < kErfLanes; ++lane)
+    result = largest[lane] > result ? largest[lane] : result;
+  for (; i < count; ++i) result = src[i] > result ? src[i] : result;
+  return result;
+}
+
+// dst[i] = e^(src[i] - shift) for i < count, returning their sum (kErfLanes partial sums, added
+// at the end; NaN and infinity carry into it). dst may be src.
+float ExpShiftedSumF32(const float* src, float* dst, int64_t count, float shift) {
+  const ErfF offset = SplatErf(shift);
+  ErfF sums = SplatErf(0.0f);
+  int64_t i = 0;
+  for (; i + kErfLanes <= count; i += kErfLanes) {
+    const ErfF e = ExpLanes(LoadLanes<ErfF>(src + i) - offset);
+    StoreLanes(dst + i, e);
+    sums += e;
+  }
+  if (i < count) {
+    const auto rest = static_cast<size_t>(count - i);
+    float block[kErfLanes] = {};
+    std::memcpy(block, src + i, sizeof(float) * rest);
+    ErfF e = ExpLanes(LoadLanes<ErfF>(block) - offset);
+    for (size_t lane = rest; lane < static_cast<size_t>(kErfLanes); ++lane) e[lane] = 0.0f;
+    StoreLanes(block, e);
+    std::memcpy(dst + i, block, sizeof(float) * rest);
+    sums += e;
+  }
+  float sum = 0.0f;
+  for (int lane = 0; lane < kErfLanes; ++lane) sum += sums[lane];
+  return sum;
+}
+
+// dst[i] = src[i] * factor (a softmax's normalization). dst may be src.
+void ScaleF32(float* dst, const float* src, int64_t count, float factor) {
+  MapErfLanes(src, dst, count, [factor](ErfF x) { return x * factor; });
+}
