@@ -20,6 +20,7 @@
 
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
+#include "mlas/isa_kernels.h"
 #include "mlas/packed_gemm.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
@@ -117,6 +118,28 @@ struct Activation {
     return x;
   }
 };
+
+// fn over values[0 .. count) in place: float Sigmoid and Tanh through the dispatched vector
+// kernels (mlas/isa_kernels.h: within 4 ulp and 3e-7), the rest element by element.
+template <typename C>
+void ApplyInPlace(const Activation& fn, C* values, int64_t count) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (fn.kind == ActivationKind::kSigmoid)
+      return mlas::ActiveKernels().sigmoid_f32(values, values, count);
+    if (fn.kind == ActivationKind::kTanh)
+      return mlas::ActiveKernels().tanh_f32(values, values, count);
+  }
+  for (int64_t k = 0; k < count; ++k) values[k] = fn(values[k]);
+}
+
+// A per-thread buffer of at least `count` values, reused across the steps (the gates of one
+// batch entry are computed as whole rows before their activations).
+template <typename C>
+C* ThreadScratch(int64_t count) {
+  thread_local std::vector<C> scratch;
+  if (scratch.size() < static_cast<size_t>(count)) scratch.resize(static_cast<size_t>(count));
+  return scratch.data();
+}
 
 bool SameNameIgnoringCase(const std::string& a, const char* b) {
   const std::string other(b);
@@ -439,8 +462,9 @@ class DirectionRunner {
             if (!active(b)) return;
             const C* x_gate = &projected[(time_of(b) * batch + b) * rows];
             const C* h_gate = &recurrent[b * rows];
-            for (int64_t k = 0; k < hidden; ++k)
-              h[b * hidden + k] = functions[0](Clip(x_gate[k] + h_gate[k]));
+            C* state = &h[b * hidden];
+            for (int64_t k = 0; k < hidden; ++k) state[k] = Clip(x_gate[k] + h_gate[k]);
+            ApplyInPlace(functions[0], state, hidden);
           });
           break;
         case CellKind::kGru:
@@ -500,7 +524,8 @@ class DirectionRunner {
       if (step >= lengths_[b]) return;
       const C* x_gate = &projected[(time_of(b) * batch + b) * rows];
       C* gate = &recurrent[b * rows];
-      for (int64_t k = 0; k < 2 * hidden; ++k) gate[k] = functions[0](Clip(x_gate[k] + gate[k]));
+      for (int64_t k = 0; k < 2 * hidden; ++k) gate[k] = Clip(x_gate[k] + gate[k]);
+      ApplyInPlace(functions[0], gate, 2 * hidden);
     });
     if (!config_.linear_before_reset) {
       reset_hidden.assign(static_cast<size_t>(batch * hidden), C(0));
@@ -516,8 +541,8 @@ class DirectionRunner {
       if (step >= lengths_[b]) return;
       const C* x_gate = &projected[(time_of(b) * batch + b) * rows];
       const C* gate = &recurrent[b * rows];
+      C* candidate = ThreadScratch<C>(hidden);
       for (int64_t k = 0; k < hidden; ++k) {
-        const C z = gate[k];
         const C reset = gate[hidden + k];
         C candidate_input;
         if (config_.linear_before_reset) {
@@ -526,9 +551,13 @@ class DirectionRunner {
         } else {
           candidate_input = x_gate[2 * hidden + k] + reset_product[b * hidden + k];
         }
-        const C candidate = functions[1](Clip(candidate_input));
+        candidate[k] = Clip(candidate_input);
+      }
+      ApplyInPlace(functions[1], candidate, hidden);
+      for (int64_t k = 0; k < hidden; ++k) {
+        const C z = gate[k];
         C& state = h[b * hidden + k];
-        state = (C(1) - z) * candidate + z * state;
+        state = (C(1) - z) * candidate[k] + z * state;
       }
     });
   }
@@ -539,22 +568,37 @@ class DirectionRunner {
   void LstmEntry(const Activation* functions, const C* peephole, const C* x_gate, const C* h_gate,
                  C* h, C* c) const {
     const int64_t hidden = shape_.hidden;
+    // Each gate's pre-activations as a row, then the activation over the row.
+    C* input_gate = ThreadScratch<C>(4 * hidden);
+    C* forget_gate = input_gate + hidden;
+    C* cell_input = forget_gate + hidden;
+    C* output_gate = cell_input + hidden;
     for (int64_t k = 0; k < hidden; ++k) {
-      const C previous = c[k];
       const C pi = peephole ? peephole[k] : C(0);
-      const C po = peephole ? peephole[hidden + k] : C(0);
-      const C pf = peephole ? peephole[2 * hidden + k] : C(0);
-      const C input_gate = functions[0](Clip(x_gate[k] + h_gate[k] + pi * previous));
-      const C forget_gate =
-          config_.input_forget
-              ? C(1) - input_gate
-              : functions[0](Clip(x_gate[2 * hidden + k] + h_gate[2 * hidden + k] + pf * previous));
-      const C cell_input = functions[1](Clip(x_gate[3 * hidden + k] + h_gate[3 * hidden + k]));
-      const C cell = forget_gate * previous + input_gate * cell_input;
-      const C output_gate = functions[0](Clip(x_gate[hidden + k] + h_gate[hidden + k] + po * cell));
-      c[k] = cell;
-      h[k] = output_gate * functions[2](cell);
+      input_gate[k] = Clip(x_gate[k] + h_gate[k] + pi * c[k]);
+      cell_input[k] = Clip(x_gate[3 * hidden + k] + h_gate[3 * hidden + k]);
     }
+    ApplyInPlace(functions[0], input_gate, hidden);
+    ApplyInPlace(functions[1], cell_input, hidden);
+    if (config_.input_forget) {
+      for (int64_t k = 0; k < hidden; ++k) forget_gate[k] = C(1) - input_gate[k];
+    } else {
+      for (int64_t k = 0; k < hidden; ++k) {
+        const C pf = peephole ? peephole[2 * hidden + k] : C(0);
+        forget_gate[k] = Clip(x_gate[2 * hidden + k] + h_gate[2 * hidden + k] + pf * c[k]);
+      }
+      ApplyInPlace(functions[0], forget_gate, hidden);
+    }
+    for (int64_t k = 0; k < hidden; ++k) {
+      const C po = peephole ? peephole[hidden + k] : C(0);
+      c[k] = forget_gate[k] * c[k] + input_gate[k] * cell_input[k];
+      output_gate[k] = Clip(x_gate[hidden + k] + h_gate[hidden + k] + po * c[k]);
+    }
+    ApplyInPlace(functions[0], output_gate, hidden);
+    C* cell_output = cell_input;  // no longer needed: h(C_new) goes there
+    std::copy_n(c, hidden, cell_output);
+    ApplyInPlace(functions[2], cell_output, hidden);
+    for (int64_t k = 0; k < hidden; ++k) h[k] = output_gate[k] * cell_output[k];
   }
 
   const CellConfig& config_;
