@@ -194,6 +194,10 @@ struct IsaKernels {
   float (*exp_shifted_sum_f32)(const float* src, float* dst, int64_t count, float shift);
   // dst[i] = src[i] * factor. dst may be src.
   void (*scale_f32)(float* dst, const float* src, int64_t count, float factor);
+  // dst[i] = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (FastGelu, computed as x
+  // sigmoid(2u)) and x sigmoid(alpha x) (QuickGelu). dst may be src.
+  void (*gelu_tanh_f32)(const float* src, float* dst, int64_t count);
+  void (*quick_gelu_f32)(const float* src, float* dst, int64_t count, float alpha);
   // One output row of a 2-D pooling window, whose every tap lies inside the input:
   // out[i] = max (NaN wins) or sum over r < row_count, t < taps of
   // rows[r][i * stride + t * dilation], for i < count. out is written, not read; rows are read

@@ -177,3 +177,18 @@ float ExpShiftedSumF32(const float* src, float* dst, int64_t count, float shift)
 void ScaleF32(float* dst, const float* src, int64_t count, float factor) {
   MapErfLanes(src, dst, count, [factor](ErfF x) { return x * factor; });
 }
+
+// FastGelu's 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x + 0.044715 x^3), as x sigmoid(2u) (the
+// same function: (1 + tanh u) / 2 = sigmoid(2u)), which keeps its relative precision in the
+// negative tail where 1 + tanh(u) would cancel.
+void GeluTanhF32(const float* src, float* dst, int64_t count) {
+  MapErfLanes(src, dst, count, [](ErfF x) {
+    const ErfF twice_u = x * (1.5957691216057308f + 0.07135481627260025f * (x * x));
+    return x * SigmoidLanes(twice_u);
+  });
+}
+
+// QuickGelu's x sigmoid(alpha x).
+void QuickGeluF32(const float* src, float* dst, int64_t count, float alpha) {
+  MapErfLanes(src, dst, count, [alpha](ErfF x) { return x * SigmoidLanes(alpha * x); });
+}

@@ -1,4 +1,5 @@
-// The exp, log, tanh, sigmoid and softmax-step (maximum, exp-sum, scale) kernels of every
+// The exp, log, tanh, sigmoid, GELU-tanh, QuickGelu and softmax-step (maximum, exp-sum, scale)
+// kernels of every
 // instruction-set level (8 lanes, 16 on AVX-512) against the double-precision library functions:
 // dense sweeps over each function's interesting range, the branch and range edges (denormal
 // results, overflow, the small-argument polynomials' cut-offs), special values, and every count
@@ -223,6 +224,47 @@ TEST(TranscendentalKernelsTest, ExpShiftedSumGivesTheSoftmaxNumeratorsAndDenomin
     EXPECT_EQ(masked[2], 0.0f);
     float with_nan[2] = {0.0f, kNan};
     EXPECT_TRUE(std::isnan(k.exp_shifted_sum_f32(with_nan, with_nan, 2, 0.0f)));
+  }
+}
+
+// FastGelu 0.5 x (1 + tanh(u)) and QuickGelu x sigmoid(alpha x): within 6e-7 relative plus
+// the sigmoid argument's own rounding (three roundings: 1.8e-7 |argument| relative, which e^
+// amplifies in the negative tail); a sigmoid below the denormals is 0, so x times it is off by up
+// to |x| of them.
+TEST(TranscendentalKernelsTest, GeluTanhAndQuickGeluKeepRelativePrecisionOnBothSides) {
+  std::vector<float> x = Sweep(-20.0f, 20.0f, 200000);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, -1e-40f}) x.push_back(v);
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    const IsaKernels& k = KernelsFor(level);
+    std::vector<float> y(x.size());
+    k.gelu_tanh_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double v = x[i];
+      const double u = 0.7978845608028654 * (v + 0.044715 * v * v * v);
+      const double expected = v / (1.0 + std::exp(-2.0 * u));  // = 0.5 v (1 + tanh u)
+      ASSERT_LE(std::fabs(y[i] - expected),
+                (6e-7 + 1.8e-7 * std::fabs(2.0 * u)) * std::fabs(expected) +
+                    1.5e-45 * std::max(1.0, std::fabs(v)))
+          << "gelu_tanh(" << x[i] << ") = " << y[i] << ", expected " << expected;
+    }
+    for (float alpha : {1.702f, -0.5f}) {
+      k.quick_gelu_f32(x.data(), y.data(), static_cast<int64_t>(x.size()), alpha);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double v = x[i];
+        const double a = static_cast<double>(static_cast<float>(alpha * x[i]));
+        const double expected = v / (1.0 + std::exp(-a));
+        ASSERT_LE(std::fabs(y[i] - expected),
+                  6e-7 * std::fabs(expected) + 1.5e-45 * std::max(1.0, std::fabs(v)))
+            << "quick_gelu(" << x[i] << ", " << alpha << ") = " << y[i] << ", expected "
+            << expected;
+      }
+    }
+    float special[3] = {kNan, kInf, -kInf};
+    k.gelu_tanh_f32(special, special, 3);
+    EXPECT_TRUE(std::isnan(special[0]));
+    EXPECT_EQ(special[1], kInf);
+    EXPECT_TRUE(std::isnan(special[2]));  // -inf * 0, as the formula gives
   }
 }
 
