@@ -3,13 +3,14 @@
 // binary, at 1 and 2 threads, reporting GFLOP/s and the percentage of the machine's FP32 peak
 // measured by the repo's probe (ProbeFmaPeakGflops: independent multiply-add chains in
 // registers, run just before each benchmark on as many threads as the benchmark uses; its summed
-// rate is the `peak` column). Square sizes 64-2048, bert_base's MatMul shapes (M = 128 tokens)
-// and one token's FFN product (M = 1: the matrix-vector path). The int8 GEMM (mlas/qgemm.h:
-// uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and bert_base's shapes,
-// reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the same size, and
-// oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at 1024^3 also
-// with 7-bit weights (int8/prism_7bit: no split packing on AVX2), and, on CPUs with AVX-512 VNNI,
-// an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains, GOP/s).
+// rate is the `peak` column). Square sizes 64-2048 (and 1000, 2000), bert_base's MatMul shapes (M =
+// 128 tokens) and one token's FFN product (M = 1: the matrix-vector path). The int8 GEMM
+// (mlas/qgemm.h: uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and
+// bert_base's shapes, reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the
+// same size, and oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at
+// 1024^3 also with 7-bit weights (int8/prism_7bit: no split packing on AVX2), and, on CPUs with
+// AVX-512 VNNI, an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains,
+// GOP/s).
 //
 //   build/prism_gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -387,7 +388,9 @@ void RegisterAll() {
   // N=768), the FFN's up (N=3072) and down (K=3072) products, and attention's per-head products
   // over 12 heads (Q K^T with K read transposed, then scores times V).
   std::vector<Problem> problems;
-  for (int64_t s : {64, 128, 256, 512, 1024, 2048}) problems.push_back({1, s, s, s, false});
+  // 1000 and 2000 beside 1024 and 2048: leading dimensions that are not powers of two.
+  for (int64_t s : {64, 128, 256, 512, 1024, 2048, 1000, 2000})
+    problems.push_back({1, s, s, s, false});
   problems.push_back({1, 128, 768, 768, false});
   problems.push_back({1, 128, 3072, 768, false});
   problems.push_back({1, 128, 768, 3072, false});
