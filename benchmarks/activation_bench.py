@@ -1,6 +1,8 @@
 """Erf, GELU and the other transcendentals, Prism against onnxruntime on the same tensor, one
 thread each: the decomposed GELU that exporters write (Div, Erf, Add, Mul, Mul), com.microsoft
-Gelu, Erf, Exp, Log (of |x|), Tanh, Sigmoid, and Softmax / LogSoftmax over the last axis.
+Gelu, FastGelu, QuickGelu, Erf, Exp, Log (of |x|), Tanh, Sigmoid, Softmax / LogSoftmax over the
+last axis, and a bidirectional LSTM (sigmoid and tanh gates; x is [64, 8, 256] there, hidden
+256, random weights).
 onnxruntime's graph optimizations are off so that both run the nodes as written. Alternating
 rounds, median per round, median of the rounds.
 
@@ -40,10 +42,36 @@ def models(shape):
         "com.microsoft Gelu": _model([helper.make_node("Gelu", ["x"], ["y"],
                                                        domain="com.microsoft")], shape,
                                      contrib=True),
+        **{"com.microsoft " + op: _model([helper.make_node(op, ["x"], ["y"],
+                                                           domain="com.microsoft")], shape,
+                                         contrib=True)
+           for op in ("FastGelu", "QuickGelu")},
         "Erf": _model([helper.make_node("Erf", ["x"], ["y"])], shape),
         **{op: _model([helper.make_node(op, ["x"], ["y"])], shape)
            for op in ("Exp", "Log", "Tanh", "Sigmoid", "Softmax", "LogSoftmax")},
+        "LSTM (bidirectional)": _lstm_model(),
     }
+
+
+LSTM_SHAPE = (64, 8, 256)  # steps, batch, inputs (= hidden)
+
+
+def _lstm_model():
+    steps, batch, size = LSTM_SHAPE
+    rng = np.random.default_rng(1)
+    weights = [numpy_helper.from_array((rng.normal(size=shape) * 0.05).astype(np.float32), name)
+               for name, shape in (("W", (2, 4 * size, size)), ("R", (2, 4 * size, size)),
+                                   ("B", (2, 8 * size)))]
+    node = helper.make_node("LSTM", ["x", "W", "R", "B"], ["y"], hidden_size=size,
+                            direction="bidirectional")
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                             list(LSTM_SHAPE))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model.SerializeToString()
 
 
 def _time(session, feeds, runs):
@@ -66,6 +94,8 @@ def main():
     print("| model | prism ms | onnxruntime ms | ratio |\n|---|---:|---:|---:|")
     for name, model in models(shape).items():
         feeds = {"x": np.abs(normal) if name == "Log" else normal}
+        if name.startswith("LSTM"):
+            feeds = {"x": np.random.default_rng(2).normal(size=LSTM_SHAPE).astype(np.float32)}
         prism_options = prismrt.SessionOptions()
         prism_options.intra_op_num_threads = 1
         ort_options = onnxruntime.SessionOptions()
