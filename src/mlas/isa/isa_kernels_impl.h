@@ -1798,6 +1798,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_block_vnni = nullptr,
 #endif
 #endif
+#if defined(__AVX512F__) && PRISM_QGEMM_VNNI
+                             .qgemm_vnni_requantizes = true,
+#else
+                             .qgemm_vnni_requantizes = false,
+#endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,
                              .qlinear_add_u8 = &QLinearAddU8,
