@@ -17,12 +17,14 @@
 namespace prism::mlas {
 namespace {
 
-// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4096 deep (1024
+// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4608 deep (1152
 // depth groups). Deep blocks win here: every further depth block re-reads and re-writes C
 // through the tiles' stores (C's rows, 4 KiB apart at n = 1024, alias in L1), which cost more
 // than streaming B's panels from L2 does (measured 2026-11-26 on the Zen 5 VMs: depth 512 lost
 // about 25% against 1024 at 1024^3; 4096 gained about 5% over 1024 at 128 x 768 x 3072).
-constexpr int64_t kQgemmDepthBlockGroups = 1024;
+// 4608 is resnet's deepest convolution (3x3 x 512 channels), which the requantizing store
+// (QgemmCanRequantize) then multiplies in one depth block.
+constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
@@ -491,7 +493,7 @@ void QgemmPackedBRequantize(const IsaKernels& kernels, int64_t m, const void* a,
   if (!QgemmCanRequantize(kernels, b, output.multipliers))
     throw std::invalid_argument(
         "int8 GEMM: the requantizing product needs the AVX-512 VNNI kernel, a depth of at most "
-        "4096 and multipliers with 2^-14 <= |multiplier| < inf (QgemmCanRequantize)");
+        "4608 and multipliers with 2^-14 <= |multiplier| < inf (QgemmCanRequantize)");
   RunQgemm(kernels, m, a, lda, a_signed, b, zero_points, nullptr, 0, pool, {}, &output,
            source != nullptr && *source ? source : nullptr);
 }

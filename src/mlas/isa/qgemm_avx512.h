@@ -457,7 +457,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 #if defined(__x86_64__)
   if (block_store.out8 != nullptr) {
     // Requantized in the store: the full tiles from the registers, the others (fewer than 32
-    // columns, or a split B) through 12 x 32 sums in memory.
+    // columns or 5 rows, or a split B) through 12 x 32 sums in memory.
     alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
     for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
       const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
@@ -467,7 +467,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
         const QgemmStore store = block_store.At(i, j);
         const int32_t* term = store.column_term != nullptr ? store.column_term : kZeroTerms;
-        if (cols == 2 * kQgemmCols && !split) {
+        if (cols == 2 * kQgemmCols && count > 4 && !split) {
           QgemmTileVnni12x32Requantize(groups, rows, panels, b_panel_stride, term,
                                        store.column_zero, store.row_sums, count, store.out_scale,
                                        store.out_constants, store.out8, store.out8_stride);
@@ -476,7 +476,24 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         QgemmStore to_sums = store;
         to_sums.out8 = nullptr;
         constexpr int64_t ld = 2 * kQgemmCols;
-        if (cols > kQgemmCols)
+        if (count <= 4 && !split) {
+          // A tail of at most 4 rows (resnet's 49, 196, 784 and 3136 positions leave 1 or 4) on
+          // the few-row tiles: the 12-row tile would multiply 8 to 11 rows of padding.
+          const auto few = [&]<int kRows>() {
+            if (cols > kQgemmCols)
+              QgemmTileVnniFewRows<kRows, 2>(groups, rows, panels, b_panel_stride, count, cols,
+                                             to_sums, sums, ld);
+            else
+              QgemmTileVnniFewRows<kRows, 1>(groups, rows, panels, b_panel_stride, count, cols,
+                                             to_sums, sums, ld);
+          };
+          if (count == 1)
+            few.template operator()<1>();
+          else if (count == 2)
+            few.template operator()<2>();
+          else
+            few.template operator()<4>();
+        } else if (cols > kQgemmCols)
           split ? QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, to_sums,
                                          sums, ld)
                 : QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols,

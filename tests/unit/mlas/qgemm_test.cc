@@ -416,16 +416,19 @@ TEST(Int8GemmTest, TileDoneReportsEachFinishedElementOnce) {
 
 // The requantizing product (QgemmPackedBRequantize: the AVX-512 VNNI kernel's store rounds the
 // product to odd in single precision) against the double-precision requantization of the exact
-// sums, byte for byte: ragged m and n (rows past 12-row tiles, columns past 32-column tiles and
-// 512-column blocks), B's zero point zero and per column (the row term), bias or none, uint8 and
-// int8 outputs, an output stride wider than n (the bytes past n untouched), on one thread and a
-// pool. The multipliers include fl(1/6) and fl(1/10) with sums that are multiples of 3 and 5:
-// products within a float ulp of a tie, which a product rounded to nearest float would round
-// the wrong way. Levels without the store must refuse (QgemmCanRequantize false).
+// sums, byte for byte: ragged m and n (row tails of 1 to 4 rows on the few-row tiles and of 5 to
+// 11 on the 12-row one, columns past 32-column tiles and 512-column blocks), B's zero point zero
+// and per column (the row term), bias or none, uint8 and int8 outputs, an output stride wider than
+// n (the bytes past n untouched), on one thread and a pool. The multipliers include fl(1/6) and
+// fl(1/10) with sums that are multiples of 3 and 5: products within a float ulp of a tie, which a
+// product rounded to nearest float would round the wrong way. Levels without the store must refuse
+// (QgemmCanRequantize false).
 TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
   ThreadPool two(2);
-  const int64_t shapes[][3] = {{1, 32, 1},    {13, 33, 1},   {145, 70, 1},
-                               {37, 545, 64}, {300, 96, 20}, {5, 17, 300}};
+  // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more.
+  const int64_t shapes[][3] = {{1, 32, 1},    {13, 33, 1},  {145, 70, 1}, {37, 545, 64},
+                               {300, 96, 20}, {5, 17, 300}, {14, 40, 8},  {15, 64, 12},
+                               {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576}};
   uint32_t seed = 900;
   int64_t checked = 0;
   for (const auto& s : shapes)
@@ -517,7 +520,7 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
 // requantizing product is refused, and the convolution keeps its double-precision path.
 TEST(Int8GemmTest, RequantizingStoreRefusesWhatItCannotDoExactly) {
   const Problem p = MakeProblem(3, 20, 8, false, true, false, 77);
-  const Problem deep = MakeProblem(3, 20, 4097, false, true, false, 78);
+  const Problem deep = MakeProblem(3, 20, 4609, false, true, false, 78);
   for (const Variant& v : Variants()) {
     const PackedQuantB packed =
         PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed, QgemmPairsSaturate(v.kernels));
