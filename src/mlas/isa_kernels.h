@@ -71,6 +71,11 @@ struct QgemmStore {
   int64_t out8_stride = 0;
   const float* out_scale = nullptr;
   const QgemmRequantizeConstants* out_constants = nullptr;
+  // With out8: A's rows in place (uint8, row i at a_rows + i * a_stride, the depth a whole number
+  // of groups), which the kernel reads for its whole 12-row tiles instead of the packed panels
+  // (then only a last partial panel is packed); nullptr: the packed panels.
+  const uint8_t* a_rows = nullptr;
+  int64_t a_stride = 0;
 
   // The same for the tile at (row, col) of the block.
   QgemmStore At(int64_t row, int64_t col) const {
@@ -82,6 +87,7 @@ struct QgemmStore {
       tile.out8 += row * out8_stride + col;
       tile.out_scale += col;
     }
+    if (a_rows != nullptr) tile.a_rows += row * a_stride;
     return tile;
   }
 };

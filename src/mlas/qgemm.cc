@@ -354,9 +354,26 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const uint32_t flip = a_signed ? 0x80 : 0;
+  // A requantizing product of a uint8 A in place whose depth is whole groups, on whole tiles of
+  // B: the kernel reads A's rows where they are for its whole 12-row tiles (QgemmStore::a_rows),
+  // so only a last partial panel is packed.
+  const bool rows_in_place = requantize != nullptr && source == nullptr && !a_signed &&
+                             k % kQgemmDepthGroup == 0 && n % (2 * kQgemmPanelCols) == 0 &&
+                             !b.Split() && tile_rows == 12;
+  const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // With a row source, each pack first writes its rows of A into this thread's buffer.
   const auto pack = [&](int64_t first, int64_t last) {
     const int64_t row0 = first * tile_rows, row_end = std::min(m, last * tile_rows);
+    if (rows_in_place) {
+      if (partial_panel >= first && partial_panel < last)
+        PackAPanels(a_bytes, 0, lda, flip, m, k, groups, tile_rows, partial_panel,
+                    partial_panel + 1, packed_a);
+      if (any_column_zero)
+        for (int64_t row = row0; row < row_end; ++row)
+          row_sums[static_cast<size_t>(row)] =
+              static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
+      return;
+    }
     const uint8_t* rows = nullptr;
     int64_t stride = lda;
     if (source != nullptr) {
@@ -399,6 +416,10 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
             store.out8_stride = requantize->out_stride;
             store.out_scale = requantize->multipliers + col + jc;
             store.out_constants = &constants;
+            if (rows_in_place) {
+              store.a_rows = a_bytes + (row + ic) * lda;
+              store.a_stride = lda;
+            }
           }
           kernel(mc, nc, gc,
                  packed_a + (row + ic) / tile_rows * a_panel_stride +
@@ -427,8 +448,10 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // A whole, split over the pool by panels when it is large (the column blocks below all read
   // all of it).
   const auto pack_all = [&] {
+    // Split from 32 KB of A on (a convolution's lowering comes with it): the threads would
+    // otherwise wait for one to pack (14x14 x 2304 took a third of such a conv at 2 threads).
     const int64_t pack_parts =
-        std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
+        std::clamp<int64_t>(m * k / (int64_t{1} << 15), 1, std::min<int64_t>(threads, a_panels));
     if (pack_parts == 1) return pack(0, a_panels);
     const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
     pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
