@@ -354,26 +354,22 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const uint32_t flip = a_signed ? 0x80 : 0;
-  // A requantizing product of a uint8 A in place whose depth is whole groups, on whole tiles of
-  // B: the kernel reads A's rows where they are for its whole 12-row tiles (QgemmStore::a_rows),
-  // so only a last partial panel is packed.
-  const bool rows_in_place = requantize != nullptr && source == nullptr && !a_signed &&
-                             k % kQgemmDepthGroup == 0 && n % (2 * kQgemmPanelCols) == 0 &&
-                             !b.Split() && tile_rows == 12;
+  // A requantizing product of a uint8 A whose depth is whole groups, on whole tiles of B: the
+  // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
+  // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
+  const bool in_place_ok = requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 &&
+                           n % (2 * kQgemmPanelCols) == 0 && !b.Split() && tile_rows == 12;
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
-  // With a row source, each pack first writes its rows of A into this thread's buffer.
-  const auto pack = [&](int64_t first, int64_t last) {
+  // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
+  struct RowsInPlace {
+    const uint8_t* rows = nullptr;
+    int64_t row0 = 0;
+    int64_t stride = 0;
+  };
+  // Packs panels [first, last) (only a partial last one when in_place) with their row sums; with
+  // a row source, the rows are first written into this thread's buffer.
+  const auto pack = [&](int64_t first, int64_t last, bool in_place) {
     const int64_t row0 = first * tile_rows, row_end = std::min(m, last * tile_rows);
-    if (rows_in_place) {
-      if (partial_panel >= first && partial_panel < last)
-        PackAPanels(a_bytes, 0, lda, flip, m, k, groups, tile_rows, partial_panel,
-                    partial_panel + 1, packed_a);
-      if (any_column_zero)
-        for (int64_t row = row0; row < row_end; ++row)
-          row_sums[static_cast<size_t>(row)] =
-              static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
-      return;
-    }
     const uint8_t* rows = nullptr;
     int64_t stride = lda;
     if (source != nullptr) {
@@ -384,17 +380,23 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     } else {
       rows = a_bytes + row0 * lda;
     }
-    PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, first, last, packed_a);
+    if (!in_place)
+      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, first, last, packed_a);
+    else if (partial_panel >= first && partial_panel < last)
+      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, partial_panel,
+                  partial_panel + 1, packed_a);
     if (any_column_zero)
       for (int64_t row = row0; row < row_end; ++row)
         row_sums[static_cast<size_t>(row)] = static_cast<int32_t>(
             RowSum(rows + (row - row0) * stride, k, static_cast<uint8_t>(flip)));
+    return in_place ? RowsInPlace{rows, row0, stride} : RowsInPlace{};
   };
   const int64_t group_bytes = b.GroupBytes();
   const int64_t b_panel_stride = b.PanelStride();
   // The blocked product of rows [row, row + rows) and columns [col, col + cols) of C; row is a
   // multiple of tile_rows, col of the panel width.
-  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols,
+                             const RowsInPlace& in_place) {
     for (int64_t jc = 0; jc < cols; jc += kQgemmColumnBlock) {
       const int64_t nc = std::min(kQgemmColumnBlock, cols - jc);
       for (int64_t pc = 0; pc < groups; pc += kQgemmDepthBlockGroups) {
@@ -416,9 +418,9 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
             store.out8_stride = requantize->out_stride;
             store.out_scale = requantize->multipliers + col + jc;
             store.out_constants = &constants;
-            if (rows_in_place) {
-              store.a_rows = a_bytes + (row + ic) * lda;
-              store.a_stride = lda;
+            if (in_place.rows != nullptr) {
+              store.a_rows = in_place.rows + (row + ic - in_place.row0) * in_place.stride;
+              store.a_stride = in_place.stride;
             }
           }
           kernel(mc, nc, gc,
@@ -440,23 +442,30 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     const int64_t step_rows = n <= kQgemmColumnBlock ? chunk : RoundUp(size, tile_rows);
     for (int64_t at = begin; at < begin + size; at += step_rows) {
       const int64_t rows = std::min(step_rows, begin + size - at);
-      pack(at / tile_rows, (at + rows + tile_rows - 1) / tile_rows);
-      run_block(at, rows, 0, n);
+      const RowsInPlace in_place =
+          pack(at / tile_rows, (at + rows + tile_rows - 1) / tile_rows, in_place_ok);
+      run_block(at, rows, 0, n, in_place);
     }
   };
 
   // A whole, split over the pool by panels when it is large (the column blocks below all read
-  // all of it).
+  // all of it); read in place where it can be (not from a row source: its buffers are the
+  // packing threads' own).
+  const bool all_in_place = in_place_ok && source == nullptr;
+  const RowsInPlace whole_in_place = all_in_place ? RowsInPlace{a_bytes, 0, lda} : RowsInPlace{};
   const auto pack_all = [&] {
     // Split from 32 KB of A on (a convolution's lowering comes with it): the threads would
     // otherwise wait for one to pack (14x14 x 2304 took a third of such a conv at 2 threads).
     const int64_t pack_parts =
         std::clamp<int64_t>(m * k / (int64_t{1} << 15), 1, std::min<int64_t>(threads, a_panels));
-    if (pack_parts == 1) return pack(0, a_panels);
+    if (pack_parts == 1) {
+      pack(0, a_panels, all_in_place);
+      return;
+    }
     const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
     pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
       for (int64_t part = first; part < last; ++part)
-        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
+        pack(part * per_part, std::min(a_panels, (part + 1) * per_part), all_in_place);
     });
   };
 
@@ -474,7 +483,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   if (blocks == 1) {
     if (by_columns) {
       pack_all();
-      run_block(0, m, 0, n);
+      run_block(0, m, 0, n, whole_in_place);
       return;
     }
     pack_and_run(0, m);  // a 3136 x 576 A is 1.8 MB: packed a row block at a time
@@ -484,7 +493,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     pack_all();
     pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
       for (int64_t index = first; index < last; ++index)
-        run_block(0, m, index * step, std::min(step, n - index * step));
+        run_block(0, m, index * step, std::min(step, n - index * step), whole_in_place);
     });
     return;
   }

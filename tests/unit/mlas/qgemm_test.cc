@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -496,23 +497,64 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
                 << v.name;
             continue;
           }
-          for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
-            std::vector<uint8_t> out(expected.size(), 0xA5);
-            output.out = out.data();
-            QgemmPackedBRequantize(v.kernels, p.m, p.a.data(), p.lda, p.a_signed, packed, zero,
-                                   output, pool);
-            int64_t mismatches = 0;
-            for (size_t i = 0; i < out.size(); ++i)
-              if (out[i] != expected[i] && mismatches++ < 3)
-                ADD_FAILURE() << v.name << " " << p << " to_int8=" << to_int8 << " at row "
-                              << i / stride << " column " << i % stride << ": expected "
-                              << int{expected[i]} << ", got " << int{out[i]};
-            EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "");
-            ++checked;
-          }
+          // A's rows also from a row source (a convolution's lowering), which the kernel then
+          // reads from the source's buffer.
+          const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows) {
+            for (int64_t r = begin; r < end; ++r)
+              std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+          };
+          for (const bool from_source : {false, true})
+            for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+              std::vector<uint8_t> out(expected.size(), 0xA5);
+              output.out = out.data();
+              QgemmPackedBRequantize(v.kernels, p.m, from_source ? nullptr : p.a.data(), p.lda,
+                                     p.a_signed, packed, zero, output, pool,
+                                     from_source ? &source : nullptr);
+              int64_t mismatches = 0;
+              for (size_t i = 0; i < out.size(); ++i)
+                if (out[i] != expected[i] && mismatches++ < 3)
+                  ADD_FAILURE() << v.name << " " << p << " to_int8=" << to_int8 << " at row "
+                                << i / stride << " column " << i % stride << ": expected "
+                                << int{expected[i]} << ", got " << int{out[i]};
+              EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "")
+                                       << (from_source ? " from a row source" : "");
+              ++checked;
+            }
         }
       }
   if (checked == 0) std::cout << "[ SKIPPED  ] no level here requantizes in its store\n";
+}
+
+// A's rows from a row source (QgemmRowSource: a convolution lowering a row block at a time
+// inside the product's tasks) give the product of A in place on every level, on one thread and
+// split over a pool, row blocks (m > n) and column blocks (n > m), with the row term; each
+// source call asks for rows inside [0, m) and writes exactly the buffer it is given.
+TEST(Int8GemmTest, RowSourceMatchesAInPlace) {
+  ThreadPool three(3);
+  const int64_t shapes[][3] = {{300, 40, 70}, {20, 600, 90}, {145, 33, 5}, {1000, 64, 36}};
+  for (const auto& s : shapes) {
+    const Problem p = MakeProblem(s[0], s[1], s[2], true, false, true, 61);
+    const std::vector<int32_t> expected = Reference(p);
+    for (const Variant& v : Variants())
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+        const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
+                                                       QgemmPairsSaturate(v.kernels));
+        QgemmZeroPoints zero;
+        zero.a = p.a_zero;
+        zero.b_per_column = p.b_zero.data();
+        std::atomic<int64_t> bad_ranges{0};
+        const QgemmRowSource source = [&](int64_t begin, int64_t end, uint8_t* rows) {
+          if (begin < 0 || end > p.m || begin >= end) ++bad_ranges;
+          for (int64_t r = begin; r < end; ++r)
+            std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+        };
+        std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+        QgemmPackedB(v.kernels, p.m, nullptr, p.k, p.a_signed, packed, zero, c.data(), p.ldc, pool,
+                     {}, &source);
+        EXPECT_EQ(bad_ranges.load(), 0) << v.name << " " << p;
+        ExpectEqual(expected, c, p, v.name.c_str());
+      }
+  }
 }
 
 // Multipliers where the single-precision steps would not be exact (|m| < 2^-14, a float sum
