@@ -41,6 +41,18 @@ constexpr int kActivationNone = 0;
 constexpr int kActivationRelu = 1;
 constexpr int kActivationLeakyRelu = 2;  // a: the slope below 0
 constexpr int kActivationClip = 3;       // a, b: the bounds
+// The constants of an int8 GEMM's requantizing store (QgemmStore::out8), read by the AVX-512
+// kernel's assembly at these offsets: the clamp bounds shifted by the zero point (low -
+// zero_point, high - zero_point, integers), the zero point, and the integer 1 and float 0 its
+// round-to-odd step uses.
+struct QgemmRequantizeConstants {
+  float low = 0.0f;
+  float high = 0.0f;
+  int32_t zero_point = 0;
+  int32_t one = 1;
+  float zero = 0.0f;
+};
+
 // How an int8 GEMM kernel writes its sums to C: added to C (accumulate) or stored, and, when
 // column_term is given (the last depth block), with the zero points' terms (mlas/qgemm.h):
 // + column_term[j] - column_zero[j] * row_sums[i], the row term only when row_sums is given.
@@ -50,6 +62,20 @@ struct QgemmStore {
   const int32_t* row_sums = nullptr;
   const int32_t* column_zero = nullptr;
   const int32_t* column_term = nullptr;
+  // When set (only for a kernel with IsaKernels::qgemm_vnni_requantizes, on the last depth
+  // block, never with accumulate): each sum, with the terms above, is requantized as
+  // mlas::QgemmRequantize (qgemm.h) says and the byte lands at out8[i * out8_stride + j]; C is
+  // not written. out_scale: one float multiplier per column; out_constants: the bounds and zero
+  // point.
+  uint8_t* out8 = nullptr;
+  int64_t out8_stride = 0;
+  const float* out_scale = nullptr;
+  const QgemmRequantizeConstants* out_constants = nullptr;
+  // With out8: A's rows in place (uint8, row i at a_rows + i * a_stride, the depth a whole number
+  // of groups), which the kernel reads for its whole 12-row tiles instead of the packed panels
+  // (then only a last partial panel is packed); nullptr: the packed panels.
+  const uint8_t* a_rows = nullptr;
+  int64_t a_stride = 0;
 
   // The same for the tile at (row, col) of the block.
   QgemmStore At(int64_t row, int64_t col) const {
@@ -57,6 +83,11 @@ struct QgemmStore {
     if (row_sums != nullptr) tile.row_sums += row;
     if (column_zero != nullptr) tile.column_zero += col;
     if (column_term != nullptr) tile.column_term += col;
+    if (out8 != nullptr) {
+      tile.out8 += row * out8_stride + col;
+      tile.out_scale += col;
+    }
+    if (a_rows != nullptr) tile.a_rows += row * a_stride;
     return tile;
   }
 };
@@ -122,6 +153,9 @@ struct IsaKernels {
   void (*qgemm_block_vnni)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                            int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride,
                            bool split, const QgemmStore& store, int32_t* c, int64_t ldc);
+  // Whether qgemm_block_vnni takes QgemmStore::out8 (requantizes in its store; the AVX-512
+  // level's does).
+  bool qgemm_vnni_requantizes;
   // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
   // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
   // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum

@@ -1,6 +1,7 @@
 #include "mlas/qgemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -16,12 +17,14 @@
 namespace prism::mlas {
 namespace {
 
-// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4096 deep (1024
+// The cache blocks: a 144-row block of A and a 512-column block of B, up to 4608 deep (1152
 // depth groups). Deep blocks win here: every further depth block re-reads and re-writes C
 // through the tiles' stores (C's rows, 4 KiB apart at n = 1024, alias in L1), which cost more
 // than streaming B's panels from L2 does (measured 2026-11-26 on the Zen 5 VMs: depth 512 lost
 // about 25% against 1024 at 1024^3; 4096 gained about 5% over 1024 at 128 x 768 x 3072).
-constexpr int64_t kQgemmDepthBlockGroups = 1024;
+// 4608 is resnet's deepest convolution (3x3 x 512 channels), which the requantizing store
+// (QgemmCanRequantize) then multiplies in one depth block.
+constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
@@ -56,6 +59,9 @@ class ByteWorkspace {
 };
 
 thread_local ByteWorkspace packed_a_workspace;
+// Rows of A from a QgemmRowSource, before they are packed (per thread: the pool's tasks write
+// their own).
+thread_local ByteWorkspace source_workspace;
 
 // One row of A into its panel: each depth group's 4 bytes at out + g * group_stride, the last
 // group zero-padded, every byte xor-ed with flip.
@@ -78,11 +84,12 @@ void PackARow(const uint8_t* source, uint32_t flip, int64_t k, int64_t groups, i
 }
 
 // Packs panels [first, last) of A's rows (tile_rows rows each, a multiple of 4; zero rows past
-// m) with each byte xor-ed with flip (0x80 turns int8 into the shifted uint8). Four whole rows
-// at a time go through SSE2: 16 bytes (four groups) of each, a 4 x 4 transpose of 32-bit words,
-// and one 16-byte store per group (the four rows' words are adjacent in a group).
-void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_t k, int64_t groups,
-                 int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed) {
+// m) with each byte xor-ed with flip (0x80 turns int8 into the shifted uint8); `a` holds A's rows
+// from row a_row0 on. Four whole rows at a time go through SSE2: 16 bytes (four groups) of each,
+// a 4 x 4 transpose of 32-bit words, and one 16-byte store per group (the four rows' words are
+// adjacent in a group).
+void PackAPanels(const uint8_t* a, int64_t a_row0, int64_t lda, uint32_t flip, int64_t m, int64_t k,
+                 int64_t groups, int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed) {
   const int64_t group_stride = tile_rows * kQgemmDepthGroup;
   const int64_t full = k / kQgemmDepthGroup;
   for (int64_t panel = first; panel < last; ++panel) {
@@ -97,7 +104,7 @@ void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_
           __m128i q[4];
           for (int i = 0; i < 4; ++i)
             q[i] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-                                     a + (row + i) * lda + done * kQgemmDepthGroup)),
+                                     a + (row + i - a_row0) * lda + done * kQgemmDepthGroup)),
                                  flips);
           const __m128i t0 = _mm_unpacklo_epi32(q[0], q[1]), t1 = _mm_unpacklo_epi32(q[2], q[3]);
           const __m128i t2 = _mm_unpackhi_epi32(q[0], q[1]), t3 = _mm_unpackhi_epi32(q[2], q[3]);
@@ -117,7 +124,7 @@ void PackAPanels(const uint8_t* a, int64_t lda, uint32_t flip, int64_t m, int64_
           for (int64_t g = 0; g < groups; ++g) std::memset(out + g * group_stride, 0, 4);
           continue;
         }
-        PackARow(a + (row + i) * lda, flip, k, groups, done, group_stride, out);
+        PackARow(a + (row + i - a_row0) * lda, flip, k, groups, done, group_stride, out);
       }
     }
   }
@@ -272,9 +279,24 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
   return kernels.qgemm_block_saturates && !QgemmUsesVnni(kernels);
 }
 
-void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
-                  const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
-                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done) {
+bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
+                        const float* multipliers) {
+  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.K() <= 0 ||
+      b.Groups() > kQgemmDepthBlockGroups)
+    return false;
+  for (int64_t j = 0; j < b.N(); ++j)
+    if (!std::isfinite(multipliers[j]) || std::fabs(multipliers[j]) < 0x1p-14f) return false;
+  return true;
+}
+
+namespace {
+
+// QgemmPackedB, or with `requantize` QgemmPackedBRequantize (c unused); A's rows from `source`
+// when it is given.
+void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
+              const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c, int64_t ldc,
+              ThreadPool* pool, const QgemmTileDone& tile_done, const QgemmRequantize* requantize,
+              const QgemmRowSource* source) {
   const int64_t n = b.N(), k = b.K();
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // an empty sum
@@ -311,7 +333,20 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
                              a_zero * static_cast<uint32_t>(b.ColumnSums()[j]));
     any_column_zero = any_column_zero || zero != 0;
   }
-  const bool corrected = any_column_zero || a_zero != 0;
+  // The requantization's bias joins the column terms (a wrapping add either way).
+  if (requantize != nullptr && requantize->bias != nullptr)
+    for (int64_t j = 0; j < n; ++j)
+      column_term[static_cast<size_t>(j)] =
+          static_cast<int32_t>(static_cast<uint32_t>(column_term[static_cast<size_t>(j)]) +
+                               static_cast<uint32_t>(requantize->bias[j]));
+  const bool corrected =
+      any_column_zero || a_zero != 0 || (requantize != nullptr && requantize->bias != nullptr);
+  QgemmRequantizeConstants constants;
+  if (requantize != nullptr) {
+    constants.low = static_cast<float>((requantize->to_int8 ? -128 : 0) - requantize->zero_point);
+    constants.high = static_cast<float>((requantize->to_int8 ? 127 : 255) - requantize->zero_point);
+    constants.zero_point = requantize->zero_point;
+  }
 
   // A packed into panels, with its row sums when a B zero point needs them (pack: panels
   // [first, last)); when and by whom depends on how C is split below.
@@ -319,18 +354,49 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const uint32_t flip = a_signed ? 0x80 : 0;
-  const auto pack = [&](int64_t first, int64_t last) {
-    PackAPanels(a_bytes, lda, flip, m, k, groups, tile_rows, first, last, packed_a);
+  // A requantizing product of a uint8 A whose depth is whole groups, on whole tiles of B: the
+  // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
+  // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
+  const bool in_place_ok = requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 &&
+                           n % (2 * kQgemmPanelCols) == 0 && !b.Split() && tile_rows == 12;
+  const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
+  // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
+  struct RowsInPlace {
+    const uint8_t* rows = nullptr;
+    int64_t row0 = 0;
+    int64_t stride = 0;
+  };
+  // Packs panels [first, last) (only a partial last one when in_place) with their row sums; with
+  // a row source, the rows are first written into this thread's buffer.
+  const auto pack = [&](int64_t first, int64_t last, bool in_place) {
+    const int64_t row0 = first * tile_rows, row_end = std::min(m, last * tile_rows);
+    const uint8_t* rows = nullptr;
+    int64_t stride = lda;
+    if (source != nullptr) {
+      uint8_t* buffer = source_workspace.Get((row_end - row0) * k);
+      (*source)(row0, row_end, buffer);
+      rows = buffer;
+      stride = k;
+    } else {
+      rows = a_bytes + row0 * lda;
+    }
+    if (!in_place)
+      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, first, last, packed_a);
+    else if (partial_panel >= first && partial_panel < last)
+      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, partial_panel,
+                  partial_panel + 1, packed_a);
     if (any_column_zero)
-      for (int64_t row = first * tile_rows; row < std::min(m, last * tile_rows); ++row)
-        row_sums[static_cast<size_t>(row)] =
-            static_cast<int32_t>(RowSum(a_bytes + row * lda, k, static_cast<uint8_t>(flip)));
+      for (int64_t row = row0; row < row_end; ++row)
+        row_sums[static_cast<size_t>(row)] = static_cast<int32_t>(
+            RowSum(rows + (row - row0) * stride, k, static_cast<uint8_t>(flip)));
+    return in_place ? RowsInPlace{rows, row0, stride} : RowsInPlace{};
   };
   const int64_t group_bytes = b.GroupBytes();
   const int64_t b_panel_stride = b.PanelStride();
   // The blocked product of rows [row, row + rows) and columns [col, col + cols) of C; row is a
   // multiple of tile_rows, col of the panel width.
-  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+  const auto run_block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols,
+                             const RowsInPlace& in_place) {
     for (int64_t jc = 0; jc < cols; jc += kQgemmColumnBlock) {
       const int64_t nc = std::min(kQgemmColumnBlock, cols - jc);
       for (int64_t pc = 0; pc < groups; pc += kQgemmDepthBlockGroups) {
@@ -347,27 +413,59 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
             store.column_zero = column_zero.data() + col + jc;
             if (any_column_zero) store.row_sums = row_sums.data() + row + ic;
           }
+          if (requantize != nullptr) {  // one depth block (QgemmCanRequantize)
+            store.out8 = requantize->out + (row + ic) * requantize->out_stride + col + jc;
+            store.out8_stride = requantize->out_stride;
+            store.out_scale = requantize->multipliers + col + jc;
+            store.out_constants = &constants;
+            if (in_place.rows != nullptr) {
+              store.a_rows = in_place.rows + (row + ic - in_place.row0) * in_place.stride;
+              store.a_stride = in_place.stride;
+            }
+          }
           kernel(mc, nc, gc,
                  packed_a + (row + ic) / tile_rows * a_panel_stride +
                      pc * tile_rows * kQgemmDepthGroup,
                  a_panel_stride, panels, b_panel_stride, b.Split(), store,
-                 c + (row + ic) * ldc + col + jc, ldc);
+                 c != nullptr ? c + (row + ic) * ldc + col + jc : nullptr, ldc);
           if (pc + gc == groups && tile_done) tile_done(row + ic, mc, col + jc, nc);
         }
       }
     }
   };
 
+  // Rows [begin, begin + size) packed and multiplied by all of B a row block at a time (each
+  // block of A packed right before it is multiplied, still in cache) when B is one column block;
+  // else packed at once.
+  const int64_t chunk = RoundUp(kQgemmRowBlock, tile_rows);
+  const auto pack_and_run = [&](int64_t begin, int64_t size) {
+    const int64_t step_rows = n <= kQgemmColumnBlock ? chunk : RoundUp(size, tile_rows);
+    for (int64_t at = begin; at < begin + size; at += step_rows) {
+      const int64_t rows = std::min(step_rows, begin + size - at);
+      const RowsInPlace in_place =
+          pack(at / tile_rows, (at + rows + tile_rows - 1) / tile_rows, in_place_ok);
+      run_block(at, rows, 0, n, in_place);
+    }
+  };
+
   // A whole, split over the pool by panels when it is large (the column blocks below all read
-  // all of it).
+  // all of it); read in place where it can be (not from a row source: its buffers are the
+  // packing threads' own).
+  const bool all_in_place = in_place_ok && source == nullptr;
+  const RowsInPlace whole_in_place = all_in_place ? RowsInPlace{a_bytes, 0, lda} : RowsInPlace{};
   const auto pack_all = [&] {
+    // Split from 32 KB of A on (a convolution's lowering comes with it): the threads would
+    // otherwise wait for one to pack (14x14 x 2304 took a third of such a conv at 2 threads).
     const int64_t pack_parts =
-        std::clamp<int64_t>(m * k / (int64_t{1} << 18), 1, std::min<int64_t>(threads, a_panels));
-    if (pack_parts == 1) return pack(0, a_panels);
+        std::clamp<int64_t>(m * k / (int64_t{1} << 15), 1, std::min<int64_t>(threads, a_panels));
+    if (pack_parts == 1) {
+      pack(0, a_panels, all_in_place);
+      return;
+    }
     const int64_t per_part = (a_panels + pack_parts - 1) / pack_parts;
     pool->ParallelFor(pack_parts, 1e12, [&](int64_t first, int64_t last) {
       for (int64_t part = first; part < last; ++part)
-        pack(part * per_part, std::min(a_panels, (part + 1) * per_part));
+        pack(part * per_part, std::min(a_panels, (part + 1) * per_part), all_in_place);
     });
   };
 
@@ -383,15 +481,19 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   const int64_t step = RoundUp((extent + wanted_blocks - 1) / wanted_blocks, unit);
   const int64_t blocks = wanted == 1 ? 1 : (extent + step - 1) / step;
   if (blocks == 1) {
-    pack_all();
-    run_block(0, m, 0, n);
+    if (by_columns) {
+      pack_all();
+      run_block(0, m, 0, n, whole_in_place);
+      return;
+    }
+    pack_and_run(0, m);  // a 3136 x 576 A is 1.8 MB: packed a row block at a time
     return;
   }
   if (by_columns) {
     pack_all();
     pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
       for (int64_t index = first; index < last; ++index)
-        run_block(0, m, index * step, std::min(step, n - index * step));
+        run_block(0, m, index * step, std::min(step, n - index * step), whole_in_place);
     });
     return;
   }
@@ -400,11 +502,32 @@ void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t l
   // wake-up and a wait, which on a shared 2-core VM added up over a CNN's convolutions).
   pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
     for (int64_t index = first; index < last; ++index) {
-      const int64_t begin = index * step, size = std::min(step, m - begin);
-      pack(begin / tile_rows, (begin + size + tile_rows - 1) / tile_rows);
-      run_block(begin, size, 0, n);
+      const int64_t begin = index * step;
+      pack_and_run(begin, std::min(step, m - begin));
     }
   });
+}
+
+}  // namespace
+
+void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
+                  const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
+                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done,
+                  const QgemmRowSource* source) {
+  RunQgemm(kernels, m, a, lda, a_signed, b, zero_points, c, ldc, pool, tile_done, nullptr,
+           source != nullptr && *source ? source : nullptr);
+}
+
+void QgemmPackedBRequantize(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda,
+                            bool a_signed, const PackedQuantB& b,
+                            const QgemmZeroPoints& zero_points, const QgemmRequantize& output,
+                            ThreadPool* pool, const QgemmRowSource* source) {
+  if (!QgemmCanRequantize(kernels, b, output.multipliers))
+    throw std::invalid_argument(
+        "int8 GEMM: the requantizing product needs the AVX-512 VNNI kernel, a depth of at most "
+        "4608 and multipliers with 2^-14 <= |multiplier| < inf (QgemmCanRequantize)");
+  RunQgemm(kernels, m, a, lda, a_signed, b, zero_points, nullptr, 0, pool, {}, &output,
+           source != nullptr && *source ? source : nullptr);
 }
 
 void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,

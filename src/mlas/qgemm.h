@@ -113,10 +113,43 @@ bool QgemmPairsSaturate(const IsaKernels& kernels);
 // columns [col, col + cols), on the thread that computed it, right after its last depth block
 // was stored (the tile still in cache): an output stage such as a requantization reads it there
 // instead of in a pass over the whole of C. Tiles never overlap; calls may run concurrently.
+// source (may be nullptr or empty): A's rows come from it instead of `a` (then unread): called
+// with rows [begin, end) and a buffer of (end - begin) * k bytes, it writes those rows there
+// (row r at (r - begin) * k), right before they are packed, on the thread that packs them (a
+// convolution's lowering, done a row block at a time inside the product's own tasks instead of
+// in a pass over the whole lowered matrix first). Calls may run concurrently.
 using QgemmTileDone = std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols)>;
+using QgemmRowSource = std::function<void(int64_t begin, int64_t end, uint8_t* rows)>;
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
-                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done = {});
+                  int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done = {},
+                  const QgemmRowSource* source = nullptr);
+
+// The 8-bit output stage of QgemmPackedBRequantize: out[i * out_stride + j] =
+// clamp(round_half_even(double(C[i, j] + bias[j]) * multipliers[j]) + zero_point) to int8
+// (to_int8) or uint8, the sum wrapping in 32 bits (the int8 convolution's requantization; bias
+// may be nullptr).
+struct QgemmRequantize {
+  const float* multipliers = nullptr;
+  const int32_t* bias = nullptr;
+  int32_t zero_point = 0;
+  bool to_int8 = false;
+  uint8_t* out = nullptr;
+  int64_t out_stride = 0;
+};
+
+// Whether QgemmPackedBRequantize runs on these kernels for this B and these n multipliers: the
+// level's VNNI kernel requantizes in its store (IsaKernels::qgemm_vnni_requantizes), B's depth is
+// one cache block, and every multiplier is finite with |multiplier| >= 2^-14 (where its
+// single-precision steps are exact; qgemm_avx512.h).
+bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b, const float* multipliers);
+
+// The product with its 8-bit output stage run in the kernel's store, on the tile in registers:
+// C is never written. Only where QgemmCanRequantize says so (else std::invalid_argument).
+void QgemmPackedBRequantize(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda,
+                            bool a_signed, const PackedQuantB& b,
+                            const QgemmZeroPoints& zero_points, const QgemmRequantize& output,
+                            ThreadPool* pool, const QgemmRowSource* source = nullptr);
 
 // The same with the active level's kernels, B packed for them.
 void Qgemm(int64_t m, const void* a, int64_t lda, bool a_signed, const PackedQuantB& b,

@@ -572,10 +572,21 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
     return args.channels_last ? RunDepthwiseChannelsLast(g, args, pool)
                               : RunDepthwise(g, args, pool);
 
+  // A channels-last QLinearConv whose groups the kernel can requantize in its store (mlas's
+  // QgemmCanRequantize: the multipliers in float, exactly) writes Y from the GEMM's registers:
+  // no int32 sums.
+  std::vector<float> multipliers;
+  bool in_kernel = args.channels_last && args.y_8bit != nullptr;
+  if (in_kernel) {
+    multipliers.assign(args.multipliers, args.multipliers + g.out_channels);  // floats, exactly
+    for (int64_t group = 0; group < g.group && in_kernel; ++group)
+      in_kernel = mlas::QgemmCanRequantize(kernels, args.w->Group(group),
+                                           multipliers.data() + group * out_per_group);
+  }
   ScratchBuffer<uint8_t> channels_last(
       scratch, args.channels_last ? 0 : static_cast<size_t>(in_size * g.in_channels));
-  ScratchBuffer<uint8_t> lowered(scratch, pointwise ? 0 : static_cast<size_t>(out_size * depth));
-  ScratchBuffer<int32_t> sums(scratch, static_cast<size_t>(out_size * g.out_channels));
+  ScratchBuffer<int32_t> sums(scratch,
+                              in_kernel ? 0 : static_cast<size_t>(out_size * g.out_channels));
   const auto* x = static_cast<const uint8_t*>(args.x);
   for (int64_t n = 0; n < g.batch; ++n) {
     const uint8_t* image = x + n * g.in_channels * in_size;
@@ -585,27 +596,37 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
     }
     for (int64_t group = 0; group < g.group; ++group) {
       const uint8_t* group_x = image + group * in_per_group;
-      const uint8_t* a = group_x;
-      int64_t lda = g.in_channels;
-      if (!pointwise) {
-        ThreadPool::TryParallelFor(pool, out_size, static_cast<double>(depth),
-                                   [&](int64_t begin, int64_t end) {
-                                     if (g.in_spatial.size() == 2)
-                                       LowerRows2d(g, group_x, g.in_channels, pad, begin, end,
-                                                   lowered.data() + begin * depth);
-                                     else
-                                       LowerRows(g, group_x, g.in_channels, pad, begin, end,
-                                                 lowered.data() + begin * depth);
-                                   });
-        a = lowered.data();
-        lda = depth;
-      }
+      // A pointwise convolution's A is the image itself; any other is lowered by the GEMM's
+      // tasks a row block at a time, right before each block is packed (no lowered matrix).
+      const uint8_t* a = pointwise ? group_x : nullptr;
+      const int64_t lda = pointwise ? g.in_channels : depth;
+      mlas::QgemmRowSource lower;
+      if (!pointwise)
+        lower = [&g, group_x, pad](int64_t begin, int64_t end, uint8_t* rows) {
+          if (g.in_spatial.size() == 2)
+            LowerRows2d(g, group_x, g.in_channels, pad, begin, end, rows);
+          else
+            LowerRows(g, group_x, g.in_channels, pad, begin, end, rows);
+        };
       mlas::QgemmZeroPoints zero_points;
       zero_points.a = args.x_zero;
       zero_points.b_scalar = args.w_zero;
       if (args.w_zero_per_channel != nullptr)
         zero_points.b_per_column = args.w_zero_per_channel + group * out_per_group;
       const int64_t first_channel = group * out_per_group;
+      if (in_kernel) {
+        mlas::QgemmRequantize output;
+        output.multipliers = multipliers.data() + first_channel;
+        output.bias = args.bias != nullptr ? args.bias + first_channel : nullptr;
+        output.zero_point = static_cast<int32_t>(args.y_zero);
+        output.to_int8 = args.y_signed;
+        output.out =
+            static_cast<uint8_t*>(args.y_8bit) + n * out_size * g.out_channels + first_channel;
+        output.out_stride = g.out_channels;
+        mlas::QgemmPackedBRequantize(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
+                                     zero_points, output, pool, &lower);
+        continue;
+      }
       // Each finished tile of sums goes to the output while it is still in cache (requantized
       // for QLinearConv), instead of in a pass over all the sums after the product.
       const auto store_tile = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
@@ -613,8 +634,8 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
                   cols);
       };
       mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
-                         zero_points, sums.data() + first_channel, g.out_channels, pool,
-                         store_tile);
+                         zero_points, sums.data() + first_channel, g.out_channels, pool, store_tile,
+                         &lower);
     }
   }
 }

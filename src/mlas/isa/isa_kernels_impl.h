@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -1799,6 +1800,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_vnni_usable = nullptr,
                              .qgemm_block_vnni = nullptr,
 #endif
+#endif
+#if defined(__AVX512F__) && PRISM_QGEMM_VNNI
+                             .qgemm_vnni_requantizes = true,
+#else
+                             .qgemm_vnni_requantizes = false,
 #endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,

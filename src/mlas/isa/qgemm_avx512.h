@@ -191,6 +191,54 @@ void QgemmBlockVnniFewRows(int64_t m, int64_t n, int64_t groups, const uint8_t* 
 #define PRISM_QGEMM_STORE(r, sum0, sum1)                   \
   "vmovdqu32 %%zmm" #sum0 ", " #r "*128(%[sums])\n\t"      \
   "vmovdqu32 %%zmm" #sum1 ", " #r "*128+64(%[sums])\n\t"
+// The 24 sums of the tile over `groups` depth groups (a and b advanced past them).
+#define PRISM_QGEMM_SUMS \
+  "vpxord %%zmm0, %%zmm0, %%zmm0\n\t" \
+  "vpxord %%zmm1, %%zmm1, %%zmm1\n\t" \
+  "vpxord %%zmm2, %%zmm2, %%zmm2\n\t" \
+  "vpxord %%zmm3, %%zmm3, %%zmm3\n\t" \
+  "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" \
+  "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" \
+  "vpxord %%zmm6, %%zmm6, %%zmm6\n\t" \
+  "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" \
+  "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" \
+  "vpxord %%zmm9, %%zmm9, %%zmm9\n\t" \
+  "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" \
+  "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" \
+  "vpxord %%zmm12, %%zmm12, %%zmm12\n\t" \
+  "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" \
+  "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" \
+  "vpxord %%zmm15, %%zmm15, %%zmm15\n\t" \
+  "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" \
+  "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" \
+  "vpxord %%zmm18, %%zmm18, %%zmm18\n\t" \
+  "vpxord %%zmm19, %%zmm19, %%zmm19\n\t" \
+  "vpxord %%zmm20, %%zmm20, %%zmm20\n\t" \
+  "vpxord %%zmm21, %%zmm21, %%zmm21\n\t" \
+  "vpxord %%zmm22, %%zmm22, %%zmm22\n\t" \
+  "vpxord %%zmm23, %%zmm23, %%zmm23\n\t" \
+  "test %[groups], %[groups]\n\t" \
+  "jz 2f\n\t" \
+  "1:\n\t" \
+  "vmovdqu32 (%[b]), %%zmm24\n\t" \
+  "vmovdqu32 (%[b],%[bs],1), %%zmm25\n\t" \
+  PRISM_QGEMM_ROW(0, 0, 1) \
+  PRISM_QGEMM_ROW(1, 2, 3) \
+  PRISM_QGEMM_ROW(2, 4, 5) \
+  PRISM_QGEMM_ROW(3, 6, 7) \
+  PRISM_QGEMM_ROW(4, 8, 9) \
+  PRISM_QGEMM_ROW(5, 10, 11) \
+  PRISM_QGEMM_ROW(6, 12, 13) \
+  PRISM_QGEMM_ROW(7, 14, 15) \
+  PRISM_QGEMM_ROW(8, 16, 17) \
+  PRISM_QGEMM_ROW(9, 18, 19) \
+  PRISM_QGEMM_ROW(10, 20, 21) \
+  PRISM_QGEMM_ROW(11, 22, 23) \
+  "add $48, %[a]\n\t" \
+  "add $64, %[b]\n\t" \
+  "dec %[groups]\n\t" \
+  "jnz 1b\n\t" \
+  "2:\n\t"
 // clang-format on
 
 // With c given (a tile 32 columns wide whose store does not accumulate), the sums plus
@@ -200,52 +248,7 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
                         int32_t* sums, int32_t* c, int64_t ldc_bytes, const int32_t* column_term,
                         const int32_t* column_zero, const int32_t* row_sums, int64_t rows) {
   __asm__ volatile(
-      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-      "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
-      "vpxord %%zmm2, %%zmm2, %%zmm2\n\t"
-      "vpxord %%zmm3, %%zmm3, %%zmm3\n\t"
-      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"
-      "vpxord %%zmm5, %%zmm5, %%zmm5\n\t"
-      "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
-      "vpxord %%zmm7, %%zmm7, %%zmm7\n\t"
-      "vpxord %%zmm8, %%zmm8, %%zmm8\n\t"
-      "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
-      "vpxord %%zmm10, %%zmm10, %%zmm10\n\t"
-      "vpxord %%zmm11, %%zmm11, %%zmm11\n\t"
-      "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
-      "vpxord %%zmm13, %%zmm13, %%zmm13\n\t"
-      "vpxord %%zmm14, %%zmm14, %%zmm14\n\t"
-      "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
-      "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
-      "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
-      "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-      "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
-      "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
-      "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-      "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
-      "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
-      "test %[groups], %[groups]\n\t"
-      "jz 2f\n\t"
-      "1:\n\t"
-      "vmovdqu32 (%[b]), %%zmm24\n\t"
-      "vmovdqu32 (%[b],%[bs],1), %%zmm25\n\t"
-      PRISM_QGEMM_ROW(0, 0, 1)
-      PRISM_QGEMM_ROW(1, 2, 3)
-      PRISM_QGEMM_ROW(2, 4, 5)
-      PRISM_QGEMM_ROW(3, 6, 7)
-      PRISM_QGEMM_ROW(4, 8, 9)
-      PRISM_QGEMM_ROW(5, 10, 11)
-      PRISM_QGEMM_ROW(6, 12, 13)
-      PRISM_QGEMM_ROW(7, 14, 15)
-      PRISM_QGEMM_ROW(8, 16, 17)
-      PRISM_QGEMM_ROW(9, 18, 19)
-      PRISM_QGEMM_ROW(10, 20, 21)
-      PRISM_QGEMM_ROW(11, 22, 23)
-      "add $48, %[a]\n\t"
-      "add $64, %[b]\n\t"
-      "dec %[groups]\n\t"
-      "jnz 1b\n\t"
-      "2:\n\t"
+      PRISM_QGEMM_SUMS
       "test %[c], %[c]\n\t"
       "jz 3f\n\t"
       "vmovdqu32 (%[term]), %%zmm24\n\t"
@@ -304,6 +307,242 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
         "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",
         "xmm29");
 }
+// The requantizing store (QgemmStore::out8), exact to the double-precision one
+// (RequantizeRowS32: round_half_even(double(sum) * multiplier), clamped) in single precision:
+// the product s * m of the float sum s and the float multiplier m is rounded toward zero to t,
+// its exact remainder e = s * m - t taken with a fused multiply-subtract, and t's last bit set
+// when e is not 0 (round to odd). Rounding that to an integer (half to even) gives the exact
+// product's rounding: t keeps 24 bits where at most 10 lie above the units, so a tie of the
+// odd-rounded value is a tie of the exact one. s is exact while |sum| < 2^24; past it the product
+// is at least 2^24 |m| >= 1024 when |m| >= 2^-14 (QgemmCanRequantize, qgemm.cc), clamped
+// either way.
+// clang-format off
+// Where the epilogue finds its operands (defined before each function that expands it): the
+// constants' base, the output row pointer, its stride, the row count, the row sums and the
+// column zero points.
+#define PRISM_QGEMM_REQUANTIZE_HALF(sum, term, scale, out)                     \
+  "vpaddd %%zmm" #term ", %%zmm" #sum ", %%zmm" #sum "\n\t"                    \
+  "vcvtdq2ps %%zmm" #sum ", %%zmm" #sum "\n\t"                                  \
+  "vmulps %{rz-sae%}, %%zmm" #scale ", %%zmm" #sum ", %%zmm" #out "\n\t"        \
+  "vfmsub213ps %%zmm" #out ", %%zmm" #scale ", %%zmm" #sum "\n\t"               \
+  "vcmpps $4, 16(" PRISM_RQ_K ")%{1to16%}, %%zmm" #sum ", %%k1\n\t"             \
+  "vpord 12(" PRISM_RQ_K ")%{1to16%}, %%zmm" #out ", %%zmm" #out "%{%%k1%}\n\t" \
+  "vmaxps (" PRISM_RQ_K ")%{1to16%}, %%zmm" #out ", %%zmm" #out "\n\t"          \
+  "vminps 4(" PRISM_RQ_K ")%{1to16%}, %%zmm" #out ", %%zmm" #out "\n\t"         \
+  "vcvtps2dq %%zmm" #out ", %%zmm" #out "\n\t"                                  \
+  "vpaddd 8(" PRISM_RQ_K ")%{1to16%}, %%zmm" #out ", %%zmm" #out "\n\t"         \
+  "vpmovdb %%zmm" #out ", %%xmm" #out "\n\t"
+#define PRISM_QGEMM_REQUANTIZE_PUT(sum0, sum1)                                 \
+  PRISM_QGEMM_REQUANTIZE_HALF(sum0, 24, 30, 28)                                \
+  PRISM_QGEMM_REQUANTIZE_HALF(sum1, 25, 31, 29)                                \
+  "vinserti32x4 $1, %%xmm29, %%ymm28, %%ymm28\n\t"                             \
+  "vmovdqu32 %%ymm28, (" PRISM_RQ_OUT ")\n\t"                                  \
+  "add " PRISM_RQ_LDO ", " PRISM_RQ_OUT "\n\t"
+#define PRISM_QGEMM_REQUANTIZE_GUARD(r)                                        \
+  "cmpq $" #r ", " PRISM_RQ_ROWS "\n\t"                                        \
+  "jle 4f\n\t"
+#define PRISM_QGEMM_REQUANTIZE(r, sum0, sum1)                                  \
+  PRISM_QGEMM_REQUANTIZE_GUARD(r)                                              \
+  PRISM_QGEMM_REQUANTIZE_PUT(sum0, sum1)
+#define PRISM_QGEMM_REQUANTIZE_ROW(r, sum0, sum1)                              \
+  PRISM_QGEMM_REQUANTIZE_GUARD(r)                                              \
+  "vpbroadcastd " #r "*4(" PRISM_RQ_RS "), %%zmm26\n\t"                        \
+  "vpmulld (" PRISM_RQ_ZERO "), %%zmm26, %%zmm27\n\t"                          \
+  "vpsubd %%zmm27, %%zmm" #sum0 ", %%zmm" #sum0 "\n\t"                          \
+  "vpmulld 64(" PRISM_RQ_ZERO "), %%zmm26, %%zmm27\n\t"                        \
+  "vpsubd %%zmm27, %%zmm" #sum1 ", %%zmm" #sum1 "\n\t"                          \
+  PRISM_QGEMM_REQUANTIZE_PUT(sum0, sum1)
+// The twelve rows' epilogue: with the row term when the row sums are given, else without.
+#define PRISM_QGEMM_REQUANTIZE_ALL                                             \
+  "test " PRISM_RQ_RS ", " PRISM_RQ_RS "\n\t"                                  \
+  "jz 5f\n\t"                                                                  \
+  PRISM_QGEMM_REQUANTIZE_ROW(0, 0, 1)                                          \
+  PRISM_QGEMM_REQUANTIZE_ROW(1, 2, 3)                                          \
+  PRISM_QGEMM_REQUANTIZE_ROW(2, 4, 5)                                          \
+  PRISM_QGEMM_REQUANTIZE_ROW(3, 6, 7)                                          \
+  PRISM_QGEMM_REQUANTIZE_ROW(4, 8, 9)                                          \
+  PRISM_QGEMM_REQUANTIZE_ROW(5, 10, 11)                                        \
+  PRISM_QGEMM_REQUANTIZE_ROW(6, 12, 13)                                        \
+  PRISM_QGEMM_REQUANTIZE_ROW(7, 14, 15)                                        \
+  PRISM_QGEMM_REQUANTIZE_ROW(8, 16, 17)                                        \
+  PRISM_QGEMM_REQUANTIZE_ROW(9, 18, 19)                                        \
+  PRISM_QGEMM_REQUANTIZE_ROW(10, 20, 21)                                       \
+  PRISM_QGEMM_REQUANTIZE_ROW(11, 22, 23)                                       \
+  "jmp 4f\n\t"                                                                 \
+  "5:\n\t"                                                                     \
+  PRISM_QGEMM_REQUANTIZE(0, 0, 1)                                              \
+  PRISM_QGEMM_REQUANTIZE(1, 2, 3)                                              \
+  PRISM_QGEMM_REQUANTIZE(2, 4, 5)                                              \
+  PRISM_QGEMM_REQUANTIZE(3, 6, 7)                                              \
+  PRISM_QGEMM_REQUANTIZE(4, 8, 9)                                              \
+  PRISM_QGEMM_REQUANTIZE(5, 10, 11)                                            \
+  PRISM_QGEMM_REQUANTIZE(6, 12, 13)                                            \
+  PRISM_QGEMM_REQUANTIZE(7, 14, 15)                                            \
+  PRISM_QGEMM_REQUANTIZE(8, 16, 17)                                            \
+  PRISM_QGEMM_REQUANTIZE(9, 18, 19)                                            \
+  PRISM_QGEMM_REQUANTIZE(10, 20, 21)                                           \
+  PRISM_QGEMM_REQUANTIZE(11, 22, 23)                                           \
+  "4:\n\t"
+// A's rows read in place (QgemmStore::a_rows): row r of the tile at a0, a4 or a8 (rows 0, 4, 8)
+// plus (r % 4) * lda (lda3 = 3 * lda), each pointer 4 bytes further a depth group.
+#define PRISM_QGEMM_ROW_AT(address, sum0, sum1)            \
+  "vpbroadcastd " address ", %%zmm26\n\t"                  \
+  "vpdpbusd %%zmm24, %%zmm26, %%zmm" #sum0 "\n\t"          \
+  "vpdpbusd %%zmm25, %%zmm26, %%zmm" #sum1 "\n\t"
+// clang-format on
+
+// The full 12 x 32 tile of an unsplit B, requantized from the registers: row r's 32 bytes at
+// out + r * ldo for r < rows, from its sums plus column_term (minus column_zero[j] row_sums[r]
+// when row_sums is given), with the column multipliers scale[0..32) and the constants k.
+void QgemmTileVnni12x32Requantize(int64_t groups, const uint8_t* a, const int8_t* b,
+                                  int64_t b_panel_stride, const int32_t* column_term,
+                                  const int32_t* column_zero, const int32_t* row_sums, int64_t rows,
+                                  const float* scale, const QgemmRequantizeConstants* k,
+                                  uint8_t* out, int64_t ldo) {
+#define PRISM_RQ_K "%[k]"
+#define PRISM_RQ_OUT "%[out]"
+#define PRISM_RQ_LDO "%[ldo]"
+#define PRISM_RQ_ROWS "%[rows]"
+#define PRISM_RQ_RS "%[rs]"
+#define PRISM_RQ_ZERO "%[zero]"
+  __asm__ volatile(
+      PRISM_QGEMM_SUMS
+      "vmovdqu32 (%[term]), %%zmm24\n\t"
+      "vmovdqu32 64(%[term]), %%zmm25\n\t"
+      "vmovups (%[scale]), %%zmm30\n\t"
+      "vmovups 64(%[scale]), %%zmm31\n\t" PRISM_QGEMM_REQUANTIZE_ALL "vzeroupper\n\t"
+      : [groups] "+r"(groups), [a] "+r"(a), [b] "+r"(b), [out] "+r"(out)
+      : [bs] "r"(b_panel_stride), [term] "r"(column_term), [zero] "r"(column_zero),
+        [rs] "r"(row_sums), [rows] "r"(rows), [scale] "r"(scale), [k] "r"(k), [ldo] "r"(ldo)
+      : "cc", "memory", "k1", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17",
+        "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",
+        "xmm28", "xmm29", "xmm30", "xmm31");
+#undef PRISM_RQ_K
+#undef PRISM_RQ_OUT
+#undef PRISM_RQ_LDO
+#undef PRISM_RQ_ROWS
+#undef PRISM_RQ_RS
+#undef PRISM_RQ_ZERO
+}
+
+// The epilogue's operands of QgemmTileVnni12x32RequantizeRows, read through one pointer (the
+// loop over A's rows in place needs the general registers): offsets fixed for the assembly.
+struct RequantizeTileOperands {
+  QgemmRequantizeConstants k;  // 0: low, 4: high, 8: zero point, 12: one, 16: float zero
+  int32_t unused = 0;          // 20
+  const int32_t* term;         // 24
+  const float* scale;          // 32
+  const int32_t* zero;         // 40
+  const int32_t* row_sums;     // 48
+  uint8_t* out;                // 56
+  int64_t ldo;                 // 64
+  int64_t rows;                // 72
+};
+static_assert(offsetof(RequantizeTileOperands, term) == 24 &&
+              offsetof(RequantizeTileOperands, scale) == 32 &&
+              offsetof(RequantizeTileOperands, zero) == 40 &&
+              offsetof(RequantizeTileOperands, row_sums) == 48 &&
+              offsetof(RequantizeTileOperands, out) == 56 &&
+              offsetof(RequantizeTileOperands, ldo) == 64 &&
+              offsetof(RequantizeTileOperands, rows) == 72);
+
+// QgemmTileVnni12x32Requantize with A's 12 rows read where they are (row r at a + r * lda,
+// uint8, groups * 4 bytes each) instead of from a packed panel: a pointwise convolution's image
+// rows, which then need no packing.
+void QgemmTileVnni12x32RequantizeRows(int64_t groups, const uint8_t* a, int64_t lda,
+                                      const int8_t* b, int64_t b_panel_stride,
+                                      const RequantizeTileOperands* p) {
+  const uint8_t* a4 = a + 4 * lda;
+  const uint8_t* a8 = a + 8 * lda;
+  const int64_t lda3 = 3 * lda;
+#define PRISM_RQ_K "%[p]"
+#define PRISM_RQ_OUT "%[a0]"
+#define PRISM_RQ_LDO "64(%[p])"
+#define PRISM_RQ_ROWS "72(%[p])"
+#define PRISM_RQ_RS "%[a8]"
+#define PRISM_RQ_ZERO "%[a4]"
+  __asm__ volatile(
+      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
+      "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
+      "vpxord %%zmm2, %%zmm2, %%zmm2\n\t"
+      "vpxord %%zmm3, %%zmm3, %%zmm3\n\t"
+      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"
+      "vpxord %%zmm5, %%zmm5, %%zmm5\n\t"
+      "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
+      "vpxord %%zmm7, %%zmm7, %%zmm7\n\t"
+      "vpxord %%zmm8, %%zmm8, %%zmm8\n\t"
+      "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
+      "vpxord %%zmm10, %%zmm10, %%zmm10\n\t"
+      "vpxord %%zmm11, %%zmm11, %%zmm11\n\t"
+      "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
+      "vpxord %%zmm13, %%zmm13, %%zmm13\n\t"
+      "vpxord %%zmm14, %%zmm14, %%zmm14\n\t"
+      "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
+      "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+      "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+      "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+      "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+      "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+      "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+      "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+      "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+      "test %[groups], %[groups]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqu32 (%[b]), %%zmm24\n\t"
+      "vmovdqu32 (%[b],%[bs],1), %%zmm25\n\t"
+      PRISM_QGEMM_ROW_AT("(%[a0])", 0, 1)
+      PRISM_QGEMM_ROW_AT("(%[a0],%[lda],1)", 2, 3)
+      PRISM_QGEMM_ROW_AT("(%[a0],%[lda],2)", 4, 5)
+      PRISM_QGEMM_ROW_AT("(%[a0],%[lda3],1)", 6, 7)
+      PRISM_QGEMM_ROW_AT("(%[a4])", 8, 9)
+      PRISM_QGEMM_ROW_AT("(%[a4],%[lda],1)", 10, 11)
+      PRISM_QGEMM_ROW_AT("(%[a4],%[lda],2)", 12, 13)
+      PRISM_QGEMM_ROW_AT("(%[a4],%[lda3],1)", 14, 15)
+      PRISM_QGEMM_ROW_AT("(%[a8])", 16, 17)
+      PRISM_QGEMM_ROW_AT("(%[a8],%[lda],1)", 18, 19)
+      PRISM_QGEMM_ROW_AT("(%[a8],%[lda],2)", 20, 21)
+      PRISM_QGEMM_ROW_AT("(%[a8],%[lda3],1)", 22, 23)
+      "add $4, %[a0]\n\t"
+      "add $4, %[a4]\n\t"
+      "add $4, %[a8]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      "mov 24(%[p]), %[a0]\n\t"
+      "vmovdqu32 (%[a0]), %%zmm24\n\t"
+      "vmovdqu32 64(%[a0]), %%zmm25\n\t"
+      "mov 32(%[p]), %[a0]\n\t"
+      "vmovups (%[a0]), %%zmm30\n\t"
+      "vmovups 64(%[a0]), %%zmm31\n\t"
+      "mov 56(%[p]), %[a0]\n\t"
+      "mov 40(%[p]), %[a4]\n\t"
+      "mov 48(%[p]), %[a8]\n\t"
+      PRISM_QGEMM_REQUANTIZE_ALL
+      "vzeroupper\n\t"
+      : [groups] "+r"(groups), [a0] "+r"(a), [a4] "+r"(a4), [a8] "+r"(a8), [b] "+r"(b)
+      : [bs] "r"(b_panel_stride), [lda] "r"(lda), [lda3] "r"(lda3), [p] "r"(p)
+      : "cc", "memory", "k1", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17",
+        "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",
+        "xmm28", "xmm29", "xmm30", "xmm31");
+#undef PRISM_RQ_K
+#undef PRISM_RQ_OUT
+#undef PRISM_RQ_LDO
+#undef PRISM_RQ_ROWS
+#undef PRISM_RQ_RS
+#undef PRISM_RQ_ZERO
+}
+#undef PRISM_QGEMM_ROW_AT
+#undef PRISM_QGEMM_REQUANTIZE_ALL
+#undef PRISM_QGEMM_REQUANTIZE_ROW
+#undef PRISM_QGEMM_REQUANTIZE
+#undef PRISM_QGEMM_REQUANTIZE_GUARD
+#undef PRISM_QGEMM_REQUANTIZE_PUT
+#undef PRISM_QGEMM_REQUANTIZE_HALF
+#undef PRISM_QGEMM_SUMS
 #undef PRISM_QGEMM_STORE
 #undef PRISM_QGEMM_DIRECT_ROW
 #undef PRISM_QGEMM_DIRECT
@@ -312,6 +551,27 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
 #undef PRISM_QGEMM_ROW
 
 alignas(64) constexpr int32_t kZeroTerms[2 * kQgemmCols] = {};
+
+// The requantizing store of `cols` (<= 32) sums of one row (already with the zero-point terms)
+// at store.out8, the round-to-odd steps of QgemmTileVnni12x32Requantize in intrinsics.
+inline void RequantizeSumsRow(const int32_t* sums, int64_t cols, const QgemmStore& store,
+                              uint8_t* out) {
+  const QgemmRequantizeConstants& k = *store.out_constants;
+  for (int64_t p = 0; p < cols; p += kQgemmCols) {
+    const int64_t width = std::min<int64_t>(kQgemmCols, cols - p);
+    const __mmask16 mask = static_cast<__mmask16>((1u << width) - 1u);
+    const __m512 s = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(mask, sums + p));
+    const __m512 m = _mm512_maskz_loadu_ps(mask, store.out_scale + p);
+    __m512 t = _mm512_mul_round_ps(s, m, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m512 e = _mm512_fmsub_ps(s, m, t);
+    const __mmask16 inexact = _mm512_cmp_ps_mask(e, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+    t = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(t), inexact,
+                                                 _mm512_castps_si512(t), _mm512_set1_epi32(1)));
+    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(k.low)), _mm512_set1_ps(k.high));
+    const __m512i value = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(k.zero_point));
+    _mm_mask_storeu_epi8(out + p, mask, _mm512_cvtepi32_epi8(value));
+  }
+}
 
 // C's rows x cols (cols <= 32) tile from the 12 x 32 sums.
 inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const QgemmStore& store,
@@ -332,6 +592,78 @@ inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const
 void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
                     const int8_t* b, int64_t b_panel_stride, bool split,
                     const QgemmStore& block_store, int32_t* c, int64_t ldc) {
+#if defined(__x86_64__)
+  if (block_store.out8 != nullptr) {
+    // Requantized in the store: the full tiles from the registers, the others (fewer than 32
+    // columns or 5 rows, or a split B) through 12 x 32 sums in memory.
+    alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
+    for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
+      const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
+      const int64_t cols = std::min(2 * kQgemmCols, n - j);
+      for (int64_t i = 0; i < m; i += kQgemmTileRowsAvx512) {
+        const uint8_t* rows = a + i / kQgemmTileRowsAvx512 * a_panel_stride;
+        const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
+        const QgemmStore store = block_store.At(i, j);
+        const int32_t* term = store.column_term != nullptr ? store.column_term : kZeroTerms;
+        if (cols == 2 * kQgemmCols && count == kQgemmTileRowsAvx512 && !split &&
+            store.a_rows != nullptr) {
+          const RequantizeTileOperands operands{*store.out_constants,
+                                                0,
+                                                term,
+                                                store.out_scale,
+                                                store.column_zero,
+                                                store.row_sums,
+                                                store.out8,
+                                                store.out8_stride,
+                                                count};
+          QgemmTileVnni12x32RequantizeRows(groups, store.a_rows, store.a_stride, panels,
+                                           b_panel_stride, &operands);
+          continue;
+        }
+        if (cols == 2 * kQgemmCols && count > 4 && !split) {
+          QgemmTileVnni12x32Requantize(groups, rows, panels, b_panel_stride, term,
+                                       store.column_zero, store.row_sums, count, store.out_scale,
+                                       store.out_constants, store.out8, store.out8_stride);
+          continue;
+        }
+        QgemmStore to_sums = store;
+        to_sums.out8 = nullptr;
+        constexpr int64_t ld = 2 * kQgemmCols;
+        if (count <= 4 && !split) {
+          // A tail of at most 4 rows (resnet's 49, 196, 784 and 3136 positions leave 1 or 4) on
+          // the few-row tiles: the 12-row tile would multiply 8 to 11 rows of padding.
+          const auto few = [&]<int kRows>() {
+            if (cols > kQgemmCols)
+              QgemmTileVnniFewRows<kRows, 2>(groups, rows, panels, b_panel_stride, count, cols,
+                                             to_sums, sums, ld);
+            else
+              QgemmTileVnniFewRows<kRows, 1>(groups, rows, panels, b_panel_stride, count, cols,
+                                             to_sums, sums, ld);
+          };
+          if (count == 1)
+            few.template operator()<1>();
+          else if (count == 2)
+            few.template operator()<2>();
+          else
+            few.template operator()<4>();
+        } else if (cols > kQgemmCols)
+          split ? QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, to_sums,
+                                         sums, ld)
+                : QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols,
+                                          to_sums, sums, ld);
+        else
+          split ? QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, to_sums,
+                                         sums, ld)
+                : QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols,
+                                          to_sums, sums, ld);
+        for (int64_t r = 0; r < count; ++r)
+          RequantizeSumsRow(sums + r * 2 * kQgemmCols, cols, store,
+                            store.out8 + r * store.out8_stride);
+      }
+    }
+    return;
+  }
+#endif
   if (m <= 4 && !split) {
     if (m == 1)
       return QgemmBlockVnniFewRows<1>(m, n, groups, a, b, b_panel_stride, block_store, c, ldc);

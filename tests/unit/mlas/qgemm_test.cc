@@ -11,8 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -409,6 +412,170 @@ TEST(Int8GemmTest, TileDoneReportsEachFinishedElementOnce) {
         for (size_t i = 0; i < visits.size(); ++i)
           ASSERT_EQ(visits[i], 1) << v.name << " " << p << " element " << i;
       }
+  }
+}
+
+// The requantizing product (QgemmPackedBRequantize: the AVX-512 VNNI kernel's store rounds the
+// product to odd in single precision) against the double-precision requantization of the exact
+// sums, byte for byte: ragged m and n (row tails of 1 to 4 rows on the few-row tiles and of 5 to
+// 11 on the 12-row one, columns past 32-column tiles and 512-column blocks), B's zero point zero
+// and per column (the row term), bias or none, uint8 and int8 outputs, an output stride wider than
+// n (the bytes past n untouched), on one thread and a pool. The multipliers include fl(1/6) and
+// fl(1/10) with sums that are multiples of 3 and 5: products within a float ulp of a tie, which a
+// product rounded to nearest float would round the wrong way. Levels without the store must refuse
+// (QgemmCanRequantize false).
+TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
+  ThreadPool two(2);
+  // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more.
+  const int64_t shapes[][3] = {{1, 32, 1},    {13, 33, 1},  {145, 70, 1}, {37, 545, 64},
+                               {300, 96, 20}, {5, 17, 300}, {14, 40, 8},  {15, 64, 12},
+                               {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576}};
+  uint32_t seed = 900;
+  int64_t checked = 0;
+  for (const auto& s : shapes)
+    for (const bool per_column : {false, true})
+      for (const bool to_int8 : {false, true}) {
+        Problem p = MakeProblem(s[0], s[1], s[2], false, true, per_column, ++seed);
+        std::mt19937 generator(seed);
+        if (p.k == 1) {
+          // sums (a - a_zero)(b - b_zero) with b - b_zero a multiple of 3 or 5: near-ties.
+          p.a_zero = 0;
+          p.b_zero.clear();
+          p.b_zero_scalar = 0;
+          for (int64_t j = 0; j < p.n; ++j)
+            p.b[static_cast<size_t>(j)] =
+                static_cast<uint8_t>(static_cast<int8_t>((j % 2 ? 5 : 3) * (1 + j % 7)));
+        } else if (!per_column) {
+          p.b_zero_scalar = 0;
+        }
+        std::vector<float> multipliers(static_cast<size_t>(p.n));
+        std::uniform_real_distribution<float> log_scale(-14.0f, -1.0f);
+        for (int64_t j = 0; j < p.n; ++j)
+          multipliers[static_cast<size_t>(j)] =
+              p.k == 1 ? (j % 2 ? 1.0f / 10.0f : 1.0f / 6.0f) : std::exp2(log_scale(generator));
+        std::vector<int32_t> bias(static_cast<size_t>(p.n));
+        std::uniform_int_distribution<int32_t> bias_value(-3000, 3000);
+        for (int32_t& b : bias) b = p.k == 1 ? 0 : bias_value(generator);
+        const bool with_bias = p.k != 1 && seed % 2 == 0;
+        const int32_t zero_point = to_int8 ? -3 : 117;
+        const std::vector<int32_t> sums = Reference(p);
+        const int64_t stride = p.n + 3;
+        std::vector<uint8_t> expected(static_cast<size_t>(p.m * stride), 0xA5);
+        for (int64_t i = 0; i < p.m; ++i)
+          for (int64_t j = 0; j < p.n; ++j) {
+            const auto total = static_cast<int32_t>(
+                static_cast<uint32_t>(sums[static_cast<size_t>(i * p.ldc + j)]) +
+                static_cast<uint32_t>(with_bias ? bias[static_cast<size_t>(j)] : 0));
+            const double rounded =
+                std::nearbyint(static_cast<double>(total) * static_cast<double>(multipliers[j]));
+            const double value =
+                std::clamp(rounded + zero_point, to_int8 ? -128.0 : 0.0, to_int8 ? 127.0 : 255.0);
+            expected[static_cast<size_t>(i * stride + j)] =
+                static_cast<uint8_t>(static_cast<int32_t>(value));
+          }
+        for (const Variant& v : Variants()) {
+          const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
+                                                         QgemmPairsSaturate(v.kernels));
+          QgemmZeroPoints zero;
+          zero.a = p.a_zero;
+          zero.b_scalar = p.b_zero_scalar;
+          zero.b_per_column = p.b_zero.empty() ? nullptr : p.b_zero.data();
+          QgemmRequantize output;
+          output.multipliers = multipliers.data();
+          output.bias = with_bias ? bias.data() : nullptr;
+          output.zero_point = zero_point;
+          output.to_int8 = to_int8;
+          output.out_stride = stride;
+          if (!QgemmCanRequantize(v.kernels, packed, multipliers.data())) {
+            EXPECT_FALSE(v.kernels.qgemm_vnni_requantizes && QgemmUsesVnni(v.kernels))
+                << v.name << " " << p;
+            std::vector<uint8_t> out(expected.size());
+            output.out = out.data();
+            EXPECT_THROW(QgemmPackedBRequantize(v.kernels, p.m, p.a.data(), p.lda, p.a_signed,
+                                                packed, zero, output, nullptr),
+                         std::invalid_argument)
+                << v.name;
+            continue;
+          }
+          // A's rows also from a row source (a convolution's lowering), which the kernel then
+          // reads from the source's buffer.
+          const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows) {
+            for (int64_t r = begin; r < end; ++r)
+              std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+          };
+          for (const bool from_source : {false, true})
+            for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+              std::vector<uint8_t> out(expected.size(), 0xA5);
+              output.out = out.data();
+              QgemmPackedBRequantize(v.kernels, p.m, from_source ? nullptr : p.a.data(), p.lda,
+                                     p.a_signed, packed, zero, output, pool,
+                                     from_source ? &source : nullptr);
+              int64_t mismatches = 0;
+              for (size_t i = 0; i < out.size(); ++i)
+                if (out[i] != expected[i] && mismatches++ < 3)
+                  ADD_FAILURE() << v.name << " " << p << " to_int8=" << to_int8 << " at row "
+                                << i / stride << " column " << i % stride << ": expected "
+                                << int{expected[i]} << ", got " << int{out[i]};
+              EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "")
+                                       << (from_source ? " from a row source" : "");
+              ++checked;
+            }
+        }
+      }
+  if (checked == 0) std::cout << "[ SKIPPED  ] no level here requantizes in its store\n";
+}
+
+// A's rows from a row source (QgemmRowSource: a convolution lowering a row block at a time
+// inside the product's tasks) give the product of A in place on every level, on one thread and
+// split over a pool, row blocks (m > n) and column blocks (n > m), with the row term; each
+// source call asks for rows inside [0, m) and writes exactly the buffer it is given.
+TEST(Int8GemmTest, RowSourceMatchesAInPlace) {
+  ThreadPool three(3);
+  const int64_t shapes[][3] = {{300, 40, 70}, {20, 600, 90}, {145, 33, 5}, {1000, 64, 36}};
+  for (const auto& s : shapes) {
+    const Problem p = MakeProblem(s[0], s[1], s[2], true, false, true, 61);
+    const std::vector<int32_t> expected = Reference(p);
+    for (const Variant& v : Variants())
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+        const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
+                                                       QgemmPairsSaturate(v.kernels));
+        QgemmZeroPoints zero;
+        zero.a = p.a_zero;
+        zero.b_per_column = p.b_zero.data();
+        std::atomic<int64_t> bad_ranges{0};
+        const QgemmRowSource source = [&](int64_t begin, int64_t end, uint8_t* rows) {
+          if (begin < 0 || end > p.m || begin >= end) ++bad_ranges;
+          for (int64_t r = begin; r < end; ++r)
+            std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+        };
+        std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+        QgemmPackedB(v.kernels, p.m, nullptr, p.k, p.a_signed, packed, zero, c.data(), p.ldc, pool,
+                     {}, &source);
+        EXPECT_EQ(bad_ranges.load(), 0) << v.name << " " << p;
+        ExpectEqual(expected, c, p, v.name.c_str());
+      }
+  }
+}
+
+// Multipliers where the single-precision steps would not be exact (|m| < 2^-14, a float sum
+// past 2^24 could land inside the output range) or not finite, and a depth past one block: the
+// requantizing product is refused, and the convolution keeps its double-precision path.
+TEST(Int8GemmTest, RequantizingStoreRefusesWhatItCannotDoExactly) {
+  const Problem p = MakeProblem(3, 20, 8, false, true, false, 77);
+  const Problem deep = MakeProblem(3, 20, 4609, false, true, false, 78);
+  for (const Variant& v : Variants()) {
+    const PackedQuantB packed =
+        PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed, QgemmPairsSaturate(v.kernels));
+    const PackedQuantB packed_deep = PackedQuantB::Pack(
+        deep.k, deep.n, deep.b.data(), deep.ldb, deep.b_signed, QgemmPairsSaturate(v.kernels));
+    std::vector<float> multipliers(20, 0.01f);
+    const bool supported = v.kernels.qgemm_vnni_requantizes && QgemmUsesVnni(v.kernels);
+    EXPECT_EQ(QgemmCanRequantize(v.kernels, packed, multipliers.data()), supported) << v.name;
+    EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed_deep, multipliers.data())) << v.name;
+    multipliers[19] = 0x1p-15f;
+    EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed, multipliers.data())) << v.name;
+    multipliers[19] = std::numeric_limits<float>::infinity();
+    EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed, multipliers.data())) << v.name;
   }
 }
 
