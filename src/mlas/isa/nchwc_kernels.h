@@ -29,6 +29,14 @@ struct NchwcLanes {
   static V Less(V a, V b, V if_less, V otherwise) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), otherwise, if_less);
   }
+  // Lanes flagged for NaN: the lanes where a or b is NaN, those flagged NaN in a vector, any.
+  using Flags = __mmask16;
+  static Flags NoFlags() { return 0; }
+  static Flags Unordered(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+  static V NanWhere(Flags f, V v) {
+    return _mm512_mask_blend_ps(f, v, Splat(std::numeric_limits<float>::quiet_NaN()));
+  }
+  static bool Any(Flags f) { return f != 0; }
 };
 #else
 struct NchwcLanes {
@@ -86,6 +94,26 @@ struct NchwcLanes {
     V r;
     for (int i = 0; i < 8; ++i) r[i] = a[i] < b[i] ? if_less[i] : otherwise[i];
     return r;
+  }
+  using Flags = Int8;  // all bits set in a flagged lane
+  static Flags NoFlags() {
+    return Flags{};
+  }
+  static Flags Unordered(V a, V b) {
+#if defined(__AVX__)
+    return reinterpret_cast<Flags>(
+        _mm256_cmp_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), _CMP_UNORD_Q));
+#else
+    return (a != a) | (b != b);
+#endif
+  }
+  static V NanWhere(Flags f, V v) {
+    return f != 0 ? Splat(std::numeric_limits<float>::quiet_NaN()) : v;
+  }
+  static bool Any(Flags f) {
+    int any = 0;
+    for (int i = 0; i < 8; ++i) any |= f[i];
+    return any != 0;
   }
 };
 #endif
@@ -672,8 +700,128 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
 }
 
 // ---- Pooling: work items image x block x output row ----
+// A max pool takes its taps with maxps, which keeps the second operand (the running maximum) when
+// the tap is NaN, and flags the lanes that saw a NaN: ONNX MaxPool propagates NaN. The windows
+// of a row's interior columns (wholly inside the input) run unclipped, several outputs in
+// flight, their NaN lanes flagged for the whole run; a run that saw one is redone window by
+// window (the edge columns' way), which makes exactly the flagged outputs NaN.
+
+// Output ow of a row: the window clipped to the input's columns, NaN where a tap is NaN.
+inline NchwcV NchwcMaxPoolWindow(const NchwcPoolShape& s, const float* first_row, int64_t rows,
+                                 int64_t row_step, int64_t ow) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t w_start = ow * s.stride_w - s.pad_left;
+  const TapRange kw_range = ClipTaps(w_start, s.kernel_w, s.dilation_w, s.input_w);
+  NchwcV acc = NchwcLanes::Splat(-std::numeric_limits<float>::infinity());
+  NchwcLanes::Flags nan = NchwcLanes::NoFlags();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = first_row + r * row_step;
+    for (int64_t kw = kw_range.lo; kw < kw_range.hi; ++kw) {
+      const NchwcV x = NchwcLanes::Load(row + (w_start + kw * s.dilation_w) * b);
+      nan |= NchwcLanes::Unordered(x, x);
+      acc = NchwcLanes::Max(x, acc);
+    }
+  }
+  return NchwcLanes::NanWhere(nan, acc);
+}
+
+// The maximum down one column of `rows` rows (kRows of them when positive), NaN lanes flagged:
+// one unordered compare covers two taps, and the running maximum keeps a NaN it starts with.
+template <int kRows>
+inline NchwcV NchwcColumnMax(const float* p, int64_t rows, int64_t row_step,
+                             NchwcLanes::Flags& nan) {
+  if constexpr (kRows > 0) rows = kRows;
+  NchwcV m = NchwcLanes::Load(p);
+  int64_t r = 1;
+  for (; r + 1 < rows; r += 2) {
+    const NchwcV x = NchwcLanes::Load(p + r * row_step);
+    const NchwcV y = NchwcLanes::Load(p + (r + 1) * row_step);
+    nan |= NchwcLanes::Unordered(x, y);
+    m = NchwcLanes::Max(x, NchwcLanes::Max(y, m));
+  }
+  if (r < rows) {
+    const NchwcV x = NchwcLanes::Load(p + r * row_step);
+    nan |= NchwcLanes::Unordered(x, m);
+    return NchwcLanes::Max(x, m);
+  }
+  nan |= NchwcLanes::Unordered(m, m);
+  return m;
+}
+
+// Outputs [lo, hi) of a row whose windows lie inside the input's columns; returns the lanes that
+// saw a NaN tap (their outputs are then not the NaN that ONNX wants).
+template <int kRows>
+NchwcLanes::Flags NchwcMaxPoolInterior(const NchwcPoolShape& s, const float* first_row,
+                                       int64_t rows, int64_t row_step, float* out_row, int64_t lo,
+                                       int64_t hi) {
+  constexpr int64_t b = kNchwcBlock;
+  NchwcLanes::Flags nan = NchwcLanes::NoFlags();
+  if (s.kernel_w == 3 && s.stride_w == 2 && s.dilation_w == 1) {
+    // Column maxima first: an output's last column is the next one's first, so a window takes
+    // two new columns and three horizontal taps instead of nine.
+    const float* column = first_row + (lo * 2 - s.pad_left) * b;
+    NchwcV left = NchwcColumnMax<kRows>(column, rows, row_step, nan);
+    for (int64_t ow = lo; ow < hi; ++ow, column += 2 * b) {
+      const NchwcV middle = NchwcColumnMax<kRows>(column + b, rows, row_step, nan);
+      const NchwcV right = NchwcColumnMax<kRows>(column + 2 * b, rows, row_step, nan);
+      NchwcLanes::Store(out_row + ow * b, NchwcLanes::Max(left, NchwcLanes::Max(middle, right)));
+      left = right;
+    }
+    return nan;
+  }
+  constexpr int64_t kInFlight = 4;  // independent maximum chains hide maxps' latency
+  int64_t ow = lo;
+  for (; ow + kInFlight <= hi; ow += kInFlight) {
+    NchwcV acc[kInFlight];
+    for (NchwcV& a : acc) a = NchwcLanes::Splat(-std::numeric_limits<float>::infinity());
+    const float* window = first_row + (ow * s.stride_w - s.pad_left) * b;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+        const float* tap = window + r * row_step + kw * s.dilation_w * b;
+        for (int64_t j = 0; j < kInFlight; j += 2) {
+          const NchwcV x = NchwcLanes::Load(tap + j * s.stride_w * b);
+          const NchwcV y = NchwcLanes::Load(tap + (j + 1) * s.stride_w * b);
+          nan |= NchwcLanes::Unordered(x, y);
+          acc[j] = NchwcLanes::Max(x, acc[j]);
+          acc[j + 1] = NchwcLanes::Max(y, acc[j + 1]);
+        }
+      }
+    for (int64_t j = 0; j < kInFlight; ++j) NchwcLanes::Store(out_row + (ow + j) * b, acc[j]);
+  }
+  for (; ow < hi; ++ow)
+    NchwcLanes::Store(out_row + ow * b, NchwcMaxPoolWindow(s, first_row, rows, row_step, ow));
+  return nan;
+}
+
+void NchwcMaxPoolRow(const NchwcPoolShape& s, const float* image, float* out_row, int64_t oh) {
+  constexpr int64_t b = kNchwcBlock;
+  const int64_t h_start = oh * s.stride_h - s.pad_top;
+  const TapRange kh_range = ClipTaps(h_start, s.kernel_h, s.dilation_h, s.input_h);
+  const int64_t rows = kh_range.hi - kh_range.lo;
+  const int64_t row_step = s.dilation_h * s.input_w * b;
+  const float* first_row = image + (h_start + kh_range.lo * s.dilation_h) * s.input_w * b;
+  if (rows == 0) {  // a window wholly in the padding (ceil_mode): -inf, as the NCHW pool gives
+    for (int64_t ow = 0; ow < s.output_w; ++ow)
+      NchwcLanes::Store(out_row + ow * b,
+                        NchwcLanes::Splat(-std::numeric_limits<float>::infinity()));
+    return;
+  }
+  const TapRange interior =
+      InteriorPositions(s.output_w, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.input_w);
+  for (int64_t ow = 0; ow < interior.lo; ++ow)
+    NchwcLanes::Store(out_row + ow * b, NchwcMaxPoolWindow(s, first_row, rows, row_step, ow));
+  const NchwcLanes::Flags nan =
+      rows == 3
+          ? NchwcMaxPoolInterior<3>(s, first_row, rows, row_step, out_row, interior.lo, interior.hi)
+          : NchwcMaxPoolInterior<0>(s, first_row, rows, row_step, out_row, interior.lo,
+                                    interior.hi);
+  const int64_t redo_from = NchwcLanes::Any(nan) ? interior.lo : interior.hi;
+  for (int64_t ow = redo_from; ow < s.output_w; ++ow)
+    NchwcLanes::Store(out_row + ow * b, NchwcMaxPoolWindow(s, first_row, rows, row_step, ow));
+}
+
 template <NchwcPoolKind kKind>
-void NchwcPoolRow(const NchwcPoolShape& s, const float* image, float* out_row, int64_t oh) {
+void NchwcAveragePoolRow(const NchwcPoolShape& s, const float* image, float* out_row, int64_t oh) {
   constexpr int64_t b = kNchwcBlock;
   const int64_t h_start = oh * s.stride_h - s.pad_top;
   const TapRange kh_range = ClipTaps(h_start, s.kernel_h, s.dilation_h, s.input_h);
@@ -683,51 +831,42 @@ void NchwcPoolRow(const NchwcPoolShape& s, const float* image, float* out_row, i
   for (int64_t ow = 0; ow < s.output_w; ++ow) {
     const int64_t w_start = ow * s.stride_w - s.pad_left;
     const TapRange kw_range = ClipTaps(w_start, s.kernel_w, s.dilation_w, s.input_w);
-    NchwcV acc = kKind == NchwcPoolKind::kMax
-                     ? NchwcLanes::Splat(-std::numeric_limits<float>::infinity())
-                     : NchwcLanes::Zero();
+    NchwcV acc = NchwcLanes::Zero();
     for (int64_t kh = kh_range.lo; kh < kh_range.hi; ++kh) {
       const float* row = image + (h_start + kh * s.dilation_h) * s.input_w * b;
-      for (int64_t kw = kw_range.lo; kw < kw_range.hi; ++kw) {
-        const NchwcV x = NchwcLanes::Load(row + (w_start + kw * s.dilation_w) * b);
-        acc = kKind == NchwcPoolKind::kMax ? NchwcLanes::Max(x, acc) : NchwcLanes::Add(acc, x);
-      }
+      for (int64_t kw = kw_range.lo; kw < kw_range.hi; ++kw)
+        acc = NchwcLanes::Add(acc, NchwcLanes::Load(row + (w_start + kw * s.dilation_w) * b));
     }
-    if constexpr (kKind != NchwcPoolKind::kMax) {
-      int64_t count = (kh_range.hi - kh_range.lo) * (kw_range.hi - kw_range.lo);
-      if constexpr (kKind == NchwcPoolKind::kAverageIncludePad) {
-        const TapRange kw_padded = ClipTaps(w_start + s.pad_left, s.kernel_w, s.dilation_w,
-                                            s.input_w + s.pad_left + s.pad_right);
-        count = (kh_padded.hi - kh_padded.lo) * (kw_padded.hi - kw_padded.lo);
-      }
-      // A window without any counted tap has no average: NaN, as the NCHW pool gives.
-      const float scale =
-          count > 0 ? 1.0f / static_cast<float>(count) : std::numeric_limits<float>::quiet_NaN();
-      acc = NchwcLanes::Mul(acc, NchwcLanes::Splat(scale));
+    int64_t count = (kh_range.hi - kh_range.lo) * (kw_range.hi - kw_range.lo);
+    if constexpr (kKind == NchwcPoolKind::kAverageIncludePad) {
+      const TapRange kw_padded = ClipTaps(w_start + s.pad_left, s.kernel_w, s.dilation_w,
+                                          s.input_w + s.pad_left + s.pad_right);
+      count = (kh_padded.hi - kh_padded.lo) * (kw_padded.hi - kw_padded.lo);
     }
-    NchwcLanes::Store(out_row + ow * b, acc);
+    // A window without any counted tap has no average: NaN, as the NCHW pool gives.
+    const float scale =
+        count > 0 ? 1.0f / static_cast<float>(count) : std::numeric_limits<float>::quiet_NaN();
+    NchwcLanes::Store(out_row + ow * b, NchwcLanes::Mul(acc, NchwcLanes::Splat(scale)));
   }
 }
 
 void NchwcPoolF32(const NchwcPoolShape& s, const float* input, float* output, int64_t begin,
                   int64_t end) {
   constexpr int64_t b = kNchwcBlock;
-  const int64_t blocks = s.channels / b;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t oh = item % s.output_h;
     const int64_t plane = item / s.output_h;  // n * blocks + block
     const float* image = input + plane * s.input_h * s.input_w * b;
     float* out_row = output + (plane * s.output_h + oh) * s.output_w * b;
-    (void)blocks;
     switch (s.kind) {
       case NchwcPoolKind::kMax:
-        NchwcPoolRow<NchwcPoolKind::kMax>(s, image, out_row, oh);
+        NchwcMaxPoolRow(s, image, out_row, oh);
         break;
       case NchwcPoolKind::kAverageIncludePad:
-        NchwcPoolRow<NchwcPoolKind::kAverageIncludePad>(s, image, out_row, oh);
+        NchwcAveragePoolRow<NchwcPoolKind::kAverageIncludePad>(s, image, out_row, oh);
         break;
       case NchwcPoolKind::kAverageExcludePad:
-        NchwcPoolRow<NchwcPoolKind::kAverageExcludePad>(s, image, out_row, oh);
+        NchwcAveragePoolRow<NchwcPoolKind::kAverageExcludePad>(s, image, out_row, oh);
         break;
     }
   }

@@ -334,6 +334,81 @@ TEST(NchwcTest, PoolsMatchTheReferenceOnEveryLevel) {
   }
 }
 
+// MaxPool's unclipped interior runs (the 3-wide stride-2 column-maxima path, the general path
+// with several outputs in flight) and its clipped edges: a NaN tap makes exactly its windows'
+// outputs NaN, infinities are ordinary values. Wide rows, so that the interior runs are long and
+// ragged (not a multiple of the outputs in flight), and every level; the maximum is exact.
+TEST(NchwcTest, MaxPoolPropagatesNanAndKeepsInfinitiesOnEveryLevel) {
+  std::mt19937 rng(17);
+  auto pick = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t n = pick(1, 2), c = pick(1, 20), h = pick(1, 9), w = pick(1, 41);
+    // Half the trials the 3x3 stride-2 window of the CNNs' pools.
+    const bool cnn = trial % 2 == 0;
+    const int64_t kh = cnn ? 3 : pick(1, 4), kw = cnn ? 3 : pick(1, 4);
+    const int64_t sh = cnn ? 2 : pick(1, 3), sw = cnn ? 2 : pick(1, 3);
+    const int64_t dh = !cnn && trial % 5 == 1 ? 2 : 1, dw = !cnn && trial % 7 == 1 ? 2 : 1;
+    const int64_t pt = pick(0, kh - 1), pl = pick(0, kw - 1);
+    int64_t pb = pick(0, kh - 1), pr = pick(0, kw - 1 + sw);
+    if (h + pt + pb < (kh - 1) * dh + 1) pb = (kh - 1) * dh + 1 - h - pt;
+    if (w + pl + pr < (kw - 1) * dw + 1) pr = (kw - 1) * dw + 1 - w - pl;
+    const int64_t oh = OutSize(h, kh, sh, dh, pt, pb), ow = OutSize(w, kw, sw, dw, pl, pr);
+    std::vector<float> x = Random(rng, n * c * h * w);
+    // No NaN in a quarter of the trials (the unclipped runs keep their results), else 1 to 3;
+    // a few infinities of either sign.
+    const int64_t nans = trial % 4 == 0 ? 0 : pick(1, 3);
+    for (int64_t i = 0; i < nans; ++i) x[static_cast<size_t>(pick(0, n * c * h * w - 1))] = nan;
+    for (int64_t i = 0; i < 3; ++i)
+      x[static_cast<size_t>(pick(0, n * c * h * w - 1))] = i == 0 ? -inf : inf;
+    for (CpuIsa level : Levels()) {
+      const IsaKernels& kernels = KernelsFor(level);
+      const int64_t b = NchwcBlockSize(kernels);
+      const int64_t cp = RoundUp(c, b);
+      SCOPED_TRACE(testing::Message()
+                   << IsaName(level) << " n " << n << " c " << c << " in " << h << "x" << w << " k "
+                   << kh << "x" << kw << " s " << sh << "," << sw << " d " << dh << "," << dw
+                   << " pads " << pt << "," << pl << "," << pb << "," << pr << " out " << oh << "x"
+                   << ow << " NaNs " << nans);
+      NchwcPoolShape shape{
+          n, cp, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, NchwcPoolKind::kMax};
+      const std::vector<float> input = ToNchwc(x, n, c, h * w, b, 0.0f);
+      std::vector<float> out(static_cast<size_t>(n * cp * oh * ow), 7.0f);
+      const int64_t items = NchwcPoolWorkItems(kernels, shape);
+      const int64_t split = pick(0, items);
+      NchwcPool(kernels, shape, input.data(), out.data(), 0, split);
+      NchwcPool(kernels, shape, input.data(), out.data(), split, items);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t y = 0; y < oh; ++y)
+            for (int64_t z = 0; z < ow; ++z) {
+              float expected = -inf;
+              bool any_nan = false, inside = false;
+              for (int64_t a = 0; a < kh; ++a)
+                for (int64_t bb = 0; bb < kw; ++bb) {
+                  const int64_t ih = y * sh - pt + a * dh, iw = z * sw - pl + bb * dw;
+                  if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                  inside = true;
+                  const float v = x[static_cast<size_t>(((i * c + ch) * h + ih) * w + iw)];
+                  any_nan = any_nan || std::isnan(v);
+                  if (v > expected) expected = v;
+                }
+              if (!inside) continue;
+              const float got = FromNchwc(out, cp, oh * ow, b, i, ch, y * ow + z);
+              if (any_nan)
+                ASSERT_TRUE(std::isnan(got)) << "image " << i << " channel " << ch << " at " << y
+                                             << "," << z << ": " << got << ", expected NaN";
+              else
+                ASSERT_EQ(got, expected)
+                    << "image " << i << " channel " << ch << " at " << y << "," << z;
+            }
+    }
+  }
+}
+
 TEST(NchwcTest, ReordersPlaceEveryChannelAndZeroThePaddedLanes) {
   std::mt19937 rng(9);
   for (int64_t channels : {1, 5, 8, 16, 17, 33}) {
