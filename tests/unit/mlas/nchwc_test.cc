@@ -235,6 +235,16 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
       // Wide enough for the depthwise kernel that reads the input in place (edge columns apart).
       {1, 32, 32, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, true, kActivationRelu},
       {1, 32, 32, 6, 41, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, true, false, false, true, 0},
+      // 1x1, stride 1, no padding, few output blocks: the positions run on across rows, one
+      // pointer for a whole tile (16 or 12 positions on AVX-512), planes not a multiple of it.
+      {1, 128, 16, 13, 13, 1,     1,     1,    1,     1,
+       1, 0,   0,  0,  0,  false, false, true, false, kActivationRelu},
+      {2, 40, 24, 9, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, true, 0},
+      {1, 64, 32, 27, 27, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, true, kActivationClip},
+      {1, 24, 8, 3, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, false, 0},
+      // 1x1 with stride 2 down the rows only, and 1x1 with padding: not one run of pixels.
+      {1, 32, 16, 9, 7, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, false, false, true, false, kActivationRelu},
+      {1, 32, 16, 6, 7, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, false, true, true, 0},
   };
   for (const ConvCase& t : cases) {
     CheckConv(t, rng);
