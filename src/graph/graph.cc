@@ -158,10 +158,13 @@ std::string Graph::UniqueValueName(const std::string& base) const {
 }
 
 std::string Graph::UniqueNodeName(const std::string& base) const {
+  // The common case (base free) without building the set (a QDQ fusion names one node each).
+  if (std::none_of(nodes_.begin(), nodes_.end(),
+                   [&](const std::unique_ptr<Node>& node) { return node && node->name_ == base; }))
+    return base;
   std::set<std::string> taken;
   for (const auto& node : nodes_)
     if (node) taken.insert(node->name_);
-  if (!taken.count(base)) return base;
   for (int suffix = 1;; ++suffix) {
     std::string candidate = MakeString(base, "_", suffix);
     if (!taken.count(candidate)) return candidate;
@@ -319,6 +322,75 @@ void Graph::CollectOuterReads() {
     for (const NodeArg* arg : node->implicit_inputs_) note_read(arg);
   }
   for (const NodeArg* arg : outputs_) note_read(arg);
+}
+
+Node& Graph::ReplaceNodes(const std::vector<NodeIndex>& removed, const std::string& name,
+                          const std::string& op_type, const std::string& domain, int opset_version,
+                          std::vector<NodeArg*> inputs, std::vector<NodeArg*> outputs,
+                          std::map<std::string, Attribute> attributes) {
+  // Implicit inputs and outer reads change only with subgraphs: those take the whole Resolve().
+  bool incremental = parent_ == nullptr && !topological_order_.empty();
+  for (const auto& [attribute_name, attribute] : attributes)
+    incremental = incremental && attribute.graphs.empty();
+  for (NodeIndex index : removed) {
+    const Node* node = FindNode(index);
+    PRISM_ENFORCE(node != nullptr, kInvalidArgument, "graph '", name_, "': cannot remove node ",
+                  index, ", which does not exist");
+    incremental = incremental && node->implicit_inputs_.empty();
+    for (const auto& [attribute_name, attribute] : node->attributes_)
+      incremental = incremental && attribute.graphs.empty();
+  }
+  if (!incremental) {
+    for (NodeIndex index : removed) RemoveNode(index);
+    const NodeIndex added = AddNode(UniqueNodeName(name), op_type, domain, opset_version,
+                                    std::move(inputs), std::move(outputs), std::move(attributes))
+                                .Index();
+    Resolve();
+    return *nodes_[added];
+  }
+  for (NodeIndex index : removed) {
+    const Node& node = *nodes_[index];
+    for (const NodeArg* arg : node.inputs_) {
+      if (arg == nullptr) continue;
+      auto it = consumers_.find(arg->name);
+      if (it == consumers_.end()) continue;
+      std::erase(it->second, index);
+      if (it->second.empty()) consumers_.erase(it);
+    }
+    for (const NodeArg* arg : node.outputs_) {
+      if (arg == nullptr) continue;
+      auto it = producers_.find(arg->name);
+      if (it != producers_.end() && it->second == index) producers_.erase(it);
+    }
+    nodes_[index].reset();
+  }
+  Node& node = AddNode(UniqueNodeName(name), op_type, domain, opset_version, std::move(inputs),
+                       std::move(outputs), std::move(attributes));
+  for (const NodeArg* arg : node.outputs_) {
+    if (arg == nullptr) continue;
+    PRISM_ENFORCE(initializers_.count(arg->name) == 0 &&
+                      std::find(inputs_.begin(), inputs_.end(), arg) == inputs_.end(),
+                  kInvalidGraph, node.Describe(), " writes '", arg->name,
+                  "', which is a graph input or initializer");
+    const auto [it, fresh] = producers_.emplace(arg->name, node.index_);
+    PRISM_ENFORCE(fresh, kInvalidGraph, "value '", arg->name, "' of graph '", name_,
+                  "' is produced by both ", nodes_[it->second]->Describe(), " and ",
+                  node.Describe());
+  }
+  for (const NodeArg* arg : node.inputs_) {
+    if (arg == nullptr) continue;
+    PRISM_ENFORCE(!IsLocal(arg) || producers_.count(arg->name) || initializers_.count(arg->name) ||
+                      std::find(inputs_.begin(), inputs_.end(), arg) != inputs_.end(),
+                  kInvalidGraph, node.Describe(), " in graph '", name_, "' reads '", arg->name,
+                  "', which no node, graph input or initializer provides");
+    // The new node has the largest index: appending keeps each list in node order, as Resolve()
+    // builds it.
+    consumers_[arg->name].push_back(node.index_);
+  }
+  // Whatever read the removed nodes' values must read the new node's (or a removed node's,
+  // which is gone): a read of a value no one produces any more is the caller's error.
+  SortTopologically(MakeString("'", name_, "'"));
+  return node;
 }
 
 void Graph::Resolve() {

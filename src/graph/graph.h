@@ -77,6 +77,18 @@ class Graph {
   void RemoveInitializer(const std::string& name);
   // Makes a fused node: body holds the group's nodes, its inputs and outputs match the node's.
   void SetFusedBody(NodeIndex index, std::shared_ptr<Graph> body);
+  // A fusion's rewrite: removes `removed` (their values read only among them, except what the
+  // new node reads or writes) and appends the new node (named `name`, or UniqueNodeName's
+  // variant of it when a remaining node has that name), then updates the producers, consumers
+  // and topological order for just these nodes instead of a whole Resolve() (a quantized
+  // resnet50's QDQ fusions resolved the graph once per fusion: a quarter of its session
+  // creation). Values nothing uses any more stay until the next Resolve(). Falls back to
+  // Resolve() for a subgraph or nodes with subgraphs. Throws kInvalidGraph, as Resolve() does,
+  // when the new node reads a value nothing provides or writes one already produced.
+  Node& ReplaceNodes(const std::vector<NodeIndex>& removed, const std::string& name,
+                     const std::string& op_type, const std::string& domain, int opset_version,
+                     std::vector<NodeArg*> inputs, std::vector<NodeArg*> outputs,
+                     std::map<std::string, Attribute> attributes = {});
   // After edits: recomputes producers, consumers, implicit inputs, outer-scope reads and the
   // topological order; drops values nothing uses. Throws kInvalidGraph naming the value or nodes
   // when a read has no producer, a value has two producers, or the edits made a cycle.

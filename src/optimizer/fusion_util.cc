@@ -38,14 +38,10 @@ Node& ReplaceChain(Graph& graph, const std::vector<NodeIndex>& chain, std::strin
                    const std::vector<NodeIndex>& also_remove) {
   const Node& last = graph.GetNode(chain.back());
   NodeArg* output = last.Outputs()[0];
-  for (NodeIndex index : chain) graph.RemoveNode(index);  // first: an output has one producer
-  for (NodeIndex index : also_remove) graph.RemoveNode(index);
-  const std::string name = graph.UniqueNodeName(node_name);
-  Node& fused = graph.AddNode(name, op_type, domain, opset_version, std::move(inputs), {output},
-                              std::move(attributes));
-  const NodeIndex fused_index = fused.Index();
-  graph.Resolve();
-  return *graph.MutableNode(fused_index);
+  std::vector<NodeIndex> removed = chain;  // first: an output has one producer
+  removed.insert(removed.end(), also_remove.begin(), also_remove.end());
+  return graph.ReplaceNodes(removed, node_name, op_type, domain, opset_version, std::move(inputs),
+                            {output}, std::move(attributes));
 }
 
 void RemoveUnreadInitializers(Graph& graph, const std::vector<std::string>& names) {

@@ -11,7 +11,10 @@
 // row, the taps of each kernel offset over the output columns whose input lies inside.
 // Channels-last operands (Int8ConvArgs::channels_last) skip both transposes: the image is
 // already the GEMM's channels-last source and the tiles are already Y's layout; a depthwise one
-// sums each output pixel's channels at once, tap by tap.
+// sums each output pixel's channels at once, tap by tap. Where the level's kernel can
+// (mlas::QgemmCanRequantize: AVX-512 VNNI, depth <= 4608, multipliers >= 2^-14) the requantization
+// runs in the GEMM's store, in float exactly as in double (no int32 sums at all). The lowering
+// runs inside the GEMM's tasks, a row block at a time (mlas::QgemmRowSource).
 //
 // Every type pair (uint8/int8 x, uint8/int8 w) and every zero point runs here: the GEMM computes
 // each pair as u8 x s8 with the zero points folded in exactly (qgemm.h), in 32-bit wrapping

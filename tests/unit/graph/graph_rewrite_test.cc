@@ -205,5 +205,56 @@ TEST(GraphRewrite, UniqueNamesAvoidSubgraphValuesAndNodes) {
   EXPECT_EQ(graph->UniqueNodeName("if"), "if_1");
 }
 
+// ReplaceNodes (a fusion's rewrite, updated in place instead of resolved) leaves the graph as
+// RemoveNode + AddNode + Resolve do: the same producers, consumers (in node order) and
+// topological order, the new node named after a removed one when that name is free again; and
+// it refuses, as Resolve does, a new node that writes a value another node produces or reads
+// one nothing provides.
+TEST(GraphRewrite, ReplaceNodesMatchesAResolve) {
+  // X -> id -> I -> relu -> R -> mul(W) -> Y, and I -> neg -> N (a graph output).
+  onnx::ModelProto proto = Chain();
+  AddNode(proto.mutable_graph(), "Neg", {"I"}, {"N"}, "neg");
+  AddOutput(proto.mutable_graph(), "N", TensorProto::FLOAT);
+  auto model = Load(proto);
+  std::unique_ptr<Graph> replaced = model->MainGraph().Clone();
+  std::unique_ptr<Graph> resolved = model->MainGraph().Clone();
+  const NodeIndex relu = IndexOf(*replaced, "relu"), mul = IndexOf(*replaced, "mul");
+  Node& fused =
+      replaced->ReplaceNodes({relu, mul}, "mul", "Mul", "", 17,
+                             {replaced->MutableNodeArg("I"), replaced->MutableNodeArg("W")},
+                             {replaced->MutableNodeArg("Y")});
+  resolved->RemoveNode(relu);
+  resolved->RemoveNode(mul);
+  resolved->AddNode(resolved->UniqueNodeName("mul"), "Mul", "", 17,
+                    {resolved->MutableNodeArg("I"), resolved->MutableNodeArg("W")},
+                    {resolved->MutableNodeArg("Y")});
+  resolved->Resolve();
+  EXPECT_EQ(fused.Name(), "mul");
+  EXPECT_EQ(OrderedNames(*replaced), OrderedNames(*resolved));
+  EXPECT_EQ(OrderedNames(*replaced), (std::vector<std::string>{"id", "neg", "mul"}));
+  for (const char* value : {"X", "I", "R", "W", "Y", "N"}) {
+    EXPECT_EQ(replaced->Consumers(value), resolved->Consumers(value)) << value;
+    const Node* producer = replaced->Producer(value);
+    const Node* expected = resolved->Producer(value);
+    ASSERT_EQ(producer == nullptr, expected == nullptr) << value;
+    if (producer != nullptr) EXPECT_EQ(producer->Index(), expected->Index()) << value;
+  }
+  EXPECT_EQ(replaced->Consumers("I").size(), 2u);
+  EXPECT_TRUE(replaced->Consumers("R").empty());
+
+  // Writing N, which neg produces; reading a value nothing provides.
+  std::unique_ptr<Graph> broken = model->MainGraph().Clone();
+  EXPECT_THROW(broken->ReplaceNodes({IndexOf(*broken, "mul")}, "twice", "Mul", "", 17,
+                                    {broken->MutableNodeArg("R"), broken->MutableNodeArg("W")},
+                                    {broken->MutableNodeArg("N")}),
+               std::exception);
+  std::unique_ptr<Graph> unread = model->MainGraph().Clone();
+  NodeArg* nowhere = unread->GetOrCreateValue("nowhere");
+  EXPECT_THROW(
+      unread->ReplaceNodes({IndexOf(*unread, "mul")}, "mul", "Mul", "", 17,
+                           {nowhere, unread->MutableNodeArg("W")}, {unread->MutableNodeArg("Y")}),
+      std::exception);
+}
+
 }  // namespace
 }  // namespace prism::testing
