@@ -237,7 +237,9 @@ TEST(GraphRewrite, ReplaceNodesMatchesAResolve) {
     const Node* producer = replaced->Producer(value);
     const Node* expected = resolved->Producer(value);
     ASSERT_EQ(producer == nullptr, expected == nullptr) << value;
-    if (producer != nullptr) EXPECT_EQ(producer->Index(), expected->Index()) << value;
+    if (producer != nullptr) {
+      EXPECT_EQ(producer->Index(), expected->Index()) << value;
+    }
   }
   EXPECT_EQ(replaced->Consumers("I").size(), 2u);
   EXPECT_TRUE(replaced->Consumers("R").empty());
