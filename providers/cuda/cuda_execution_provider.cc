@@ -50,8 +50,16 @@ CudaExecutionProvider::CudaExecutionProvider(const ProviderOptions& options)
   ArenaOptions arena;
   arena.extend_strategy = options_.arena_extend_strategy;
   arena.max_bytes = options_.gpu_mem_limit;
-  device_allocator_ = std::make_shared<ArenaAllocator>(
+  device_arena_ = std::make_shared<ArenaAllocator>(
       std::make_shared<CudaDeviceAllocator>(options_.device_id), arena);
+  device_allocator_ = device_arena_;
+  if (options_.enable_cuda_graph) {
+    // cuBLAS allocates its workspace on first use unless given one; during a capture it must
+    // allocate nothing.
+    constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
+    PRISM_CUDA_CALL(cudaMalloc(&cublas_workspace_, kCublasWorkspaceBytes));
+    PRISM_CUBLAS_CALL(cublasSetWorkspace(cublas_, cublas_workspace_, kCublasWorkspaceBytes));
+  }
   pinned_allocator_ = std::make_shared<CudaPinnedAllocator>();
   transfer_ = std::make_shared<CudaDataTransfer>(
       options_.device_id, options_.do_copy_in_default_stream ? nullptr : stream_);
@@ -62,7 +70,10 @@ CudaExecutionProvider::CudaExecutionProvider(const ProviderOptions& options)
 }
 
 CudaExecutionProvider::~CudaExecutionProvider() {
+  if (graph_exec_ != nullptr) cudaGraphExecDestroy(graph_exec_);
+  for (void* reserved : graph_memory_) device_arena_->Free(reserved);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (cublas_workspace_ != nullptr) cudaFree(cublas_workspace_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
@@ -87,6 +98,44 @@ std::vector<ComputeCapability> CudaExecutionProvider::GetCapability(
     }
   }
   return claims;
+}
+
+void CudaExecutionProvider::BeginGraphCapture() const {
+  PRISM_CUDA_CALL(cudaSetDevice(options_.device_id));
+  // Everything enqueued before the capture has finished, so the graph depends on nothing.
+  PRISM_CUDA_CALL(cudaStreamSynchronize(stream_));
+  // Relaxed: the host-side work between kernels (shape checks, arena bookkeeping) is not a
+  // CUDA call that capture has to forbid.
+  PRISM_CUDA_CALL(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+}
+
+void CudaExecutionProvider::EndGraphCapture(bool keep) const {
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  if (!keep || ended != cudaSuccess) {
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    cudaGetLastError();  // a failed capture leaves a non-sticky error behind
+    if (keep) ThrowOnCudaError(ended, "cudaStreamEndCapture");
+    return;
+  }
+  if (graph_exec_ != nullptr) {
+    cudaGraphExecDestroy(graph_exec_);
+    graph_exec_ = nullptr;
+  }
+  const cudaError_t instantiated = cudaGraphInstantiate(&graph_exec_, graph, 0);
+  cudaGraphDestroy(graph);
+  ThrowOnCudaError(instantiated, "cudaGraphInstantiate");
+}
+
+void CudaExecutionProvider::ReplayGraph() const {
+  PRISM_ENFORCE(graph_exec_ != nullptr, kRuntimeException, kProviderName,
+                ": no captured graph to replay");
+  PRISM_CUDA_CALL(cudaGraphLaunch(graph_exec_, stream_));
+}
+
+void CudaExecutionProvider::ReserveCapturedMemory() const {
+  std::vector<void*> reserved = device_arena_->ReserveFree();
+  graph_memory_.insert(graph_memory_.end(), reserved.begin(), reserved.end());
 }
 
 AllocatorPtr CudaExecutionProvider::GetAllocator(MemType mem_type) const {

@@ -9,10 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "framework/arena_allocator.h"
 #include "framework/execution_provider.h"
 #include "providers/cuda/cuda_provider_options.h"
 
@@ -35,6 +37,14 @@ class CudaExecutionProvider final : public IExecutionProvider {
   std::shared_ptr<IDataTransfer> GetDataTransfer() const override { return transfer_; }
   ProviderOptions GetProviderOptions() const override { return options_.ToMap(); }
 
+  // enable_cuda_graph: the EP's stream is captured into a CUDA graph once and the graph replayed
+  // (session/graph_capture.h decides when).
+  bool GraphCaptureEnabled() const override { return options_.enable_cuda_graph; }
+  void BeginGraphCapture() const override;
+  void EndGraphCapture(bool keep) const override;
+  void ReplayGraph() const override;
+  void ReserveCapturedMemory() const override;
+
   // For the kernels: the stream they enqueue on, and cuBLAS (one handle, calls serialized).
   int DeviceId() const { return options_.device_id; }
   cudaStream_t Stream() const { return stream_; }
@@ -53,6 +63,12 @@ class CudaExecutionProvider final : public IExecutionProvider {
   AllocatorPtr pinned_allocator_;
   std::shared_ptr<IDataTransfer> transfer_;
   std::shared_ptr<KernelRegistry> registry_;
+  std::shared_ptr<ArenaAllocator> device_arena_;  // device_allocator_ itself
+  // Graph capture: the instantiated graph, cuBLAS's own workspace (so that cuBLAS allocates
+  // nothing while a capture is under way) and the arena memory the graph replays into.
+  mutable cudaGraphExec_t graph_exec_ = nullptr;
+  void* cublas_workspace_ = nullptr;
+  mutable std::vector<void*> graph_memory_;
 };
 
 // The EP a CUDA kernel was created for (the kernels are registered only with this EP).

@@ -61,14 +61,15 @@ CudaProviderOptions ParseCudaProviderOptions(const ProviderOptions& options) {
       parsed.cudnn_conv_algo_search = value;
     } else if (key == "cudnn_conv_use_max_workspace") {
       parsed.cudnn_conv_use_max_workspace = ParseBool(key, value);
-    } else if (key == "enable_cuda_graph" || key == "prefer_nhwc" ||
-               key == "use_ep_level_unified_stream" || key == "has_user_compute_stream" ||
-               key == "user_compute_stream" || key == "gpu_external_alloc" ||
-               key == "gpu_external_free" || key == "gpu_external_empty_cache" ||
-               key == "tunable_op_enable" || key == "tunable_op_tuning_enable" ||
-               key == "tunable_op_max_tuning_duration_ms" || key == "sdpa_kernel" ||
-               key == "enable_skip_layer_norm_strict_mode" || key == "cudnn_conv1d_pad_to_nc1d" ||
-               key == "fuse_conv_bias") {
+    } else if (key == "enable_cuda_graph") {
+      parsed.enable_cuda_graph = ParseBool(key, value);
+    } else if (key == "prefer_nhwc" || key == "use_ep_level_unified_stream" ||
+               key == "has_user_compute_stream" || key == "user_compute_stream" ||
+               key == "gpu_external_alloc" || key == "gpu_external_free" ||
+               key == "gpu_external_empty_cache" || key == "tunable_op_enable" ||
+               key == "tunable_op_tuning_enable" || key == "tunable_op_max_tuning_duration_ms" ||
+               key == "sdpa_kernel" || key == "enable_skip_layer_norm_strict_mode" ||
+               key == "cudnn_conv1d_pad_to_nc1d" || key == "fuse_conv_bias") {
       // Known to onnxruntime, not implemented by this EP: accepting it would drop it silently.
       // The default ("0") changes nothing and is accepted.
       PRISM_ENFORCE(value == "0" || value == "false" || value == "False", kInvalidArgument, kName,
@@ -80,7 +81,7 @@ CudaProviderOptions ParseCudaProviderOptions(const ProviderOptions& options) {
       PRISM_THROW(kInvalidArgument, kName, ": unknown provider option '", key,
                   "'; known: device_id, gpu_mem_limit, arena_extend_strategy, "
                   "do_copy_in_default_stream, use_tf32, cudnn_conv_algo_search, "
-                  "cudnn_conv_use_max_workspace");
+                  "cudnn_conv_use_max_workspace, enable_cuda_graph");
     }
   }
   return parsed;
@@ -98,6 +99,7 @@ ProviderOptions CudaProviderOptions::ToMap() const {
       {"use_tf32", use_tf32 ? "1" : "0"},
       {"cudnn_conv_algo_search", cudnn_conv_algo_search},
       {"cudnn_conv_use_max_workspace", cudnn_conv_use_max_workspace ? "1" : "0"},
+      {"enable_cuda_graph", enable_cuda_graph ? "1" : "0"},
   };
 }
 

@@ -20,6 +20,9 @@ struct CudaProviderOptions {
   bool use_tf32 = false;  // TF32 tensor-core math in cuBLAS (off: full fp32)
   std::string cudnn_conv_algo_search = "EXHAUSTIVE";
   bool cudnn_conv_use_max_workspace = true;
+  // Capture the whole run once as a CUDA graph and replay it (every node on this EP, inputs
+  // bound in device memory; session/graph_capture.h).
+  bool enable_cuda_graph = false;
 
   // Every option with its value, as get_provider_options() shows them.
   ProviderOptions ToMap() const;

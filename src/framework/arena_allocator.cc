@@ -91,6 +91,22 @@ void* ArenaAllocator::Alloc(size_t bytes) {
   return chunk->data;
 }
 
+std::vector<void*> ArenaAllocator::ReserveFree() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<void*> reserved;
+  reserved.reserve(free_.size());
+  for (auto& [bytes, chunk] : free_) {
+    chunk->in_use = true;
+    in_use_.emplace(chunk->data, chunk);
+    ++stats_.num_allocs;
+    stats_.bytes_in_use += static_cast<int64_t>(bytes);
+    reserved.push_back(chunk->data);
+  }
+  stats_.max_bytes_in_use = std::max(stats_.max_bytes_in_use, stats_.bytes_in_use);
+  free_.clear();
+  return reserved;
+}
+
 ArenaAllocator::Chunk* ArenaAllocator::Merge(Chunk* left, Chunk* right) {
   left->bytes += right->bytes;
   left->next = right->next;

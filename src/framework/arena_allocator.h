@@ -40,6 +40,10 @@ class ArenaAllocator final : public IAllocator {
   bool GetStats(AllocatorStats* stats) const override;
   // Returns every region with no chunk in use to the backing allocator.
   int64_t Shrink() override;
+  // Takes every free chunk out of circulation (in use, as if allocated) and returns their
+  // addresses, each to be given back to Free later: memory a captured device graph replays into
+  // (session/graph_capture.h) must not be handed out again. Later requests extend the arena.
+  std::vector<void*> ReserveFree();
 
   // Chunks are multiples of this many bytes (and so aligned to the backing allocator's 64).
   static constexpr size_t kChunkGranularity = 256;

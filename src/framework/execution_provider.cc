@@ -54,4 +54,17 @@ std::unique_ptr<OpKernel> IExecutionProvider::Compile(const MetaDef& meta_def, c
               "' but does not implement Compile");
 }
 
+void IExecutionProvider::BeginGraphCapture() const {
+  PRISM_THROW(kNotImplemented, type_, " does not capture graphs");
+}
+void IExecutionProvider::EndGraphCapture(bool) const {
+  PRISM_THROW(kNotImplemented, type_, " does not capture graphs");
+}
+void IExecutionProvider::ReplayGraph() const {
+  PRISM_THROW(kNotImplemented, type_, " does not capture graphs");
+}
+void IExecutionProvider::ReserveCapturedMemory() const {
+  PRISM_THROW(kNotImplemented, type_, " does not capture graphs");
+}
+
 }  // namespace prism

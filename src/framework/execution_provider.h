@@ -98,6 +98,18 @@ class IExecutionProvider {
   virtual std::unique_ptr<OpKernel> Compile(const MetaDef& meta_def, const Graph& body,
                                             const OpKernelInfo& info) const;
 
+  // Whole-run graph capture (onnxruntime's enable_cuda_graph): an EP that returns true gets the
+  // runs of a session whose nodes all run on it captured once, between BeginGraphCapture and
+  // EndGraphCapture (the kernels enqueue as usual and nothing executes), and replayed by
+  // ReplayGraph (session/graph_capture.h). EndGraphCapture(false) drops a failed capture.
+  // ReserveCapturedMemory keeps the device memory the captured run used, now free in the EP's
+  // allocator, from being handed out again: replays write it. The defaults throw.
+  virtual bool GraphCaptureEnabled() const { return false; }
+  virtual void BeginGraphCapture() const;
+  virtual void EndGraphCapture(bool keep) const;
+  virtual void ReplayGraph() const;
+  virtual void ReserveCapturedMemory() const;
+
  private:
   std::string type_;
 };
@@ -120,7 +132,7 @@ constexpr const char* kCpuExecutionProvider = "CPUExecutionProvider";
 // The version of the C++ interface between the core and plugin EPs (IExecutionProvider,
 // IExecutionProviderFactory, kernels, tensors). Raise it on any change a plugin must be rebuilt
 // for; a plugin built for another version is refused at load, naming both.
-constexpr uint32_t kProviderInterfaceVersion = 2;
+constexpr uint32_t kProviderInterfaceVersion = 3;
 
 }  // namespace prism
 

@@ -1,5 +1,6 @@
 #include "session/inference_session.h"
 
+#include <optional>
 #include <unordered_map>
 
 #include "common/denormal.h"
@@ -400,9 +401,14 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
   PRISM_LOG(kVerbose, "run begins: ", feeds.size(), " feeds, ", selected.size(), " of ",
             graph.Outputs().size(), " outputs",
             run_options.only_execute_path_to_fetches ? " (only the path to them)" : "");
+  std::optional<std::vector<Value>> replayed;
+  if (GraphCaptureRunner* capture = state->GraphCapture();
+      capture != nullptr && !run_options.only_execute_path_to_fetches)
+    replayed = capture->Run(*state, plan, inputs, run_options, &instrumentation);
   std::vector<Value> all =
-      ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation,
-                   run_options.only_execute_path_to_fetches ? &selected : nullptr);
+      replayed ? std::move(*replayed)
+               : ExecuteGraph(*state, plan, inputs, nullptr, run_options, &instrumentation,
+                              run_options.only_execute_path_to_fetches ? &selected : nullptr);
   std::vector<Value> results;
   results.reserve(selected.size());
   for (size_t s = 0; s < selected.size(); ++s) {

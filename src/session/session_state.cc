@@ -323,6 +323,22 @@ std::shared_ptr<const SessionState> SessionState::Build(
                              {"copies", static_cast<int64_t>(state->report_.copies.size())},
                              {"kernels_created", planner.KernelsCreated()},
                              {"kernel_creation_us", planner.KernelCreationMicroseconds()}});
+  for (const auto& provider : state->providers_) {
+    if (!provider->GraphCaptureEnabled()) continue;
+    std::string elsewhere;
+    for (const NodePlacement& node : state->report_.nodes)
+      if (node.graph == "main" && node.provider != provider->Type() && elsewhere.size() < 200)
+        elsewhere += (elsewhere.empty() ? "" : ", ") + node.node_name + " (" + node.op_type +
+                     ") on " + node.provider;
+    if (elsewhere.empty()) {
+      state->graph_capture_ = std::make_unique<GraphCaptureRunner>(*provider);
+    } else {
+      PRISM_LOG(kWarning, provider->Type(),
+                ": graph capture was asked for, but not every node runs on this EP, so runs go "
+                "step by step: ",
+                elsewhere);
+    }
+  }
   return state;
 }
 

@@ -14,6 +14,7 @@
 #include "framework/execution_provider.h"
 #include "graph/model.h"
 #include "session/execution_plan.h"
+#include "session/graph_capture.h"
 #include "session/memory_pattern.h"
 #include "session/partition_report.h"
 #include "session/prepacked_weights_container.h"
@@ -72,6 +73,9 @@ class SessionState {
   // session.run_timeout_ms: how long one Run may take before it stops between two steps (or
   // at a subgraph's start, so every Loop iteration) with an error; 0: no limit.
   int64_t RunTimeoutMs() const { return run_timeout_ms_; }
+  // Captures and replays whole runs when an EP asked for graph capture (enable_cuda_graph) and
+  // runs every node of the main graph; nullptr otherwise.
+  GraphCaptureRunner* GraphCapture() const { return graph_capture_.get(); }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -90,6 +94,8 @@ class SessionState {
   std::shared_ptr<PrepackedWeightsContainer> prepacked_;
   std::vector<std::pair<std::string, PrePackedWeight>> model_weights_prepacked_;
   int64_t run_timeout_ms_ = 0;
+  // Holds buffers of the EP's memory: declared after providers_, so destroyed before them.
+  std::unique_ptr<GraphCaptureRunner> graph_capture_;
 };
 
 }  // namespace prism

@@ -9,4 +9,4 @@ if ! "$python" -c 'import prismrt, sys; sys.exit(0 if "CUDAExecutionProvider" in
   echo "SKIPPED: no usable CUDA device here (CUDAExecutionProvider not available); run tests/gpu/run.sh on a GPU machine"
   exit 77
 fi
-exec "$python" -m pytest -q -p no:cacheprovider -rs "$here/test_cuda_ep.py"
+exec "$python" -m pytest -q -p no:cacheprovider -rs "$here"

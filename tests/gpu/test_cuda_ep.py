@@ -60,8 +60,8 @@ RNG = np.random.RandomState(0)
                                     ([], [5]), ([1, 3, 1, 5], [2, 1, 4, 1])])
 def test_binary_with_broadcasting(op, shapes):
     a_shape, b_shape = shapes
-    a = (RNG.rand(*a_shape) + 0.5).astype(np.float32)
-    b = (RNG.rand(*b_shape) + 0.5).astype(np.float32)
+    a = np.asarray(RNG.rand(*a_shape) + 0.5, dtype=np.float32)
+    b = np.asarray(RNG.rand(*b_shape) + 0.5, dtype=np.float32)
     out = list(np.broadcast_shapes(tuple(a_shape), tuple(b_shape)))
     check(model([helper.make_node(op, ["a", "b"], ["y"], name="n")],
                 [tensor("a", a_shape), tensor("b", b_shape)], [tensor("y", out)]),
@@ -105,7 +105,7 @@ def test_gemm(trans_a, trans_b, alpha, beta, c_shape):
     feeds = {"a": a, "b": b}
     names = ["a", "b"]
     if c_shape is not None:
-        feeds["c"] = RNG.randn(*c_shape).astype(np.float32)
+        feeds["c"] = np.asarray(RNG.randn(*c_shape), dtype=np.float32)
         inputs.append(tensor("c", c_shape))
         names.append("c")
     node = helper.make_node("Gemm", names, ["y"], name="n", transA=trans_a, transB=trans_b,
@@ -162,3 +162,34 @@ def test_gpu_mem_limit_bounds_the_arena():
     assert session.get_provider_options()["CUDAExecutionProvider"]["gpu_mem_limit"] == str(1 << 20)
     with pytest.raises(ort.PrismError, match="limited to"):
         session.run(None, {"x": x})
+
+
+def test_an_unsupported_op_in_the_middle_costs_exactly_two_copies():
+    """Inputs and outputs bound on the device, one node in the middle the CUDA EP declines: the
+    report shows exactly its two copies (to the CPU and back), and the run is right."""
+    x = RNG.randn(4, 6).astype(np.float32)
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu_in"),
+             helper.make_node("Softmax", ["r"], ["s"], name="softmax_axis0", axis=0),
+             helper.make_node("Relu", ["s"], ["y"], name="relu_out")]
+    data = model(nodes, [tensor("x", [4, 6])], [tensor("y", [4, 6])])
+    session = ort.InferenceSession(data, providers=CUDA)
+    where = placement(session)
+    assert where == {"relu_in": "CUDAExecutionProvider", "softmax_axis0": "CPUExecutionProvider",
+                     "relu_out": "CUDAExecutionProvider"}, session.get_partition_report()
+    report = session.get_partition_report()
+    # The report lists the graph input's copy as made only when it is fed in host memory; with
+    # the input bound on the device, the run makes the other two.
+    copy_lines = [line for line in report.splitlines() if re.match(r"\s+\[main\] '", line)]
+    made = [line for line in copy_lines if "not copied when fed in Cuda:0 memory" not in line]
+    assert len(made) == 2, report
+    assert len(copy_lines) == 3 and "'x' Cpu:0 -> Cuda:0" in copy_lines[0], report
+    copy_lines = made
+    assert "'r'" in copy_lines[0] + copy_lines[1] and "'s'" in copy_lines[0] + copy_lines[1]
+    binding = session.io_binding()
+    binding.bind_ortvalue_input("x", ort.OrtValue.ortvalue_from_numpy(x, "cuda", 0))
+    binding.bind_output("y", "cuda", 0)
+    session.run_with_iobinding(binding)
+    r = np.maximum(x, 0)
+    e = np.exp(r - r.max(axis=0, keepdims=True))
+    np.testing.assert_allclose(binding.get_outputs()[0].numpy(), e / e.sum(axis=0, keepdims=True),
+                               rtol=1e-5, atol=1e-6)

@@ -49,6 +49,28 @@ TEST(ArenaAllocatorTest, ReusesFreedChunksWithoutGrowing) {
   EXPECT_EQ(stats.total_reserved_bytes, 1 << 20);
 }
 
+// What a captured device graph relies on: memory a run used and freed is never handed out again
+// once reserved, and comes back to circulation when the reservations are freed.
+TEST(ArenaAllocatorTest, ReserveFreeKeepsFreedMemoryOutOfCirculation) {
+  auto system = System();
+  ArenaAllocator arena(system, ArenaOptions{});
+  std::vector<char*> run;
+  for (int i = 0; i < 4; ++i) run.push_back(static_cast<char*>(arena.Alloc(4096)));
+  for (char* p : run) arena.Free(p);
+  const std::vector<void*> reserved = arena.ReserveFree();
+  ASSERT_FALSE(reserved.empty());
+  EXPECT_EQ(StatsOf(arena).bytes_in_use, 1 << 20);  // the whole first region
+  const int64_t regions = StatsOf(arena).num_arena_extensions;
+  char* later = static_cast<char*>(arena.Alloc(4096));
+  EXPECT_EQ(StatsOf(arena).num_arena_extensions, regions + 1);  // a new region, not the run's
+  for (char* p : run) EXPECT_TRUE(later + 4096 <= p || p + 4096 <= later);
+  arena.Free(later);
+  for (void* p : reserved) arena.Free(p);
+  EXPECT_EQ(StatsOf(arena).bytes_in_use, 0);
+  EXPECT_EQ(arena.Alloc(4096), run.front());  // back in circulation, best fit again
+  EXPECT_TRUE(arena.ReserveFree().size() >= 1);
+}
+
 TEST(ArenaAllocatorTest, BestFitPicksTheSmallestFreeChunkThatFits) {
   ArenaAllocator arena(System(), ArenaOptions{});
   // Free chunks of 4 KB and 2 KB, separated by chunks in use so they cannot merge.

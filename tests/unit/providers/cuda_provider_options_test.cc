@@ -26,7 +26,7 @@ TEST(CudaProviderOptionsTest, ParsesOnnxruntimeKeys) {
       {"do_copy_in_default_stream", "false"},
       {"use_tf32", "1"},
       {"cudnn_conv_algo_search", "HEURISTIC"},
-      {"enable_cuda_graph", "0"},
+      {"enable_cuda_graph", "1"},
   });
   EXPECT_EQ(parsed.device_id, 1);
   EXPECT_EQ(parsed.gpu_mem_limit, size_t{2147483648});
@@ -34,16 +34,19 @@ TEST(CudaProviderOptionsTest, ParsesOnnxruntimeKeys) {
   EXPECT_FALSE(parsed.do_copy_in_default_stream);
   EXPECT_TRUE(parsed.use_tf32);
   EXPECT_EQ(parsed.cudnn_conv_algo_search, "HEURISTIC");
+  EXPECT_TRUE(parsed.enable_cuda_graph);
   const ProviderOptions shown = parsed.ToMap();
   EXPECT_EQ(shown.at("device_id"), "1");
   EXPECT_EQ(shown.at("gpu_mem_limit"), "2147483648");
   EXPECT_EQ(shown.at("arena_extend_strategy"), "kSameAsRequested");
   EXPECT_EQ(shown.at("do_copy_in_default_stream"), "0");
+  EXPECT_EQ(shown.at("enable_cuda_graph"), "1");
   // Defaults: no limit (onnxruntime shows SIZE_MAX), copies on the default stream, no TF32.
   const ProviderOptions defaults = ParseCudaProviderOptions({}).ToMap();
   EXPECT_EQ(defaults.at("gpu_mem_limit"), "18446744073709551615");
   EXPECT_EQ(defaults.at("do_copy_in_default_stream"), "1");
   EXPECT_EQ(defaults.at("use_tf32"), "0");
+  EXPECT_EQ(defaults.at("enable_cuda_graph"), "0");
   EXPECT_EQ(ParseCudaProviderOptions({{"gpu_mem_limit", "18446744073709551615"}}).gpu_mem_limit,
             0u);
 }
@@ -59,8 +62,9 @@ TEST(CudaProviderOptionsTest, RefusesWhatItCannotHonour) {
   EXPECT_NE(ErrorOf({{"use_tf32", "maybe"}}).find("1/0 or true/false"), std::string::npos);
   EXPECT_NE(ErrorOf({{"cudnn_conv_algo_search", "FAST"}}).find("EXHAUSTIVE, HEURISTIC or DEFAULT"),
             std::string::npos);
-  EXPECT_NE(ErrorOf({{"enable_cuda_graph", "1"}}).find("not supported by Prism's CUDA EP yet"),
+  EXPECT_NE(ErrorOf({{"tunable_op_enable", "1"}}).find("not supported by Prism's CUDA EP yet"),
             std::string::npos);
+  EXPECT_NE(ErrorOf({{"enable_cuda_graph", "yes"}}).find("1/0 or true/false"), std::string::npos);
   EXPECT_NE(ErrorOf({{"prefer_nhwc", "1"}}).find("not supported"), std::string::npos);
 }
 
