@@ -1,7 +1,11 @@
 #include "providers/cuda/cuda_execution_provider.h"
 
+#include <map>
+#include <set>
+
 #include "common/logging.h"
 #include "framework/arena_allocator.h"
+#include "framework/shape_computation.h"
 #include "graph/graph.h"
 #include "providers/cuda/cuda_allocator.h"
 #include "providers/cuda/cuda_call.h"
@@ -67,6 +71,7 @@ CudaExecutionProvider::CudaExecutionProvider(const ProviderOptions& options)
   RegisterElementwiseKernels(*registry_);
   RegisterMatMulKernels(*registry_);
   RegisterSoftmaxKernels(*registry_);
+  RegisterMovementKernels(*registry_);
 }
 
 CudaExecutionProvider::~CudaExecutionProvider() {
@@ -80,22 +85,42 @@ CudaExecutionProvider::~CudaExecutionProvider() {
 std::vector<ComputeCapability> CudaExecutionProvider::GetCapability(
     const GraphViewer& graph, const KernelLookup& lookup,
     std::vector<DeclinedNode>* declined) const {
-  std::vector<ComputeCapability> claims;
+  // What this EP could run, with the kernel definition it would use.
+  std::map<NodeIndex, const KernelDef*> runnable;
+  std::map<NodeIndex, std::string> reasons;
   for (NodeIndex index : graph.Nodes()) {
     const Node& node = graph.GetNode(index);
     std::string reason;
-    if (lookup.Find(node, &reason) != nullptr) {
+    const KernelCreateInfo* info = lookup.Find(node, &reason);
+    if (info != nullptr) {
       reason = ElementwiseDeclineReason(node);
       if (reason.empty()) reason = MatMulDeclineReason(node);
       if (reason.empty()) reason = SoftmaxDeclineReason(node);
+      if (reason.empty()) reason = MovementDeclineReason(node);
     }
-    if (reason.empty()) {
+    if (reason.empty())
+      runnable[index] = &info->def;
+    else
+      reasons[index] = std::move(reason);
+  }
+  // Shape computations stay on the CPU EP: their inputs and readers are there already.
+  const std::set<NodeIndex> shape_nodes = ShapeComputationNodes(graph, [&](const Node& node) {
+    auto it = runnable.find(node.Index());
+    return it != runnable.end() ? it->second : nullptr;
+  });
+  std::vector<ComputeCapability> claims;
+  for (NodeIndex index : graph.Nodes()) {
+    if (shape_nodes.count(index)) {
+      reasons[index] =
+          "shape computation: kept on the CPU so no device round trip happens (it reads only "
+          "shapes and constants, and only CPU-memory inputs read its outputs)";
+    } else if (runnable.count(index)) {
       ComputeCapability claim;
       claim.nodes.push_back(index);
       claims.push_back(std::move(claim));
-    } else if (declined != nullptr) {
-      declined->push_back(DeclinedNode{index, reason});
+      continue;
     }
+    if (declined != nullptr) declined->push_back(DeclinedNode{index, reasons[index]});
   }
   return claims;
 }

@@ -158,6 +158,11 @@ bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
                  const std::vector<NodeIndex>& chain, const TransformContext& context) {
   for (NodeIndex index : chain)
     if (!pass.MayTouch(graph, index, context)) return false;
+  // One EP runs the fused node: a chain split between EPs (a pass targeting several) stays.
+  if (context.provider_of && !chain.empty())
+    for (NodeIndex index : chain)
+      if (context.provider_of(graph, index) != context.provider_of(graph, chain.front()))
+        return false;
   return true;
 }
 

@@ -81,7 +81,7 @@ bool SameShape(const NodeArg* a, const NodeArg* b);
 std::optional<std::vector<int64_t>> ConstantInts(const Graph& graph, const Node& node,
                                                  size_t input);
 
-// Whether `pass` may rewrite every node of chain (MayTouch of each).
+// Whether `pass` may rewrite every node of chain (MayTouch of each, all on one EP).
 bool MayTouchAll(const GraphTransformer& pass, const Graph& graph,
                  const std::vector<NodeIndex>& chain, const TransformContext& context);
 

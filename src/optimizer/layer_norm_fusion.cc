@@ -21,6 +21,8 @@ namespace prism {
 namespace {
 
 constexpr const char* kCpu = "CPUExecutionProvider";
+// The CUDA EP runs what this fusion makes (float32) too.
+constexpr const char* kCuda = "CUDAExecutionProvider";
 
 // The axes a ReduceMean reduces, normalized against rank and sorted, when it keeps the dims and
 // names them (attribute before opset 18, constant input from it).
@@ -52,7 +54,8 @@ std::optional<std::vector<int64_t>> ReducedAxes(const Graph& graph, const Node& 
 
 class LayerNormFusion final : public GraphTransformer {
  public:
-  LayerNormFusion() : GraphTransformer("LayerNormFusion", TransformerLevel::kExtended, {kCpu}) {}
+  LayerNormFusion()
+      : GraphTransformer("LayerNormFusion", TransformerLevel::kExtended, {kCpu, kCuda}) {}
 
   bool Apply(Graph& graph, const TransformContext& context) const override {
     bool changed = false;

@@ -19,6 +19,8 @@ namespace prism {
 namespace {
 
 constexpr const char* kCpu = "CPUExecutionProvider";
+// The CUDA EP runs what this fusion makes (float32) too.
+constexpr const char* kCuda = "CUDAExecutionProvider";
 
 // Whether skip may be SkipLayerNormalization's skip for an input of input's shape: the same
 // shape, or one [S, H] block ([1, S, H] or [S, H]) shared by a 3-D input's batch.
@@ -37,7 +39,7 @@ bool FitsAsSkip(const NodeArg* skip, const NodeArg* input) {
 class SkipLayerNormFusion final : public GraphTransformer {
  public:
   SkipLayerNormFusion()
-      : GraphTransformer("SkipLayerNormFusion", TransformerLevel::kExtended, {kCpu}) {}
+      : GraphTransformer("SkipLayerNormFusion", TransformerLevel::kExtended, {kCpu, kCuda}) {}
 
   bool Apply(Graph& graph, const TransformContext& context) const override {
     bool changed = false;

@@ -86,6 +86,10 @@ class ExecutionPlanner::Impl {
     auto slot_in = [&](int source, const MemoryInfo& wanted, const std::string& consumer,
                        const std::string& reason) -> int {
       if (plan->slot_memory[source].SameSpace(wanted)) return source;
+      // CPU reads take any host memory as it is (a device EP's page-locked CPU outputs).
+      if (wanted.IsCpuAccessible() && wanted.name == cpu.name &&
+          plan->slot_memory[source].IsCpuAccessible())
+        return source;
       const auto key = std::make_pair(source, wanted.ToString());
       auto found = copies.find(key);
       if (found != copies.end()) {

@@ -8,6 +8,7 @@
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/tensor/int_list_input.h"
 #include "providers/cpu/tensor/spec_type_sets.h"
+#include "providers/cpu/tensor/squeeze_shape.h"
 
 namespace prism::cpu {
 namespace {
@@ -32,31 +33,9 @@ class Squeeze final : public OpKernel {
   void Compute(OpKernelContext& context) const override {
     const Tensor& input = context.RequiredInput(0);
     const TensorShape& shape = input.Shape();
-    const int64_t rank = static_cast<int64_t>(shape.Rank());
     std::optional<std::vector<int64_t>> axes =
         ReadAxes(context, axes_attr_, from_attribute_, "Squeeze");
-    std::vector<bool> drop(shape.Rank(), false);
-    if (!axes.has_value() || axes->empty()) {
-      // No axes (or an empty list, as onnxruntime reads it): remove every size-1 dim.
-      for (size_t i = 0; i < shape.Rank(); ++i) drop[i] = shape[i] == 1;
-    } else {
-      for (int64_t axis : *axes) {
-        PRISM_ENFORCE(axis >= -rank && axis < rank, kInvalidArgument, GetNode().Describe(),
-                      ": axis ", axis, " is out of range [", -rank, ", ", rank - 1, "] for input ",
-                      shape.ToString());
-        const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-        PRISM_ENFORCE(!drop[a], kInvalidArgument, GetNode().Describe(), ": axis ", axis,
-                      " is given more than once");
-        PRISM_ENFORCE(shape[a] == 1, kInvalidArgument, GetNode().Describe(),
-                      ": cannot squeeze axis ", axis, " of input ", shape.ToString(),
-                      " because its size is ", shape[a], ", not 1");
-        drop[a] = true;
-      }
-    }
-    std::vector<int64_t> dims;
-    for (size_t i = 0; i < shape.Rank(); ++i)
-      if (!drop[i]) dims.push_back(shape[i]);
-    context.SetOutput(0, Value(input.Reshaped(TensorShape(dims))));
+    context.SetOutput(0, Value(input.Reshaped(SqueezedShape(shape, axes, GetNode()))));
   }
 
  private:
@@ -76,25 +55,7 @@ class Unsqueeze final : public OpKernel {
     const TensorShape& shape = input.Shape();
     std::optional<std::vector<int64_t>> axes =
         ReadAxes(context, axes_attr_, from_attribute_, "Unsqueeze");
-    PRISM_ENFORCE(axes.has_value(), kInvalidArgument, GetNode().Describe(),
-                  ": the axes input is required");
-    // Axes index the output, whose rank is the input's plus the number of new dims; they
-    // may come in any order.
-    const int64_t out_rank = static_cast<int64_t>(shape.Rank() + axes->size());
-    std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
-    for (int64_t axis : *axes) {
-      PRISM_ENFORCE(axis >= -out_rank && axis < out_rank, kInvalidArgument, GetNode().Describe(),
-                    ": axis ", axis, " is out of range [", -out_rank, ", ", out_rank - 1,
-                    "] for output rank ", out_rank, " (input ", shape.ToString(), ")");
-      const size_t a = static_cast<size_t>(axis < 0 ? axis + out_rank : axis);
-      PRISM_ENFORCE(!inserted[a], kInvalidArgument, GetNode().Describe(), ": axis ", axis,
-                    " is given more than once");
-      inserted[a] = true;
-    }
-    std::vector<int64_t> dims(static_cast<size_t>(out_rank));
-    size_t next = 0;
-    for (size_t i = 0; i < dims.size(); ++i) dims[i] = inserted[i] ? 1 : shape[next++];
-    context.SetOutput(0, Value(input.Reshaped(TensorShape(dims))));
+    context.SetOutput(0, Value(input.Reshaped(UnsqueezedShape(shape, axes, GetNode()))));
   }
 
  private:

@@ -12,10 +12,13 @@ namespace prism::cuda {
 void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterMatMulKernels(KernelRegistry& registry);
 void RegisterSoftmaxKernels(KernelRegistry& registry);
+// Data movement, normalization and reductions (kernels/cuda_movement.h lists the families).
+void RegisterMovementKernels(KernelRegistry& registry);
 
 // "" when a registered kernel can run node as the graph describes it, else why not.
 std::string ElementwiseDeclineReason(const Node& node);
 std::string MatMulDeclineReason(const Node& node);
 std::string SoftmaxDeclineReason(const Node& node);
+std::string MovementDeclineReason(const Node& node);
 
 }  // namespace prism::cuda
