@@ -12,10 +12,17 @@ namespace prism::cuda {
 void RegisterElementwiseKernels(KernelRegistry& registry);
 void RegisterMatMulKernels(KernelRegistry& registry);
 void RegisterSoftmaxKernels(KernelRegistry& registry);
+void RegisterConvKernels(KernelRegistry& registry);  // Conv, FusedConv
+void RegisterConvTransposeKernels(KernelRegistry& registry);
+void RegisterPoolKernels(KernelRegistry& registry);
+void RegisterBatchNormKernels(KernelRegistry& registry);
 
 // "" when a registered kernel can run node as the graph describes it, else why not.
 std::string ElementwiseDeclineReason(const Node& node);
 std::string MatMulDeclineReason(const Node& node);
 std::string SoftmaxDeclineReason(const Node& node);
+std::string ConvDeclineReason(const Node& node);  // Conv, FusedConv, ConvTranspose
+std::string PoolDeclineReason(const Node& node);
+std::string BatchNormDeclineReason(const Node& node);
 
 }  // namespace prism::cuda
