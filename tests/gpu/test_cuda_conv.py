@@ -206,9 +206,13 @@ CONV_TRANSPOSE_CASES = [
                                           "dilations": [2, 1]}),
     ((1, 4, 5, 5), (4, 3, 3, 3), True, {"pads": [0, 1, 2, 0]}),  # asymmetric: the crop path
     ((1, 4, 5, 5), (4, 3, 3, 3), True, {"strides": [2, 2], "output_shape": [12, 11]}),
-    # Even total paddings only: onnxruntime's split of an odd one has varied between versions.
     ((1, 4, 5, 5), (4, 3, 4, 4), True, {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
     ((1, 4, 5, 5), (4, 3, 2, 4), True, {"strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    # Odd total paddings (the crop path; checked against onnxruntime 1.31's CPU EP).
+    ((1, 4, 5, 5), (4, 3, 3, 3), True, {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
+    ((1, 4, 5, 5), (4, 3, 3, 3), True, {"strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    ((1, 1, 3, 3), (1, 2, 3, 3), False, {"strides": [3, 2], "output_shape": [10, 8]}),
+    ((1, 1, 3, 3), (1, 2, 3, 3), False, {"strides": [3, 2], "output_padding": [1, 1]}),
     ((1, 3, 11), (3, 2, 4), True, {"strides": [3], "pads": [1, 1]}),  # 1-D
     ((1, 2, 3, 4, 5), (2, 3, 3, 3, 3), True, {"strides": [2, 2, 2]}),  # 3-D
     ((1, 8, 6, 6), (8, 1, 4, 4), True, {"group": 8, "strides": [2, 2], "pads": [1, 1, 1, 1]}),

@@ -110,8 +110,9 @@ class ConvKernel final : public OpKernel {
     float* y_data = y.MutableData<float>();
     cudaStream_t stream = provider_.Stream();
 
-    if (g.in_channels / g.group == 0) {
-      // Nothing to sum over: Y is the bias (and Z, activation) alone.
+    if (x.NumElements() == 0 || w.NumElements() == 0) {
+      // Nothing to sum over (no input channels per group, or an empty spatial input that the
+      // pads make room for): Y is the bias (and Z, activation) alone.
       PRISM_CUDA_CALL(cudaMemsetAsync(y_data, 0, y.SizeInBytes(), stream));
     } else {
       Convolve(g, x, w, y_data);
