@@ -4,6 +4,7 @@
 // in one elementwise pass. The algorithm comes from cudnn_conv_algo_search (EXHAUSTIVE: timed
 // once per input shape and cached; HEURISTIC: cuDNN's ranking; DEFAULT: implicit precomputed
 // GEMM), its workspace from the EP's device allocator.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -162,11 +163,7 @@ class ConvKernel final : public OpKernel {
 
     provider_.WithCudnn([&](cudnnHandle_t handle) {
       const ForwardPlan& plan = PlanFor(handle, key, g, split, input, x, w, x_data, y_data);
-      size_t needed = 0;
-      PRISM_CUDNN_CALL(cudnnGetConvolutionForwardWorkspaceSize(
-          handle, plan.x_desc.Get(), plan.w_desc.Get(), plan.conv_desc.Get(), plan.y_desc.Get(),
-          plan.algorithm.algo, &needed));
-      DeviceBuffer workspace(allocator, std::max(needed, plan.algorithm.workspace));
+      DeviceBuffer workspace(allocator, plan.algorithm.workspace);
       const float one = 1.0f, zero = 0.0f;
       PRISM_CUDNN_CALL(cudnnConvolutionForward(
           handle, &one, plan.x_desc.Get(), x_data, plan.w_desc.Get(), w.Data<float>(),
@@ -212,6 +209,12 @@ class ConvKernel final : public OpKernel {
                   "ONNX's for X ",
                   x.Shape().ToString(), " and W ", w.Shape().ToString());
     plan->algorithm = ChooseAlgorithm(handle, *plan, x_data, w.Data<float>(), y_data);
+    // What the chosen algorithm needs for these descriptors (at least what the search reported).
+    size_t needed = 0;
+    PRISM_CUDNN_CALL(cudnnGetConvolutionForwardWorkspaceSize(
+        handle, plan->x_desc.Get(), plan->w_desc.Get(), plan->conv_desc.Get(), plan->y_desc.Get(),
+        plan->algorithm.algo, &needed));
+    plan->algorithm.workspace = std::max(needed, plan->algorithm.workspace);
     std::lock_guard<std::mutex> lock(cache_mutex_);
     // Map nodes stay put: the reference outlives later insertions.
     return *plans_.emplace(key, std::move(plan)).first->second;

@@ -3,6 +3,7 @@
 // convolution's filter. Symmetric non-negative pads go to cuDNN directly (output_padding cells
 // are then part of Y's dims); otherwise cuDNN writes the full, unpadded result and Y is cropped
 // out of it (zeros where output_shape reaches past it). The bias follows in one pass.
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
