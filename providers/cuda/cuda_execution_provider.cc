@@ -38,15 +38,12 @@ CudaExecutionProvider::CudaExecutionProvider(const ProviderOptions& options)
     : IExecutionProvider(kProviderName), options_(ParseCudaProviderOptions(options)) {
   std::string why;
   PRISM_ENFORCE(CudaDeviceUsable(options_.device_id, &why), kEpFail, kProviderName, ": ", why);
-  if (options.count("cudnn_conv_algo_search") || options.count("cudnn_conv_use_max_workspace"))
-    LogWarningOnce("cuda.cudnn_options",
-                   "CUDAExecutionProvider: cudnn_conv_algo_search and cudnn_conv_use_max_workspace "
-                   "have no effect yet: this CUDA EP has no cuDNN convolution (Conv runs on the "
-                   "CPU EP)");
   PRISM_CUDA_CALL(cudaSetDevice(options_.device_id));
   PRISM_CUDA_CALL(cudaStreamCreate(&stream_));
   PRISM_CUBLAS_CALL(cublasCreate(&cublas_));
   PRISM_CUBLAS_CALL(cublasSetStream(cublas_, stream_));
+  PRISM_CUDNN_CALL(cudnnCreate(&cudnn_));
+  PRISM_CUDNN_CALL(cudnnSetStream(cudnn_, stream_));
   // FP32 GEMMs stay FP32 unless TF32 is asked for (onnxruntime's use_tf32 is on by default; Prism
   // keeps exact float results by default and documents the difference).
   PRISM_CUBLAS_CALL(cublasSetMathMode(
@@ -72,11 +69,16 @@ CudaExecutionProvider::CudaExecutionProvider(const ProviderOptions& options)
   RegisterMatMulKernels(*registry_);
   RegisterSoftmaxKernels(*registry_);
   RegisterMovementKernels(*registry_);
+  RegisterConvKernels(*registry_);
+  RegisterConvTransposeKernels(*registry_);
+  RegisterPoolKernels(*registry_);
+  RegisterBatchNormKernels(*registry_);
 }
 
 CudaExecutionProvider::~CudaExecutionProvider() {
   if (graph_exec_ != nullptr) cudaGraphExecDestroy(graph_exec_);
   for (void* reserved : graph_memory_) device_arena_->Free(reserved);
+  if (cudnn_ != nullptr) cudnnDestroy(cudnn_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   if (cublas_workspace_ != nullptr) cudaFree(cublas_workspace_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
@@ -97,6 +99,9 @@ std::vector<ComputeCapability> CudaExecutionProvider::GetCapability(
       if (reason.empty()) reason = MatMulDeclineReason(node);
       if (reason.empty()) reason = SoftmaxDeclineReason(node);
       if (reason.empty()) reason = MovementDeclineReason(node);
+      if (reason.empty()) reason = ConvDeclineReason(node);
+      if (reason.empty()) reason = PoolDeclineReason(node);
+      if (reason.empty()) reason = BatchNormDeclineReason(node);
     }
     if (reason.empty())
       runnable[index] = &info->def;

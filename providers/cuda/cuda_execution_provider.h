@@ -13,6 +13,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include "framework/arena_allocator.h"
 #include "framework/execution_provider.h"
@@ -53,12 +54,21 @@ class CudaExecutionProvider final : public IExecutionProvider {
     std::lock_guard<std::mutex> lock(cublas_mutex_);
     fn(cublas_);
   }
+  // cuDNN (one handle on the EP's stream, calls serialized).
+  template <typename Fn>
+  void WithCudnn(Fn&& fn) const {
+    std::lock_guard<std::mutex> lock(cudnn_mutex_);
+    fn(cudnn_);
+  }
+  const CudaProviderOptions& Options() const { return options_; }
 
  private:
   CudaProviderOptions options_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   mutable std::mutex cublas_mutex_;
+  cudnnHandle_t cudnn_ = nullptr;
+  mutable std::mutex cudnn_mutex_;
   AllocatorPtr device_allocator_;
   AllocatorPtr pinned_allocator_;
   std::shared_ptr<IDataTransfer> transfer_;

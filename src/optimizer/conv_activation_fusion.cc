@@ -1,4 +1,5 @@
-// ConvActivationFusion and ConvAddActivationFusion (onnxruntime's names, extended level, CPU EP):
+// ConvActivationFusion and ConvAddActivationFusion (onnxruntime's names, extended level, CPU and
+// CUDA EPs; both EPs' FusedConv kernels run every activation below):
 //   Conv -> act            becomes FusedConv(X, W, B) with activation = act
 //   Conv -> Add(Z) -> act  becomes FusedConv(X, W, B, Z) (Z added before the activation)
 // in com.microsoft, as onnxruntime writes them, so a saved optimized model stays loadable by
@@ -17,6 +18,7 @@ namespace prism {
 namespace {
 
 constexpr const char* kCpu = "CPUExecutionProvider";
+constexpr const char* kCuda = "CUDAExecutionProvider";
 
 struct Activation {
   std::string name;
@@ -66,7 +68,7 @@ bool SameStaticShape(const NodeArg* a, const NodeArg* b) {
 class ConvActivationFusion final : public GraphTransformer {
  public:
   ConvActivationFusion()
-      : GraphTransformer("ConvActivationFusion", TransformerLevel::kExtended, {kCpu}) {}
+      : GraphTransformer("ConvActivationFusion", TransformerLevel::kExtended, {kCpu, kCuda}) {}
 
   bool Apply(Graph& graph, const TransformContext& context) const override {
     bool changed = false;
@@ -100,6 +102,10 @@ class ConvActivationFusion final : public GraphTransformer {
     const std::optional<Activation> activation = AsActivation(graph, *next);
     if (!activation || next->Inputs()[0] != graph.GetNode(chain.back()).Outputs()[0]) return false;
     chain.push_back(next->Index());
+    // The fused node runs on the Conv's EP, also when the Add or the activation was placed on
+    // the other target (a CUDA Conv before a CPU Clip): both EPs' FusedConv run every activation.
+    const IExecutionProvider* provider =
+        context.provider_of ? context.provider_of(graph, conv.Index()) : nullptr;
 
     std::map<std::string, Attribute> attributes = conv.Attributes();
     Attribute name_attr;
@@ -120,8 +126,6 @@ class ConvActivationFusion final : public GraphTransformer {
     while (!inputs.empty() && inputs.back() == nullptr) inputs.pop_back();
     std::vector<std::string> replaced;
     for (NodeIndex index : chain) replaced.push_back(graph.GetNode(index).Name());
-    const IExecutionProvider* provider =
-        context.provider_of ? context.provider_of(graph, conv.Index()) : nullptr;
     Node& fused = ReplaceChain(graph, chain, conv.Name() + "_fused", "FusedConv", "com.microsoft",
                                1, std::move(inputs), std::move(attributes));
     if (context.on_fused) context.on_fused(graph, replaced, fused.Index(), provider);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA EP's GPU tests (tests/gpu/test_cuda_ep.py) for CTest: exit 77 (CTest's SKIP_RETURN_CODE
+# The CUDA EP's GPU tests (tests/gpu/test_cuda_*.py) for CTest: exit 77 (CTest's SKIP_RETURN_CODE
 # for cuda_ep_gpu, shown as "Skipped") with the reason when no CUDA device is usable, so the tests
 # are never counted as passed on a machine without a GPU. Usage: run_gpu_tests.sh PYTHON
 set -euo pipefail
