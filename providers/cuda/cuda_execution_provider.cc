@@ -136,13 +136,25 @@ void CudaExecutionProvider::BeginGraphCapture() const {
   PRISM_CUDA_CALL(cudaStreamSynchronize(stream_));
   // Relaxed: the host-side work between kernels (shape checks, arena bookkeeping) is not a
   // CUDA call that capture has to forbid.
+  deferred_checks_.clear();
   PRISM_CUDA_CALL(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+}
+
+bool CudaExecutionProvider::Capturing() const {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  PRISM_CUDA_CALL(cudaStreamIsCapturing(stream_, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+void CudaExecutionProvider::DeferDeviceCheck(const int* device_flag, std::string message) const {
+  deferred_checks_.emplace_back(device_flag, std::move(message));
 }
 
 void CudaExecutionProvider::EndGraphCapture(bool keep) const {
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
   if (!keep || ended != cudaSuccess) {
+    deferred_checks_.clear();
     if (graph != nullptr) cudaGraphDestroy(graph);
     cudaGetLastError();  // a failed capture leaves a non-sticky error behind
     if (keep) ThrowOnCudaError(ended, "cudaStreamEndCapture");
@@ -161,6 +173,12 @@ void CudaExecutionProvider::ReplayGraph() const {
   PRISM_ENFORCE(graph_exec_ != nullptr, kRuntimeException, kProviderName,
                 ": no captured graph to replay");
   PRISM_CUDA_CALL(cudaGraphLaunch(graph_exec_, stream_));
+  for (const auto& [flag, message] : deferred_checks_) {
+    int raised = 0;
+    PRISM_CUDA_CALL(cudaMemcpyAsync(&raised, flag, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CALL(cudaStreamSynchronize(stream_));
+    PRISM_ENFORCE(raised == 0, kInvalidArgument, message);
+  }
 }
 
 void CudaExecutionProvider::ReserveCapturedMemory() const {

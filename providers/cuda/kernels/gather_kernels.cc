@@ -76,6 +76,15 @@ class GatherKernel final : public OpKernel {
         indices.Type() == ElementType::kInt64, data.Shape().SizeToDimension(axis), axis_dim,
         indices.NumElements(), data.Shape().SizeFromDimension(axis + 1), flag, stream));
     if (checked) return;
+    if (provider_.Capturing()) {
+      // The graph rewrites the flag on every replay; the EP reads it after each one.
+      PRISM_CUDA_CALL(cudaGetLastError());
+      provider_.DeferDeviceCheck(
+          flag, MakeString(GetNode().Describe(), ": an index is out of range [", -axis_dim, ", ",
+                           axis_dim - 1, "] for axis ", axis, " of data ",
+                           data.Shape().ToString()));
+      return;
+    }
     int raised = 0;
     PRISM_CUDA_CALL(cudaMemcpyAsync(&raised, flag, sizeof(int), cudaMemcpyDeviceToHost, stream));
     PRISM_CUDA_CALL(cudaStreamSynchronize(stream));
