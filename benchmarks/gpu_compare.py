@@ -126,6 +126,9 @@ def measure(args, name, batch, path, rng, torch, prismrt, device_name):
                 start = time.perf_counter()
                 run()
                 samples[key].append(time.perf_counter() - start)
+    if args.reports:
+        with open(args.reports, "a") as out:
+            out.write(f"==== {os.path.basename(path)}\n{prism.report}\n")
     row = {"model": name, "batch": batch, "device": device_name,
            "max_relative_error": max(errors), "nodes_on_cpu": len(on_cpu),
            "cpu_node_examples": on_cpu[:5]}
@@ -150,6 +153,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--markdown")
     parser.add_argument("--json")
+    parser.add_argument("--reports", help="write every model's partition report to this file")
     args = parser.parse_args()
 
     import torch

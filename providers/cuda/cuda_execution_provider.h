@@ -49,10 +49,15 @@ class CudaExecutionProvider final : public IExecutionProvider {
   // Whether the EP's stream is being captured: kernels must not synchronize then.
   bool Capturing() const;
   // For a kernel that checks its data on the device and reads a flag back (Gather's indices):
-  // while capturing it cannot, so it leaves the flag's device address here, and every replay
-  // reads the flags afterwards and fails with the message of the first one raised. The flag's
-  // memory is part of the captured run's, which stays reserved for the graph.
-  void DeferDeviceCheck(const int* device_flag, std::string message) const;
+  // while capturing it cannot, so it takes a flag from here instead (zeroed on the stream, so
+  // in every replay), and every replay reads the flags afterwards and fails with the message of
+  // the first one raised. The flag lives as long as the graph.
+  int* DeferredCheckFlag(std::string message) const;
+
+ private:
+  void ClearDeferredChecks() const;
+
+ public:
 
   // For the kernels: the stream they enqueue on, and cuBLAS (one handle, calls serialized).
   int DeviceId() const { return options_.device_id; }
@@ -87,7 +92,7 @@ class CudaExecutionProvider final : public IExecutionProvider {
   mutable cudaGraphExec_t graph_exec_ = nullptr;
   void* cublas_workspace_ = nullptr;
   mutable std::vector<void*> graph_memory_;
-  mutable std::vector<std::pair<const int*, std::string>> deferred_checks_;
+  mutable std::vector<std::pair<int*, std::string>> deferred_checks_;
 };
 
 // The EP a CUDA kernel was created for (the kernels are registered only with this EP).

@@ -19,7 +19,9 @@ struct KernelDef;
 // viewer the device EP would claim but should leave to the CPU EP: each reads only CPU-resident
 // values (constant initializers, CPU outputs of device kernels, outputs of CPU-run nodes) and
 // each of its outputs is read only in CPU memory (a device kernel's CPU input, a CPU-run node,
-// another node of the set, a graph output). Nodes with subgraphs are never in the set.
+// another node of the set, a graph output), and at least one of them is a device kernel's CPU
+// input or feeds a node of the set (the chain ends in a shape). Nodes with subgraphs are never
+// in the set.
 std::set<NodeIndex> ShapeComputationNodes(
     const GraphViewer& viewer, const std::function<const KernelDef*(const Node&)>& device_def);
 

@@ -109,3 +109,35 @@ def test_runs_that_cannot_replay_still_give_right_answers():
         x = RNG.randn(8, 64).astype(np.float32)
         np.testing.assert_allclose(run_bound(mixed, x), expected(x, axis=0), rtol=1e-4,
                                    atol=1e-6)
+
+
+def test_an_index_out_of_range_in_a_replay_is_an_error():
+    """Gather's indices are checked on the device; in a replayed graph the EP reads the flag
+    after the replay, so a bad index still fails the run, and the next good run is right."""
+    table = RNG.randn(10, 4).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["g"], name="gather", axis=0),
+         helper.make_node("Relu", ["g"], ["y"], name="relu")], "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [onnx.numpy_helper.from_array(table, "table")])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                             ir_version=8).SerializeToString()
+    sess = ort.InferenceSession(data, providers=[("CUDAExecutionProvider",
+                                                  {"enable_cuda_graph": "1"}),
+                                                 "CPUExecutionProvider"])
+
+    def run(ids):
+        binding = sess.io_binding()
+        binding.bind_ortvalue_input("ids", ort.OrtValue.ortvalue_from_numpy(ids, "cuda", 0))
+        binding.bind_output("y", "cuda", 0)
+        sess.run_with_iobinding(binding)
+        return binding.get_outputs()[0].numpy()
+
+    for ids in ([1, 2, 3], [4, -1, 0], [9, 9, 5], [0, 1, 2]):  # warm-up, capture, replays
+        ids = np.array(ids, np.int64)
+        np.testing.assert_allclose(run(ids), np.maximum(table[ids], 0))
+    with pytest.raises(Exception, match="out of range"):
+        run(np.array([0, 10, 1], np.int64))
+    ids = np.array([3, 2, 1], np.int64)
+    np.testing.assert_allclose(run(ids), np.maximum(table[ids], 0))

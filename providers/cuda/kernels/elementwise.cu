@@ -1,4 +1,6 @@
 // Elementwise float kernels with broadcasting: one thread per output element, grid-stride loop.
+#include <cstdint>
+
 #include "providers/cuda/kernels/device_kernels.h"
 
 namespace prism::cuda {
@@ -11,53 +13,111 @@ int Blocks(int64_t count) {
   return static_cast<int>(blocks < 65535 * 8 ? blocks : 65535 * 8);
 }
 
-__device__ float ApplyBinary(BinaryOp op, float a, float b) {
-  switch (op) {
-    case BinaryOp::kAdd: return a + b;
-    case BinaryOp::kSub: return a - b;
-    case BinaryOp::kMul: return a * b;
-    case BinaryOp::kDiv: return a / b;
-    case BinaryOp::kMax: return (a != a || b != b) ? a + b : fmaxf(a, b);  // NaN propagates
-    case BinaryOp::kMin: return (a != a || b != b) ? a + b : fminf(a, b);
-    case BinaryOp::kPow: return powf(a, b);
-    case BinaryOp::kCopyA: return a;
-  }
-  return 0.0f;
+template <BinaryOp kOp>
+__device__ __forceinline__ float ApplyBinary(float a, float b) {
+  if constexpr (kOp == BinaryOp::kAdd) return a + b;
+  if constexpr (kOp == BinaryOp::kSub) return a - b;
+  if constexpr (kOp == BinaryOp::kMul) return a * b;
+  if constexpr (kOp == BinaryOp::kDiv) return a / b;
+  if constexpr (kOp == BinaryOp::kMax) return (a != a || b != b) ? a + b : fmaxf(a, b);  // NaN
+  if constexpr (kOp == BinaryOp::kMin) return (a != a || b != b) ? a + b : fminf(a, b);
+  if constexpr (kOp == BinaryOp::kPow) return powf(a, b);
+  return a;  // kCopyA
 }
 
-__global__ void BinaryKernel(BinaryOp op, const float* a, const float* b, float* y, int64_t count,
-                             BroadcastIndex index, bool same_shape) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    if (same_shape) {
-      y[i] = ApplyBinary(op, a[i], b != nullptr ? b[i] : 0.0f);
+// Output dims after merging neighbours that every operand walks in the same way, and dropping
+// unit dims: [B, S, H] + [H] becomes [B*S, H] with b's strides (0, 1), so most broadcasts
+// need one or two index divisions per element.
+BroadcastIndex Collapse(const BroadcastIndex& index) {
+  BroadcastIndex out;
+  for (int d = 0; d < index.rank; ++d) {
+    if (index.out_dims[d] == 1) continue;
+    const int last = out.rank - 1;
+    if (last >= 0 && out.a_strides[last] == index.a_strides[d] * index.out_dims[d] &&
+        out.b_strides[last] == index.b_strides[d] * index.out_dims[d]) {
+      out.out_dims[last] *= index.out_dims[d];
+      out.a_strides[last] = index.a_strides[d];
+      out.b_strides[last] = index.b_strides[d];
       continue;
     }
-    int64_t rest = i, a_offset = 0, b_offset = 0;
-    for (int d = index.rank - 1; d >= 0; --d) {
-      const int64_t coordinate = rest % index.out_dims[d];
-      rest /= index.out_dims[d];
-      a_offset += coordinate * index.a_strides[d];
-      b_offset += coordinate * index.b_strides[d];
-    }
-    y[i] = ApplyBinary(op, a[a_offset], b != nullptr ? b[b_offset] : 0.0f);
+    out.out_dims[out.rank] = index.out_dims[d];
+    out.a_strides[out.rank] = index.a_strides[d];
+    out.b_strides[out.rank] = index.b_strides[d];
+    ++out.rank;
   }
+  return out;
+}
+
+// Index arithmetic in IndexT: 32-bit divisions are several times cheaper than 64-bit ones.
+template <BinaryOp kOp, typename IndexT>
+__global__ void BinaryKernel(const float* a, const float* b, float* y, IndexT count,
+                             BroadcastIndex index, bool same_shape) {
+  for (IndexT i = blockIdx.x * static_cast<IndexT>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<IndexT>(gridDim.x) * blockDim.x) {
+    if (same_shape) {
+      y[i] = ApplyBinary<kOp>(a[i], b != nullptr ? b[i] : 0.0f);
+      continue;
+    }
+    IndexT rest = i, a_offset = 0, b_offset = 0;
+    for (int d = index.rank - 1; d > 0; --d) {
+      const IndexT dim = static_cast<IndexT>(index.out_dims[d]);
+      const IndexT coordinate = rest % dim;
+      rest /= dim;
+      a_offset += coordinate * static_cast<IndexT>(index.a_strides[d]);
+      b_offset += coordinate * static_cast<IndexT>(index.b_strides[d]);
+    }
+    if (index.rank > 0) {
+      a_offset += rest * static_cast<IndexT>(index.a_strides[0]);
+      b_offset += rest * static_cast<IndexT>(index.b_strides[0]);
+    }
+    y[i] = ApplyBinary<kOp>(a[a_offset], b != nullptr ? b[b_offset] : 0.0f);
+  }
+}
+
+template <BinaryOp kOp>
+cudaError_t LaunchBinary(const float* a, const float* b, float* y, int64_t count,
+                         const BroadcastIndex& index, bool same_shape, cudaStream_t stream) {
+  const BroadcastIndex collapsed = same_shape ? index : Collapse(index);
+  // A broadcast that collapses to one dim walked by both operands alike is elementwise.
+  const bool flat =
+      same_shape ||
+      (collapsed.rank <= 1 &&
+       (collapsed.rank == 0 || (collapsed.a_strides[0] == 1 && collapsed.b_strides[0] == 1)));
+  if (count <= INT32_MAX)
+    BinaryKernel<kOp, uint32_t><<<Blocks(count), kThreads, 0, stream>>>(
+        a, b, y, static_cast<uint32_t>(count), collapsed, flat && collapsed.rank != 0);
+  else
+    BinaryKernel<kOp, int64_t><<<Blocks(count), kThreads, 0, stream>>>(a, b, y, count, collapsed,
+                                                                       flat && collapsed.rank != 0);
+  return cudaGetLastError();
 }
 
 __device__ float ApplyUnary(UnaryOp op, float x, float alpha) {
   switch (op) {
-    case UnaryOp::kRelu: return x > 0.0f ? x : (x != x ? x : 0.0f);
-    case UnaryOp::kSigmoid: return 1.0f / (1.0f + expf(-x));
-    case UnaryOp::kTanh: return tanhf(x);
-    case UnaryOp::kExp: return expf(x);
-    case UnaryOp::kLog: return logf(x);
-    case UnaryOp::kSqrt: return sqrtf(x);
-    case UnaryOp::kNeg: return -x;
-    case UnaryOp::kAbs: return fabsf(x);
-    case UnaryOp::kErf: return erff(x);
-    case UnaryOp::kLeakyRelu: return x >= 0.0f ? x : alpha * x;
-    case UnaryOp::kElu: return x >= 0.0f ? x : alpha * (expf(x) - 1.0f);
-    case UnaryOp::kGeluErf: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case UnaryOp::kRelu:
+      return x > 0.0f ? x : (x != x ? x : 0.0f);
+    case UnaryOp::kSigmoid:
+      return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::kTanh:
+      return tanhf(x);
+    case UnaryOp::kExp:
+      return expf(x);
+    case UnaryOp::kLog:
+      return logf(x);
+    case UnaryOp::kSqrt:
+      return sqrtf(x);
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return fabsf(x);
+    case UnaryOp::kErf:
+      return erff(x);
+    case UnaryOp::kLeakyRelu:
+      return x >= 0.0f ? x : alpha * x;
+    case UnaryOp::kElu:
+      return x >= 0.0f ? x : alpha * (expf(x) - 1.0f);
+    case UnaryOp::kGeluErf:
+      return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
     case UnaryOp::kGeluTanh:
       return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
   }
@@ -72,12 +132,28 @@ __global__ void UnaryKernel(UnaryOp op, const float* x, float* y, int64_t count,
 
 }  // namespace
 
-cudaError_t LaunchBinaryFloat(BinaryOp op, const float* a, const float* b, float* y,
-                              int64_t count, const BroadcastIndex& index, bool same_shape,
-                              cudaStream_t stream) {
+cudaError_t LaunchBinaryFloat(BinaryOp op, const float* a, const float* b, float* y, int64_t count,
+                              const BroadcastIndex& index, bool same_shape, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
-  BinaryKernel<<<Blocks(count), kThreads, 0, stream>>>(op, a, b, y, count, index, same_shape);
-  return cudaGetLastError();
+  switch (op) {
+    case BinaryOp::kAdd:
+      return LaunchBinary<BinaryOp::kAdd>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kSub:
+      return LaunchBinary<BinaryOp::kSub>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kMul:
+      return LaunchBinary<BinaryOp::kMul>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kDiv:
+      return LaunchBinary<BinaryOp::kDiv>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kMax:
+      return LaunchBinary<BinaryOp::kMax>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kMin:
+      return LaunchBinary<BinaryOp::kMin>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kPow:
+      return LaunchBinary<BinaryOp::kPow>(a, b, y, count, index, same_shape, stream);
+    case BinaryOp::kCopyA:
+      return LaunchBinary<BinaryOp::kCopyA>(a, b, y, count, index, same_shape, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t LaunchUnaryFloat(UnaryOp op, const float* x, float* y, int64_t count, float alpha,

@@ -66,25 +66,23 @@ class GatherKernel final : public OpKernel {
     const bool checked = checked_axis_dim_ == axis_dim;
     // The kernel raises the flag only for an index out of range: with checked indices it is
     // never written, and never read.
+    // While the EP's stream is captured into a graph the flag cannot be read back here: it
+    // comes from the EP, which reads it after every replay.
+    const bool capturing = !checked && provider_.Capturing();
     const AllocatorPtr& allocator = context.TempAllocator();
-    int* flag = static_cast<int*>(allocator->Alloc(sizeof(int)));
+    int* flag = capturing ? provider_.DeferredCheckFlag(MakeString(
+                                GetNode().Describe(), ": an index is out of range [", -axis_dim,
+                                ", ", axis_dim - 1, "] for axis ", axis, " of data ",
+                                data.Shape().ToString()))
+                          : static_cast<int*>(allocator->Alloc(sizeof(int)));
     const std::unique_ptr<int, std::function<void(int*)>> flag_owner(
-        flag, [allocator](int* p) { allocator->Free(p); });
-    if (!checked) PRISM_CUDA_CALL(cudaMemsetAsync(flag, 0, sizeof(int), stream));
+        capturing ? nullptr : flag, [allocator](int* p) { allocator->Free(p); });
+    if (!checked && !capturing) PRISM_CUDA_CALL(cudaMemsetAsync(flag, 0, sizeof(int), stream));
     PRISM_CUDA_CALL(LaunchGather(
         data.RawData(), output.MutableRawData(), size, indices.RawData(),
         indices.Type() == ElementType::kInt64, data.Shape().SizeToDimension(axis), axis_dim,
         indices.NumElements(), data.Shape().SizeFromDimension(axis + 1), flag, stream));
-    if (checked) return;
-    if (provider_.Capturing()) {
-      // The graph rewrites the flag on every replay; the EP reads it after each one.
-      PRISM_CUDA_CALL(cudaGetLastError());
-      provider_.DeferDeviceCheck(
-          flag, MakeString(GetNode().Describe(), ": an index is out of range [", -axis_dim, ", ",
-                           axis_dim - 1, "] for axis ", axis, " of data ",
-                           data.Shape().ToString()));
-      return;
-    }
+    if (checked || capturing) return;
     int raised = 0;
     PRISM_CUDA_CALL(cudaMemcpyAsync(&raised, flag, sizeof(int), cudaMemcpyDeviceToHost, stream));
     PRISM_CUDA_CALL(cudaStreamSynchronize(stream));

@@ -135,6 +135,22 @@ TEST(ShapeComputation, GraphInputsAreNotAssumedOnTheCpu) {
   EXPECT_EQ(KeptOnCpu(model), std::set<std::string>{});
 }
 
+TEST(ShapeComputation, DataAfterACpuNodeIsNoShapeComputation) {
+  // Relu -> (declined) Softmax -> Relu -> graph output: the second Relu reads a CPU-run node's
+  // output and nothing on the device reads its result, but it computes no shape: it stays on
+  // the device (seen on an H100: it had moved to the CPU EP, one copy fewer but a slower run).
+  onnx::ModelProto model = MakeModel(17);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "x", TensorProto::FLOAT, {4, 6});
+  AddNode(graph, "Relu", {"x"}, {"r"}, "relu_in");
+  AddNode(graph, "Softmax", {"r"}, {"s"}, "softmax");
+  AddNode(graph, "Relu", {"s"}, {"y"}, "relu_out");
+  AddOutput(graph, "y", TensorProto::FLOAT);
+  FakeDevice device;
+  device.declined = {"Softmax"};
+  EXPECT_EQ(KeptOnCpu(model, device), std::set<std::string>{});
+}
+
 TEST(ShapeComputation, ShapeItselfAndTheReshapeStayOnTheDevice) {
   const std::set<std::string> kept = KeptOnCpu(BertLikeReshape());
   EXPECT_EQ(kept.count("shape"), 0u);
