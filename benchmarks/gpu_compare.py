@@ -129,6 +129,20 @@ def measure(args, name, batch, path, rng, torch, prismrt, device_name):
     if args.reports:
         with open(args.reports, "a") as out:
             out.write(f"==== {os.path.basename(path)}\n{prism.report}\n")
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+        with open(args.profile, "a") as out:
+            for key, run in contenders.items():
+                with profile(activities=[ProfilerActivity.CUDA]) as recorded:
+                    for _ in range(10):
+                        run()
+                try:
+                    table = recorded.key_averages().table(sort_by="device_time_total",
+                                                          row_limit=25)
+                except Exception:  # older PyTorch names it cuda_time_total
+                    table = recorded.key_averages().table(sort_by="cuda_time_total",
+                                                          row_limit=25)
+                out.write(f"==== {os.path.basename(path)} {key} (10 runs)\n{table}\n")
     row = {"model": name, "batch": batch, "device": device_name,
            "max_relative_error": max(errors), "nodes_on_cpu": len(on_cpu),
            "cpu_node_examples": on_cpu[:5]}
@@ -154,6 +168,9 @@ def main():
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     parser.add_argument("--reports", help="write every model's partition report to this file")
+    parser.add_argument("--profile",
+                        help="write the CUDA kernels' time per kernel name (torch.profiler, "
+                        "which sees Prism's kernels too) of each contender to this file")
     args = parser.parse_args()
 
     import torch

@@ -261,8 +261,12 @@ std::shared_ptr<const SessionState> SessionState::Build(
     const Node& node = owner.GetNode(fused);
     for (NodePlacement& placement : report.nodes)
       if (placement.graph == graph_assignment.path &&
-          std::find(replaced.begin(), replaced.end(), placement.node_name) != replaced.end())
+          std::find(replaced.begin(), replaced.end(), placement.node_name) != replaced.end()) {
         placement.fused_into = node.Name();
+        // It now runs where the fused node runs (a Clip the CUDA EP declined, fused into the
+        // FusedConv of a Conv the CUDA EP runs, runs on the CUDA EP).
+        if (provider != nullptr) placement.provider = provider->Type();
+      }
     // Recorded like an EP's compiled group: the report keeps counting the model's own nodes.
     report.fused_groups.push_back(
         FusedGroupRecord{graph_assignment.path, node.Name(), node.Domain(),

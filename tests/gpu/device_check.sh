@@ -63,7 +63,7 @@ if [ $timings -eq 1 ]; then
   "$python" "$root/benchmarks/make_batch_variants.py" "$models_dir" --models "$models" --batch 32
   timeout "${TIMINGS_TIMEOUT:-300}" "$python" "$root/benchmarks/gpu_compare.py" --models-dir "$models_dir" --models "$models" \
     --batches "$batches" --markdown "$out/gpu_compare.md" --json "$out/gpu_compare.json" \
-    --reports "$out/partition_reports.txt" \
+    --reports "$out/partition_reports.txt" ${PROFILE:+--profile "$out/kernel_profile.txt"} \
     2>&1 | tee "$out/gpu_compare.log" || status=1
 fi
 exit $status
