@@ -135,6 +135,20 @@ TEST(ShapeComputation, GraphInputsAreNotAssumedOnTheCpu) {
   EXPECT_EQ(KeptOnCpu(model), std::set<std::string>{});
 }
 
+TEST(ShapeComputation, ActivationBetweenCpuRunNodesIsNoShapeComputation) {
+  // Relu reads a CPU-run Softmax and feeds a CPU-run Max, but no shape-like input: it stays.
+  onnx::ModelProto model = MakeModel(17);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "x", TensorProto::FLOAT, {4, 5});
+  AddNode(graph, "Softmax", {"x"}, {"s"}, "softmax");
+  AddNode(graph, "Relu", {"s"}, {"r"}, "relu");
+  AddNode(graph, "Max", {"r", "x", "x"}, {"y"}, "max3");
+  AddOutput(graph, "y", TensorProto::FLOAT);
+  FakeDevice device;
+  device.declined = {"Softmax", "Max"};
+  EXPECT_EQ(KeptOnCpu(model, device), std::set<std::string>{});
+}
+
 TEST(ShapeComputation, ShapeItselfAndTheReshapeStayOnTheDevice) {
   const std::set<std::string> kept = KeptOnCpu(BertLikeReshape());
   EXPECT_EQ(kept.count("shape"), 0u);
