@@ -30,29 +30,35 @@ std::set<NodeIndex> ShapeComputationNodes(
         return it->second->cpu_outputs.count(static_cast<int>(o)) > 0;
     return false;
   };
-  auto read_on_cpu = [&](const NodeArg* arg) {
+  // Whether every read of arg is in CPU memory; *feeds_shape: one of them is a device kernel's
+  // CPU input or a node of the set (what makes this a shape computation rather than, say, an
+  // activation between two CPU-run nodes).
+  auto read_on_cpu = [&](const NodeArg* arg, bool* feeds_shape) {
     for (NodeIndex index : graph.Consumers(arg->name)) {
       if (!viewer.Contains(index)) return false;
       auto it = claimed.find(index);
-      if (it == claimed.end() || kept.count(index)) continue;
+      if (it == claimed.end()) continue;
+      if (kept.count(index)) {
+        *feeds_shape = true;
+        continue;
+      }
       const Node& consumer = graph.GetNode(index);
       for (const NodeArg* implicit : consumer.ImplicitInputs())
         if (implicit == arg) return false;
-      for (size_t i = 0; i < consumer.InputCount(); ++i)
-        if (consumer.Inputs()[i] == arg && !it->second->cpu_inputs.count(static_cast<int>(i)))
-          return false;
+      for (size_t i = 0; i < consumer.InputCount(); ++i) {
+        if (consumer.Inputs()[i] != arg) continue;
+        if (!it->second->cpu_inputs.count(static_cast<int>(i))) return false;
+        *feeds_shape = true;
+      }
     }
     return true;
   };
   auto qualifies = [&](NodeIndex index) {
     const Node& node = graph.GetNode(index);
-    bool any_output = false;
-    for (const NodeArg* output : node.Outputs()) {
-      if (output == nullptr) continue;
-      any_output = true;
-      if (!read_on_cpu(output)) return false;
-    }
-    if (!any_output) return false;
+    bool feeds_shape = false;
+    for (const NodeArg* output : node.Outputs())
+      if (output != nullptr && !read_on_cpu(output, &feeds_shape)) return false;
+    if (!feeds_shape) return false;
     for (const NodeArg* input : node.Inputs())
       if (input != nullptr && !on_cpu(input)) return false;
     return true;

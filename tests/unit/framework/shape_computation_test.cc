@@ -148,6 +148,17 @@ TEST(ShapeComputation, DataAfterACpuNodeIsNoShapeComputation) {
   AddOutput(graph, "y", TensorProto::FLOAT);
   FakeDevice device;
   device.declined = {"Softmax"};
+TEST(ShapeComputation, ActivationBetweenCpuRunNodesIsNoShapeComputation) {
+  // Relu reads a CPU-run Softmax and feeds a CPU-run Max, but no shape-like input: it stays.
+  onnx::ModelProto model = MakeModel(17);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "x", TensorProto::FLOAT, {4, 5});
+  AddNode(graph, "Softmax", {"x"}, {"s"}, "softmax");
+  AddNode(graph, "Relu", {"s"}, {"r"}, "relu");
+  AddNode(graph, "Max", {"r", "x", "x"}, {"y"}, "max3");
+  AddOutput(graph, "y", TensorProto::FLOAT);
+  FakeDevice device;
+  device.declined = {"Softmax", "Max"};
   EXPECT_EQ(KeptOnCpu(model, device), std::set<std::string>{});
 }
 
