@@ -114,7 +114,7 @@ def test_gemm(trans_a, trans_b, alpha, beta, c_shape):
 
 
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
-@pytest.mark.parametrize("cols", [1, 7, 256, 1000])
+@pytest.mark.parametrize("cols", [1, 7, 33, 256, 1000, 1025, 3000])
 def test_softmax_last_axis(op, cols):
     x = (RNG.randn(6, cols) * 4).astype(np.float32)
     check(model([helper.make_node(op, ["x"], ["y"], name="n", axis=-1)], [tensor("x", [6, cols])],

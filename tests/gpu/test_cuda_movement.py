@@ -363,7 +363,8 @@ def test_cast_to_other_types_is_declined():
 # ---- LayerNormalization, SkipLayerNormalization
 
 @pytest.mark.parametrize("shape,axis", [([2, 5, 64], -1), ([3, 4, 6], 1), ([4, 1000], -1),
-                                        ([2, 3], 0), ([0, 8], -1)])
+                                        ([2, 3], 0), ([0, 8], -1), ([3, 700], -1),
+                                        ([2, 1900], -1), ([2, 3000], -1)])
 @pytest.mark.parametrize("with_bias", [True, False])
 @pytest.mark.parametrize("stats", [False, True])
 def test_layer_normalization(shape, axis, with_bias, stats):
