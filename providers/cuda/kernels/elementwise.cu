@@ -74,10 +74,67 @@ __global__ void BinaryKernel(const float* a, const float* b, float* y, IndexT co
   }
 }
 
+// Four outputs per thread along a row of n (a multiple of 4) for the common layouts after
+// Collapse: each operand walks a row either contiguously (column stride 1, row stride a multiple
+// of 4, 16-byte aligned: one float4 load) or not at all (column stride 0: one value per row).
+// That covers same-shape operands, a scalar, and a bias row or column broadcast over a matrix.
+template <BinaryOp kOp>
+__global__ void Binary4Kernel(const float* a, const float* b, float* y, uint32_t vectors,
+                              uint32_t n, uint32_t a_row, bool a_walks, uint32_t b_row,
+                              bool b_walks) {
+  for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < vectors;
+       v += gridDim.x * blockDim.x) {
+    const uint32_t element = v * 4;
+    const uint32_t row = element / n;
+    const uint32_t column = element - row * n;
+    const float* a_at = a + row * a_row;
+    const float* b_at = b + row * b_row;
+    const float4 x = a_walks ? *reinterpret_cast<const float4*>(a_at + column)
+                             : make_float4(*a_at, *a_at, *a_at, *a_at);
+    const float4 z = b_walks ? *reinterpret_cast<const float4*>(b_at + column)
+                             : make_float4(*b_at, *b_at, *b_at, *b_at);
+    float4 out;
+    out.x = ApplyBinary<kOp>(x.x, z.x);
+    out.y = ApplyBinary<kOp>(x.y, z.y);
+    out.z = ApplyBinary<kOp>(x.z, z.z);
+    out.w = ApplyBinary<kOp>(x.w, z.w);
+    *reinterpret_cast<float4*>(y + element) = out;
+  }
+}
+
+bool Aligned16(const void* pointer) {
+  return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
+}
+
+// Launches Binary4Kernel when the collapsed broadcast has its layout; false when it has not.
+template <BinaryOp kOp>
+bool TryLaunchBinary4(const float* a, const float* b, float* y, int64_t count,
+                      const BroadcastIndex& collapsed, cudaStream_t stream) {
+  if (b == nullptr || count > INT32_MAX || count % 4 != 0 || !Aligned16(y)) return false;
+  if (collapsed.rank < 1 || collapsed.rank > 2) return false;
+  const bool two = collapsed.rank == 2;
+  const int64_t n = collapsed.out_dims[collapsed.rank - 1];
+  const int64_t a_column = collapsed.a_strides[collapsed.rank - 1];
+  const int64_t b_column = collapsed.b_strides[collapsed.rank - 1];
+  const int64_t a_row = two ? collapsed.a_strides[0] : 0;
+  const int64_t b_row = two ? collapsed.b_strides[0] : 0;
+  auto fits = [](const float* operand, int64_t column, int64_t row) {
+    if (column == 0) return true;
+    return column == 1 && row % 4 == 0 && Aligned16(operand);
+  };
+  if (n % 4 != 0 || !fits(a, a_column, a_row) || !fits(b, b_column, b_row)) return false;
+  const int64_t vectors = count / 4;
+  Binary4Kernel<kOp><<<Blocks(vectors), kThreads, 0, stream>>>(
+      a, b, y, static_cast<uint32_t>(vectors), static_cast<uint32_t>(n),
+      static_cast<uint32_t>(a_row), a_column == 1, static_cast<uint32_t>(b_row), b_column == 1);
+  return true;
+}
+
 template <BinaryOp kOp>
 cudaError_t LaunchBinary(const float* a, const float* b, float* y, int64_t count,
                          const BroadcastIndex& index, bool same_shape, cudaStream_t stream) {
-  const BroadcastIndex collapsed = same_shape ? index : Collapse(index);
+  const BroadcastIndex collapsed = Collapse(index);
+  if (TryLaunchBinary4<kOp>(a, b, y, count, collapsed, stream)) return cudaGetLastError();
   // A broadcast that collapses to one dim walked by both operands alike is elementwise.
   const bool flat =
       same_shape ||
