@@ -74,37 +74,7 @@ std::set<NodeIndex> ShapeComputationNodes(
       }
     }
   }
-  // Only what ends in a shape: a node of the set stays on the CPU when one of its outputs is a
-  // device kernel's CPU input (Reshape's shape, ...), or feeds such a node of the set. Without
-  // this, any node reading CPU-run nodes' outputs whose result is a graph output or read by the
-  // CPU EP would leave the device, which is no shape computation at all.
-  auto feeds_shape_input = [&](const NodeArg* arg, const std::set<NodeIndex>& chosen) {
-    for (NodeIndex index : graph.Consumers(arg->name)) {
-      if (chosen.count(index)) return true;
-      auto it = claimed.find(index);
-      if (it == claimed.end() || kept.count(index)) continue;
-      const Node& consumer = graph.GetNode(index);
-      for (size_t i = 0; i < consumer.InputCount(); ++i)
-        if (consumer.Inputs()[i] == arg && it->second->cpu_inputs.count(static_cast<int>(i)))
-          return true;
-    }
-    return false;
-  };
-  std::set<NodeIndex> chosen;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (NodeIndex index : kept) {
-      if (chosen.count(index)) continue;
-      for (const NodeArg* output : graph.GetNode(index).Outputs()) {
-        if (output != nullptr && feeds_shape_input(output, chosen)) {
-          chosen.insert(index);
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
-  return chosen;
+  return kept;
 }
 
 }  // namespace prism

@@ -37,7 +37,24 @@ std::map<std::string, int> PartitionReport::NodesPerProvider() const {
 
 std::string PartitionReport::ToText() const {
   std::ostringstream out;
-  out << "Partition: " << nodes.size() << " nodes, " << copies.size() << " copies\n";
+  out << "Partition: " << nodes.size() << " nodes, " << copies.size() << " copies";
+  if (!copies.empty()) {
+    // Which copies a run makes: graph inputs' copies are skipped for feeds already in the
+    // memory wanted (IO binding), constants are placed once at session creation.
+    size_t graph_inputs = 0, constants = 0;
+    for (const CopyRecord& copy : copies) {
+      if (!copy.per_run)
+        ++constants;
+      else if (copy.skipped_when_fed_there)
+        ++graph_inputs;
+    }
+    out << " (" << copies.size() - graph_inputs - constants << " in every run";
+    if (graph_inputs > 0)
+      out << "; " << graph_inputs << " of graph inputs, only when fed in other memory";
+    if (constants > 0) out << "; " << constants << " of constants, once at session creation";
+    out << ")";
+  }
+  out << "\n";
   for (const auto& [provider, count] : NodesPerProvider())
     out << "  " << provider << ": " << count << " nodes\n";
   out << "Nodes:\n";

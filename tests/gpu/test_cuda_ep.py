@@ -183,6 +183,8 @@ def test_an_unsupported_op_in_the_middle_costs_exactly_two_copies():
     made = [line for line in copy_lines if "not copied when fed in Cuda:0 memory" not in line]
     assert len(made) == 2, report
     assert len(copy_lines) == 3 and "'x' Cpu:0 -> Cuda:0" in copy_lines[0], report
+    assert re.search(r"Partition: 3 nodes, 3 copies \(2 in every run; 1 of graph inputs", report), \
+        report
     copy_lines = made
     assert "'r'" in copy_lines[0] + copy_lines[1] and "'s'" in copy_lines[0] + copy_lines[1]
     binding = session.io_binding()

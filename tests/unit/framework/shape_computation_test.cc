@@ -148,6 +148,9 @@ TEST(ShapeComputation, DataAfterACpuNodeIsNoShapeComputation) {
   AddOutput(graph, "y", TensorProto::FLOAT);
   FakeDevice device;
   device.declined = {"Softmax"};
+  EXPECT_EQ(KeptOnCpu(model, device), std::set<std::string>{});
+}
+
 TEST(ShapeComputation, ActivationBetweenCpuRunNodesIsNoShapeComputation) {
   // Relu reads a CPU-run Softmax and feeds a CPU-run Max, but no shape-like input: it stays.
   onnx::ModelProto model = MakeModel(17);

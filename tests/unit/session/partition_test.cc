@@ -147,7 +147,8 @@ TEST(PartitionTest, CopiesBetweenMemorySpaces) {
 TEST(PartitionTest, ReportText) {
   auto session = MakeUnoptimized(SmallModel(), {TestEp("Add,Relu")});
   const std::string expected =
-      "Partition: 3 nodes, 4 copies\n"
+      "Partition: 3 nodes, 4 copies (2 in every run; 2 of graph inputs, only when fed in other "
+      "memory)\n"
       "  CPUExecutionProvider: 1 nodes\n"
       "  TestExecutionProvider: 2 nodes\n"
       "Nodes:\n"
