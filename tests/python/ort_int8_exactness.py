@@ -1,13 +1,18 @@
-"""Whether this onnxruntime's 8-bit GEMM is exact on this CPU, and a peer check that says so.
+"""Whether this onnxruntime's 8-bit GEMM is exact on this CPU, and two ways to keep the int8
+oracle tests meaningful where it is not.
 
-onnxruntime's u8s8 kernels on x86 CPUs with AVX2 but no AVX-VNNI (AMD EPYC before Zen 4, for
-one) multiply with vpmaddubsw, whose int16 sums of two adjacent products saturate: 255 * -128
+onnxruntime's u8s8 kernels on x86 CPUs with AVX2 but no VNNI (this project's CI machines, an AMD
+EPYC) multiply with vpmaddubsw, whose int16 sums of two adjacent products saturate: 255 * -128
 twice is -65280, kept as -32768. Its results then differ from the exact integer sums wherever a
-pair of products overflows int16 (with random full-range inputs: most outputs). On VNNI CPUs
-(vpdpbusd sums into int32) it is exact. Prism is exact everywhere and is checked against exact
-numpy / onnx.reference results in every test; only the comparison with onnxruntime depends on
-onnxruntime's arithmetic, so only that comparison is excused, visibly, and only on a CPU where
-the probe below shows onnxruntime inexact for that pair of input types.
+pair of products overflows int16 (with random full-range inputs: most outputs). With VNNI
+(vpdpbusd sums into int32) it is exact. The probe below finds out once per process.
+
+- check_against_onnxruntime: for tests that check Prism against an exact reference (numpy int64
+  sums, onnx.reference) and compare with onnxruntime besides: that comparison alone becomes a
+  visible OnnxruntimeInexactWarning where the probe shows onnxruntime inexact, else it fails.
+- model_for_exact_onnxruntime: for tests whose oracle is onnxruntime itself: it gets the int8
+  weights as uint8 (w + 128, zero point + 128: the same integer sums), which its u8u8 GEMM
+  computes exactly, and the comparison stays strict.
 """
 import functools
 import warnings
