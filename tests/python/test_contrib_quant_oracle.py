@@ -18,6 +18,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import prismrt as ort
+from ort_int8_exactness import model_for_exact_onnxruntime
 
 _RNG = np.random.default_rng(20261125)
 MS = "com.microsoft"
@@ -39,16 +40,20 @@ def _model(op, inputs, outputs, constants=(), domain=MS, **attrs):
                                        if v is not None and n not in constants}
 
 
-def _run_both(model, feeds):
+def _run_both(model, feeds, int8_weights=False):
+    """int8_weights: the model's int8 weights meet uint8 activations in a GEMM (see
+    ort_int8_exactness.model_for_exact_onnxruntime)."""
+    peer_model = model_for_exact_onnxruntime(model) if int8_weights else model
     expected = onnxruntime.InferenceSession(
-        model, providers=["CPUExecutionProvider"]).run(None, feeds)
+        peer_model, providers=["CPUExecutionProvider"]).run(None, feeds)
     actual = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, feeds)
     return actual, expected
 
 
-def _check(op, inputs, outputs=("Y",), constants=(), steps=0, **attrs):
+def _check(op, inputs, outputs=("Y",), constants=(), steps=0, int8_weights=False, **attrs):
     """steps: how many quantization steps an integer result may differ by."""
-    actual, expected = _run_both(*_model(op, inputs, list(outputs), constants, **attrs))
+    actual, expected = _run_both(*_model(op, inputs, list(outputs), constants, **attrs),
+                                 int8_weights=int8_weights)
     for a, e in zip(actual, expected):
         assert a.dtype == e.dtype and a.shape == e.shape, (a.dtype, a.shape, e.dtype, e.shape)
         if np.issubdtype(e.dtype, np.integer):
@@ -244,7 +249,8 @@ def test_dynamic_quantize_matmul(btype, per_column, with_zero_and_bias):
         zero = (np.array([_zp(btype) for _ in range(6)], btype) if per_column else _zp(btype))
         bias = _RNG.standard_normal(6).astype(np.float32)
     _check("DynamicQuantizeMatMul", [("A", a), ("B", b), ("bs", scale), ("bz", zero),
-                                     ("bias", bias)], constants=("B", "bs", "bz", "bias"))
+                                     ("bias", bias)], constants=("B", "bs", "bz", "bias"),
+           int8_weights=btype == np.int8)
 
 
 # ---- MatMulNBits ----

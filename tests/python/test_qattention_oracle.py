@@ -13,6 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import prismrt
 from capi_values import run_through_c_abi
+from ort_int8_exactness import model_for_exact_onnxruntime
 
 _MS = "com.microsoft"
 _BATCH, _SEQ, _HIDDEN, _HEADS, _PAST = 2, 5, 16, 4, 3
@@ -96,7 +97,11 @@ def _case(seed, x_type=TensorProto.UINT8, w_type=TensorProto.INT8, per_column_sc
     return model, feeds, float_model, float_feeds
 
 
-def _onnxruntime(model, feeds):
+def _onnxruntime(model, feeds, int8_weights=False):
+    """int8_weights: int8 weights meet uint8 inputs in its GEMM (see
+    ort_int8_exactness.model_for_exact_onnxruntime)."""
+    if int8_weights:
+        model = model_for_exact_onnxruntime(model)
     return onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, feeds)
 
 
@@ -113,7 +118,8 @@ def _assert_close(actual, expected, atol=1e-5):
 def test_weights_scales_and_zero_points(w_type, per_column_scale, zero_points):
     model, feeds, _, _ = _case(1, w_type=w_type, per_column_scale=per_column_scale,
                                zero_points=zero_points)
-    _assert_close(prismrt.InferenceSession(model).run(None, feeds), _onnxruntime(model, feeds))
+    _assert_close(prismrt.InferenceSession(model).run(None, feeds),
+                  _onnxruntime(model, feeds, int8_weights=True))
 
 
 @pytest.mark.parametrize("mask", [np.array([5, 3], np.int32), np.array([4, 2, 0, 1], np.int32),
@@ -121,13 +127,15 @@ def test_weights_scales_and_zero_points(w_type, per_column_scale, zero_points):
 @pytest.mark.parametrize("unidirectional", [0, 1])
 def test_masks_and_direction(mask, unidirectional):
     model, feeds, _, _ = _case(2, mask=mask, unidirectional=unidirectional)
-    _assert_close(prismrt.InferenceSession(model).run(None, feeds), _onnxruntime(model, feeds))
+    _assert_close(prismrt.InferenceSession(model).run(None, feeds),
+                  _onnxruntime(model, feeds, int8_weights=True))
 
 
 @pytest.mark.parametrize("unidirectional", [0, 1])
 def test_past_and_present(unidirectional):
     model, feeds, _, _ = _case(3, past=True, unidirectional=unidirectional)
-    _assert_close(prismrt.InferenceSession(model).run(None, feeds), _onnxruntime(model, feeds))
+    _assert_close(prismrt.InferenceSession(model).run(None, feeds),
+                  _onnxruntime(model, feeds, int8_weights=True))
 
 
 @pytest.mark.parametrize("zero_points", ["none", "scalar", "per_column"])
@@ -165,7 +173,7 @@ def test_quantize_dynamic_bert_runs_qattention(tmp_path):
     rng = np.random.RandomState(5)
     for batch, seq in [(1, 7), (3, 16)]:
         feeds = _feeds(rng, batch, seq, True)
-        expected = _onnxruntime(quantized_path, feeds)[0]
+        expected = _onnxruntime(quantized_path, feeds, int8_weights=True)[0]
         np.testing.assert_allclose(prismrt.InferenceSession(quantized_path).run(None, feeds)[0],
                                    expected, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(run_through_c_abi(quantized_path, feeds, tmp_path)[0],
