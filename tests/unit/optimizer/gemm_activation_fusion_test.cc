@@ -4,6 +4,7 @@
 // bench model, and the optimized session against the unoptimized one on random inputs.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -222,8 +223,11 @@ std::string ReadFile(const std::filesystem::path& path) {
 TEST(GemmActivationFusion, GemmChainFusesEveryLayerAndComputesTheSame) {
   const std::filesystem::path path =
       std::filesystem::path(PRISM_BINARY_DIR) / "bench-models" / "gemm_chain.onnx";
-  if (!std::filesystem::exists(path))
+  if (!std::filesystem::exists(path)) {
+    if (std::getenv("PRISM_REQUIRE_BENCH_MODELS") != nullptr)
+      FAIL() << path << " is missing and PRISM_REQUIRE_BENCH_MODELS is set";
     GTEST_SKIP() << path << " is missing (../shared/bench/make_models.py makes it)";
+  }
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromString(ReadFile(path)));
   auto fused = MakeSession(model, {});

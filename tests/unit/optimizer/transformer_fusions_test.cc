@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -648,8 +649,11 @@ std::string ReadFile(const std::filesystem::path& path) {
 TEST(TransformerFusions, BertTinyFusesEveryBlockAndComputesTheSame) {
   const std::filesystem::path path =
       std::filesystem::path(PRISM_BINARY_DIR) / "bench-models" / "bert_tiny.onnx";
-  if (!std::filesystem::exists(path))
+  if (!std::filesystem::exists(path)) {
+    if (std::getenv("PRISM_REQUIRE_BENCH_MODELS") != nullptr)
+      FAIL() << path << " is missing and PRISM_REQUIRE_BENCH_MODELS is set";
     GTEST_SKIP() << path << " is missing (../shared/bench/make_models.py makes it)";
+  }
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromString(ReadFile(path)));
   auto fused = MakeSession(model, {});
