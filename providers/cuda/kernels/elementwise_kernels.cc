@@ -8,6 +8,7 @@
 #include "providers/cuda/cuda_execution_provider.h"
 #include "providers/cuda/kernels/cuda_kernels.h"
 #include "providers/cuda/kernels/device_kernels.h"
+#include "providers/cuda/kernels/movement_common.h"
 
 namespace prism::cuda {
 namespace {
@@ -37,22 +38,6 @@ constexpr UnaryEntry kUnary[] = {
     {"Elu", UnaryOp::kElu, 6},   {"Gelu", UnaryOp::kGeluErf, 20},
 };
 
-// Operand strides over the output's dims (0 where the operand is broadcast), aligned right.
-void FillStrides(const TensorShape& operand, const TensorShape& output, int64_t* strides) {
-  const size_t rank = output.Rank();
-  const size_t offset = rank - operand.Rank();
-  int64_t stride = 1;
-  for (size_t d = rank; d-- > 0;) {
-    if (d < offset) {
-      strides[d] = 0;
-      continue;
-    }
-    const int64_t dim = operand[d - offset];
-    strides[d] = dim == 1 ? 0 : stride;
-    stride *= dim;
-  }
-}
-
 class BinaryKernel final : public OpKernel {
  public:
   BinaryKernel(const OpKernelInfo& info, BinaryOp op)
@@ -69,8 +54,8 @@ class BinaryKernel final : public OpKernel {
     BroadcastIndex index;
     index.rank = static_cast<int>(shape.Rank());
     for (size_t d = 0; d < shape.Rank(); ++d) index.out_dims[d] = shape[d];
-    FillStrides(a.Shape(), shape, index.a_strides);
-    FillStrides(b.Shape(), shape, index.b_strides);
+    BroadcastStrides(a.Shape(), shape, index.a_strides);
+    BroadcastStrides(b.Shape(), shape, index.b_strides);
     const bool same = a.Shape() == shape && b.Shape() == shape;
     PRISM_CUDA_CALL(LaunchBinaryFloat(op_, a.Data<float>(), b.Data<float>(), y.MutableData<float>(),
                                       shape.Size(), index, same, provider_.Stream()));

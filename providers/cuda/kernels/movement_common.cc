@@ -82,4 +82,18 @@ std::vector<int64_t> ReadHostInts(const Tensor& tensor, const std::string& what)
   return cpu::ReadIntList(tensor, what);
 }
 
+void BroadcastStrides(const TensorShape& operand, const TensorShape& output, int64_t* strides) {
+  const size_t offset = output.Rank() - operand.Rank();
+  int64_t stride = 1;
+  for (size_t d = output.Rank(); d-- > 0;) {
+    if (d < offset) {
+      strides[d] = 0;
+      continue;
+    }
+    const int64_t dim = operand[d - offset];
+    strides[d] = dim == 1 ? 0 : stride;
+    stride *= dim;
+  }
+}
+
 }  // namespace prism::cuda

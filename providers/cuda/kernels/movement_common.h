@@ -34,4 +34,8 @@ std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims);
 // A 1-D (or scalar) int64/int32 tensor in CPU memory as a list.
 std::vector<int64_t> ReadHostInts(const Tensor& tensor, const std::string& what);
 
+// Operand strides over the output's dims (0 where the operand is broadcast), aligned right: what
+// the broadcasting kernels (binary math, Where) read each operand with.
+void BroadcastStrides(const TensorShape& operand, const TensorShape& output, int64_t* strides);
+
 }  // namespace prism::cuda

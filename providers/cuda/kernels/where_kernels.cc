@@ -14,21 +14,6 @@ namespace {
 
 constexpr size_t kMaxWhereRank = 8;
 
-// Operand strides over the output's dims (0 where the operand is broadcast), aligned right.
-void FillWhereStrides(const TensorShape& operand, const TensorShape& output, int64_t* strides) {
-  const size_t offset = output.Rank() - operand.Rank();
-  int64_t stride = 1;
-  for (size_t d = output.Rank(); d-- > 0;) {
-    if (d < offset) {
-      strides[d] = 0;
-      continue;
-    }
-    const int64_t dim = operand[d - offset];
-    strides[d] = dim == 1 ? 0 : stride;
-    stride *= dim;
-  }
-}
-
 class WhereKernel final : public OpKernel {
  public:
   explicit WhereKernel(const OpKernelInfo& info) : OpKernel(info), provider_(ProviderOf(info)) {}
@@ -46,9 +31,9 @@ class WhereKernel final : public OpKernel {
     WhereIndex index;
     index.rank = static_cast<int>(shape.Rank());
     for (size_t d = 0; d < shape.Rank(); ++d) index.out_dims[d] = shape[d];
-    FillWhereStrides(cond.Shape(), shape, index.cond_strides);
-    FillWhereStrides(x.Shape(), shape, index.x_strides);
-    FillWhereStrides(y.Shape(), shape, index.y_strides);
+    BroadcastStrides(cond.Shape(), shape, index.cond_strides);
+    BroadcastStrides(x.Shape(), shape, index.x_strides);
+    BroadcastStrides(y.Shape(), shape, index.y_strides);
     PRISM_CUDA_CALL(LaunchWhere(cond.Data<bool>(), x.RawData(), y.RawData(),
                                 output.MutableRawData(), ElementSize(x.Type()), shape.Size(), index,
                                 provider_.Stream()));
