@@ -20,6 +20,7 @@
 # regression input fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/lib/ccache_env.sh"
 shared="${PRISM_SHARED_DIR:-$root/../shared}"
 build="$root/build-fuzz"
 seconds="${PRISM_FUZZ_SECONDS:-1200}"

@@ -26,6 +26,7 @@
 #   (default: tsan asan models isa; bench, fuzz, fuzz-smoke, stress and serving only when named)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/lib/ccache_env.sh"
 "$root/scripts/setup.sh" >/dev/null
 shared="${PRISM_SHARED_DIR:-$root/../shared}"
 export PRISM_SHARED_DIR="$(cd "$shared" && pwd)"
@@ -66,7 +67,7 @@ for part in "${parts[@]}"; do
   echo "== run_extended: $part"
   case "$part" in
     tsan)
-      "$root/scripts/run_tsan.sh" '--gtest_filter=Concurrency*:Executor*:Partition*:DeviceIo*:Placement*:Fusion*:Fallback*:Arena*:MemoryPlan*:ParallelExecution*:GlobalThreadPools*'
+      "$root/scripts/run_tsan.sh"
       ;;
     asan)
       dir="$root/build-asan"

@@ -6,6 +6,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/lib/ccache_env.sh"
 cd "$root"
 build_dir="${PRISM_BUILD_DIR:-$root/build}"
 build_type="${PRISM_BUILD_TYPE:-Release}"

@@ -212,4 +212,9 @@ std::vector<std::string> AvailableProviders(const std::string& library_dir) {
   return names;
 }
 
+void OpenProviderPlugins(const std::string& library_dir) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  for (const std::string& dir : ProviderSearchPath(library_dir)) PluginsIn(dir);
+}
+
 }  // namespace prism

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runner_lib.h"
+#include "session/provider_library.h"
 
 #ifndef PRISM_SOURCE_DIR
 #define PRISM_SOURCE_DIR "."
@@ -308,6 +309,9 @@ int Main(int argc, char** argv) {
     return 0;
   }
 
+  // Each isolated test runs in a forked child: with the plugins loaded here first, the children
+  // share them instead of each loading every plugin of the folder again.
+  if (options.isolate && !config.providers.empty()) prism::OpenProviderPlugins();
   std::vector<TestResult> results;
   for (const TestCase& test : tests) {
     TestResult result;
@@ -378,8 +382,8 @@ int Main(int argc, char** argv) {
     std::cout << "ops run on " << options.providers << " in passed tests (" << ran.size()
               << "): " << list << "\n";
     for (const std::string& op : OpsNeverRunOnProviders(results, *required_ops))
-      summary.errors.push_back(op + " (listed in " + options.require_provider_ops +
-                               ") ran on " + options.providers +
+      summary.errors.push_back(op + " (listed in " + options.require_provider_ops + ") ran on " +
+                               options.providers +
                                " in no passed test: the EP claims it but never takes it here");
   }
 
