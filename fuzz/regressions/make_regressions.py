@@ -190,6 +190,17 @@ write("model", "split-sizes-sum-overflows.onnx", model_bytes(
     [helper.make_tensor("sizes", TensorProto.INT64, [2], [9223372036854775807, 3])],
     opset=13))
 
+# SplitToSequence with 'split' lengths 7 and INT64_MAX (the fuzzer's input; SequenceLength after
+# it): their sum overflowed int64 (UBSan) before it was compared with the axis. Now summed with a
+# bound, as Split's.
+write("model", "splittosequence-lengths-sum-overflows.onnx", model_bytes(
+    [helper.make_node("SplitToSequence", ["X", "lengths"], ["S"], name="split"),
+     helper.make_node("SequenceLength", ["S"], ["N"], name="length")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("N", TensorProto.INT64, [])],
+    [helper.make_tensor("lengths", TensorProto.INT64, [2], [7, 9223372036854775807])],
+    opset=12))
+
 # Slice with step INT64_MAX: the element count (span + step - 1) / step overflowed int64 (UBSan).
 # Now 1 + (span - 1) / step.
 write("model", "slice-step-int64-max.onnx", model_bytes(

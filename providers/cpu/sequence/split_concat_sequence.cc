@@ -72,6 +72,10 @@ class SplitToSequence final : public OpKernel {
       for (int64_t chunk : chunks) {
         PRISM_ENFORCE(chunk >= 0, kInvalidArgument, node.Describe(),
                       ": input 'split' has a negative length ", chunk);
+        // Summed with a bound: the lengths come from an input (the fuzzer fed INT64_MAX).
+        PRISM_ENFORCE(chunk <= length - total, kInvalidArgument, node.Describe(),
+                      ": the lengths of input 'split' add up to more than axis ", axis,
+                      " of input ", input.Describe(), " has (", length, ")");
         total += chunk;
       }
       PRISM_ENFORCE(total == length, kInvalidArgument, node.Describe(),
