@@ -201,6 +201,18 @@ write("model", "splittosequence-lengths-sum-overflows.onnx", model_bytes(
     [helper.make_tensor("lengths", TensorProto.INT64, [2], [7, 9223372036854775807])],
     opset=12))
 
+# TensorScatter with write_indices INT64_MAX (the fuzzer fed it to the seed
+# test_tensorscatter_3d): index + updates overflowed int64 (UBSan) before it was compared with the
+# cache length. Now compared as index <= length - updates.
+write("model", "tensorscatter-write-index-int64-max.onnx", model_bytes(
+    [helper.make_node("TensorScatter", ["cache", "update", "indices"], ["present"],
+                      name="scatter")],
+    [helper.make_tensor_value_info("cache", TensorProto.FLOAT, [3, 4, 5]),
+     helper.make_tensor_value_info("update", TensorProto.FLOAT, [3, 2, 5])],
+    [helper.make_tensor_value_info("present", TensorProto.FLOAT, None)],
+    [helper.make_tensor("indices", TensorProto.INT64, [3], [9223372036854775807, 0, 0])],
+    opset=24))
+
 # Slice with step INT64_MAX: the element count (span + step - 1) / step overflowed int64 (UBSan).
 # Now 1 + (span - 1) / step.
 write("model", "slice-step-int64-max.onnx", model_bytes(

@@ -55,7 +55,7 @@ class TensorScatter final : public OpKernel {
     const bool circular = mode_ == "circular";
     for (int64_t b = 0; b < batch; ++b)
       PRISM_ENFORCE(
-          starts[b] >= 0 && (circular ? starts[b] < length : starts[b] + steps <= length),
+          starts[b] >= 0 && (circular ? starts[b] < length : starts[b] <= length - steps),
           kInvalidArgument, node.Describe(), ": write_indices[", b, "] = ", starts[b],
           circular ? MakeString(" is outside [0, ", length, ")")
                    : MakeString(" with ", steps, " updates overruns the cache length ", length));

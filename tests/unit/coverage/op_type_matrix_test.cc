@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -1061,6 +1062,17 @@ TEST(OpTypeMatrixTest, SwiGluAndTensorScatterEveryType) {
     test.OutputTensor("present_cache", Coded(type, {1, 3, 1}, {0, 3, 2}));
     test.Run();
   });
+  // A write index near INT64_MAX (fuzz finding 21): index + updates overflowed int64 before
+  // the comparison with the cache length; now refused naming the index.
+  for (int64_t index : {int64_t{INT64_MAX}, int64_t{INT64_MAX - 1}, int64_t{3}}) {
+    OpTester test("TensorScatter", 24);
+    test.InputTensor("past_cache", Floats(E::kFloat, {1, 3, 1}, {0, 1, 2}));
+    test.InputTensor("update", Floats(E::kFloat, {1, 2, 1}, {3, 4}));
+    test.Input<int64_t>("write_indices", {1}, {index});
+    test.OutputTensor("present_cache", Floats(E::kFloat, {1, 3, 1}, {0, 0, 0}));
+    test.ExpectFailure("write_indices[0] = " + std::to_string(index) +
+                       " with 2 updates overruns the cache length 3");
+  }
 }
 
 // AffineGrid with the identity matrix over a 1 x 2 image, corners aligned: the grid is the
