@@ -1375,34 +1375,38 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. A split
 // B adds its lo half against the same A. Only the first kUsedRows rows are multiplied (1 or 2
 // for the last rows of a block, as a matrix-vector product's single row); their sums are the
-// only ones stored.
+// only ones stored. Never inlined: the six forms inlined into QgemmBlockAvx2 made gcc keep some
+// accumulators on the stack (an add from memory and a store on every depth group; resnet50_qdq
+// spent 84% of a run in that loop on the AVX2 machine).
 template <bool kSplit, int kUsedRows = 4>
-[[gnu::always_inline]] inline void QgemmTile4x16(int64_t groups, const uint8_t* a,
-                                                 int64_t a_group_stride, const int8_t* b,
-                                                 int32_t* sums) {
+[[gnu::noinline]] void QgemmTile4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
+                                     const int8_t* b, int32_t* sums) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
-  for (int64_t g = 0; g < groups; ++g) {
-#pragma GCC unroll 2
-    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
-      const int8_t* bg = b + half * kQgemmGroupBytes;
+  // A split B's halves in two passes over the depth, not both per group: with both, gcc held
+  // four B vectors at once and spilled accumulators.
+#pragma GCC unroll 1
+  for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
+    const uint8_t* ag = a;
+    const int8_t* bg = b + half * kQgemmGroupBytes;
+    for (int64_t g = 0; g < groups; ++g) {
       const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
       const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
 #pragma GCC unroll 4
       for (int r = 0; r < kUsedRows; ++r) {
         int32_t quad;
-        std::memcpy(&quad, a + 4 * r, sizeof quad);
+        std::memcpy(&quad, ag + 4 * r, sizeof quad);
         const __m256i x = _mm256_set1_epi32(quad);
         acc[r][0] =
             _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
         acc[r][1] =
             _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
       }
+      ag += a_group_stride;
+      bg += group_bytes;
     }
-    a += a_group_stride;
-    b += group_bytes;
   }
   for (int r = 0; r < kUsedRows; ++r) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
@@ -1444,10 +1448,10 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 #pragma GCC push_options
 #pragma GCC target("avxvnni")
 
-template <bool kSplit, int kUsedRows = 4>  // kUsedRows as in QgemmTile4x16
-[[gnu::always_inline]] inline void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
-                                                        int64_t a_group_stride, const int8_t* b,
-                                                        int32_t* sums) {
+template <bool kSplit, int kUsedRows = 4>  // kUsedRows and noinline as in QgemmTile4x16
+[[gnu::noinline]] void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
+                                            int64_t a_group_stride, const int8_t* b,
+                                            int32_t* sums) {
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
