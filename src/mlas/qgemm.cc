@@ -173,6 +173,20 @@ void PackFullGroup(const uint8_t* row0, int64_t ldb, uint8_t flip, int8_t* out) 
 #endif
 }
 
+// The same group split into its two 7-bit halves (qgemm.h): floor(v / 2) in the first 64
+// bytes, v - floor(v / 2) in the next 64. Whole groups this way, not byte by byte: on a level
+// without VNNI nearly every quantized weight matrix is split, and the byte loop took about a
+// fifth of a quantized resnet50's session creation on an AVX2 machine.
+void PackFullGroupSplit(const uint8_t* row0, int64_t ldb, uint8_t flip, int8_t* out) {
+  alignas(16) int8_t whole[kQgemmGroupBytes];
+  PackFullGroup(row0, ldb, flip, whole);
+  for (int64_t i = 0; i < kQgemmGroupBytes; ++i) {
+    const auto hi = static_cast<int8_t>(whole[i] >> 1);  // floor(v / 2): [-64, 63]
+    out[i] = hi;
+    out[kQgemmGroupBytes + i] = static_cast<int8_t>(whole[i] - hi);  // [-64, 64]
+  }
+}
+
 }  // namespace
 
 void PackedQuantB::Free::operator()(int8_t* p) const {
@@ -228,14 +242,19 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   const int64_t group_bytes = packed.GroupBytes();
   const int64_t panel_stride = packed.PanelStride();
   int8_t* data = packed.data_.get();
-  // Whole depth groups of whole panels 64 bytes at a time (unsplit); the rest (a ragged last
-  // panel or group, or a split packing) byte by byte.
-  const int64_t full_groups = packed.split_ ? 0 : k / kQgemmDepthGroup;
-  const int64_t full_panels = packed.split_ ? 0 : n / kQgemmPanelCols;
+  // Whole depth groups of whole panels 64 bytes at a time (split: 128); the rest (a ragged last
+  // panel or group) byte by byte.
+  const int64_t full_groups = k / kQgemmDepthGroup;
+  const int64_t full_panels = n / kQgemmPanelCols;
   for (int64_t panel = 0; panel < full_panels; ++panel)
-    for (int64_t g = 0; g < full_groups; ++g)
-      PackFullGroup(bytes + g * kQgemmDepthGroup * ldb + panel * kQgemmPanelCols, ldb, flip,
-                    data + panel * panel_stride + g * group_bytes);
+    for (int64_t g = 0; g < full_groups; ++g) {
+      const uint8_t* from = bytes + g * kQgemmDepthGroup * ldb + panel * kQgemmPanelCols;
+      int8_t* to = data + panel * panel_stride + g * group_bytes;
+      if (packed.split_)
+        PackFullGroupSplit(from, ldb, flip, to);
+      else
+        PackFullGroup(from, ldb, flip, to);
+    }
   for (int64_t row = 0; row < k; ++row) {
     const int64_t depth_offset = row / kQgemmDepthGroup * group_bytes + row % kQgemmDepthGroup;
     const int64_t first_column =
