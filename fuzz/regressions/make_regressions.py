@@ -213,6 +213,15 @@ write("model", "tensorscatter-write-index-int64-max.onnx", model_bytes(
     [helper.make_tensor("indices", TensorProto.INT64, [3], [9223372036854775807, 0, 0])],
     opset=24))
 
+# A ReduceMean with no inputs (CI's fuzz smoke): LayerNormFusion read its input 0 (UBSan:
+# reference binding to null pointer). A graph with a node lacking a required input is now not
+# optimized; the run names the missing input.
+write("model", "reducemean-without-inputs.onnx", model_bytes(
+    [helper.make_node("ReduceMean", [], ["M"], name="mean", axes=[-1]),
+     helper.make_node("Sub", ["M", "M"], ["Y"], name="sub")],
+    [],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)]))
+
 # Slice with step INT64_MAX: the element count (span + step - 1) / step overflowed int64 (UBSan).
 # Now 1 + (span - 1) / step.
 write("model", "slice-step-int64-max.onnx", model_bytes(

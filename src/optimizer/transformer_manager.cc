@@ -1,6 +1,8 @@
 #include "optimizer/transformer_manager.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "common/logging.h"
 #include "framework/execution_provider.h"
@@ -59,8 +61,99 @@ int TransformerManager::RunOnce(Graph& graph, TransformerLevel level,
   return changes;
 }
 
+namespace {
+
+// How many leading inputs each ai.onnx op the transformers match on cannot do without (in every
+// opset). The transformers read those inputs of the nodes they look at; a mutated model's node
+// may lack them (the fuzzer found LayerNormFusion reading a ReduceMean's missing input 0, as
+// NchwcTransformer had read a MaxPool's), and such a node fails at run time anyway, naming
+// itself and the input.
+const std::map<std::string, size_t>& RequiredLeadingInputs() {
+  static const std::map<std::string, size_t> required = {
+      {"Abs", 1},
+      {"Add", 2},
+      {"AveragePool", 1},
+      {"BatchNormalization", 5},
+      {"Cast", 1},
+      {"Clip", 1},
+      {"Concat", 1},
+      {"Conv", 2},
+      {"ConvInteger", 2},
+      {"ConvTranspose", 2},
+      {"DequantizeLinear", 2},
+      {"Div", 2},
+      {"Dropout", 1},
+      {"Erf", 1},
+      {"Exp", 1},
+      {"Expand", 2},
+      {"Flatten", 1},
+      {"Gather", 2},
+      {"Gelu", 1},
+      {"Gemm", 2},
+      {"GlobalAveragePool", 1},
+      {"GlobalMaxPool", 1},
+      {"HardSigmoid", 1},
+      {"HardSwish", 1},
+      {"Identity", 1},
+      {"LayerNormalization", 2},
+      {"LeakyRelu", 1},
+      {"MatMul", 2},
+      {"MatMulInteger", 2},
+      {"MaxPool", 1},
+      {"Mul", 2},
+      {"Neg", 1},
+      {"Pad", 1},
+      {"Pow", 2},
+      {"QLinearConv", 8},
+      {"QLinearMatMul", 8},
+      {"QuantizeLinear", 2},
+      {"Reciprocal", 1},
+      {"ReduceMean", 1},
+      {"Relu", 1},
+      {"Reshape", 2},
+      {"Resize", 1},
+      {"Shape", 1},
+      {"Sigmoid", 1},
+      {"Slice", 1},
+      {"Softmax", 1},
+      {"Split", 1},
+      {"Sqrt", 1},
+      {"Squeeze", 1},
+      {"Sub", 2},
+      {"Tanh", 1},
+      {"Transpose", 1},
+      {"Unsqueeze", 1},
+      {"Where", 3},
+  };
+  return required;
+}
+
+// The first node of the graph or its subgraphs missing a required input, or nullptr.
+const Node* NodeMissingARequiredInput(const Graph& graph) {
+  const auto& required = RequiredLeadingInputs();
+  for (NodeIndex index : graph.TopologicalOrder()) {
+    const Node& node = graph.GetNode(index);
+    if (node.Domain().empty()) {
+      const auto it = required.find(node.OpType());
+      if (it != required.end())
+        for (size_t i = 0; i < it->second; ++i)
+          if (!node.HasInput(i)) return &node;
+    }
+    for (const Graph* sub : node.Subgraphs())
+      if (const Node* found = NodeMissingARequiredInput(*sub)) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 int TransformerManager::Run(Graph& graph, TransformerLevel level,
                             const TransformContext& context) const {
+  if (const Node* malformed = NodeMissingARequiredInput(graph)) {
+    PRISM_LOG(kWarning, "graph '", graph.Name(), "' is not optimized (level ",
+              TransformerLevelName(level), "): ", malformed->Describe(), " lacks a required input");
+    return 0;
+  }
   int total = 0;
   for (int round = 0; round < kMaxRounds; ++round) {
     const int changes = RunOnce(graph, level, context);

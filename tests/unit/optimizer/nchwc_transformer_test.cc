@@ -468,6 +468,28 @@ TEST(NchwcTransformer, NodeWithoutInputsIsLeftAlone) {
   EXPECT_NE(error.find("required input 0 is missing"), std::string::npos) << error;
 }
 
+// fuzz/regressions/model/reducemean-without-inputs.onnx: a ReduceMean with no inputs reached
+// LayerNormFusion, which read its input 0 (UBSan: reference binding to null pointer). A graph
+// with a node lacking a required input is now left unoptimized, every transformer skipped; the
+// run names the missing input.
+TEST(NchwcTransformer, GraphWithANodeLackingARequiredInputIsNotOptimized) {
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddNode(graph, "ReduceMean", {}, {"M"}, "mean");
+  AddNode(graph, "Sub", {"M", "M"}, {"Y"}, "sub");
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  auto session = MakeSession(model, {});
+  EXPECT_EQ(Ops(*session->SessionGraph()), (std::vector<std::string>{"ReduceMean", "Sub"}));
+  std::string error;
+  try {
+    RunFloat(*session, {}, {});
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("ReduceMean node 'mean'"), std::string::npos) << error;
+  EXPECT_NE(error.find("required input 0 is missing"), std::string::npos) << error;
+}
+
 TEST(NchwcTransformer, SavedOptimizedModelReloadsUnoptimized) {
   const onnx::ModelProto model = BlockedChain();
   TempDir dir;
