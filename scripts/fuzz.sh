@@ -10,9 +10,10 @@
 #                 --seconds is 600 or more; shorter runs, such as CI's smoke, are not recorded)
 #   --smoke       CI's run: a fixed number of executions per target from a fixed seed
 #                 (-seed=1 -runs=N, at most 120 s each), two targets at a time, not recorded, on
-#                 a fresh corpus: the same inputs every time for the same code, so it fails only
-#                 when a change makes those inputs fail (every seed model runs once under the
-#                 sanitizers, then the mutations); a long run (--seconds) explores
+#                 a fresh corpus (every seed model runs once under the sanitizers, then the
+#                 mutations). The mutations are not the same on every machine even so (CI found
+#                 at 9914 executions what a run here of the same code did not): the smoke samples,
+#                 and a finding may predate the change under test; a long run (--seconds) explores
 # The seed corpora are made at run time from ../shared/onnx-tests (model.onnx files for the
 # model target, tensor .pb files for the tensor target) into build-fuzz/seeds-<target>; what
 # libFuzzer finds goes to build-fuzz/corpus-<target> (kept between runs, never committed) and a
