@@ -18,6 +18,11 @@ struct NchwcLanes {
   static constexpr int kRegisters = 32;
   // Floats of filter per input channel chunk (see NchwcConvRows).
   static constexpr int64_t kFilterChunkFloats = 16384;
+  // Floats of output and input per strip of output rows (see NchwcConvStripRows).
+  static constexpr int64_t kStripFloats = 65536;
+  // Not measured there: AVX-512 machines' L1 differs, and none was at hand (see
+  // NchwcConvChunkGroups).
+  static constexpr bool kChunkWithinL1Sets = false;
   static V Load(const float* p) { return _mm512_loadu_ps(p); }
   static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V Splat(float x) { return _mm512_set1_ps(x); }
@@ -53,6 +58,8 @@ struct NchwcLanes {
   static constexpr int kRegisters = 8;  // two SSE registers per vector
 #endif
   static constexpr int64_t kFilterChunkFloats = 4096;
+  static constexpr int64_t kStripFloats = 65536;
+  static constexpr bool kChunkWithinL1Sets = true;
   static V Load(const float* p) {
     return LoadFloat8(p);
   }
@@ -197,12 +204,16 @@ struct NchwcStore {
 // when the convolution has no padding, else a zero-padded copy of exactly the rows and columns
 // the run reads (scratch, per thread), so that every window lies inside and output positions
 // can be tiled across row ends. Addresses: group g, source row r, column c, lane i at
-// base + g * group_stride + r * row_stride + c * pixel_stride + i * lane_stride; output (oh, ow)
-// reads from row (oh - row_begin) * stride_h (in place: oh * stride_h) and column ow * stride_w.
+// base + g * group_stride + r * row_stride + c * pixel_stride + i * lane_stride; the window of
+// output (oh, ow) starts at (oh - first_row) * window_row_step + ow * window_col_step.
+// A strided 1x1 convolution reads a compact copy of the pixels its windows take (one per output
+// position): in place, each 32-byte pixel read came from its own cache line pair, and resnet50's
+// three stride-2 projections ran at 0.7 of oneDNN's rate.
 struct NchwcSource {
   const float* base;
   int64_t group_stride, row_stride, pixel_stride, lane_stride;
   int64_t first_row;  // the output row whose window starts at source row 0
+  int64_t window_row_step, window_col_step;
 };
 
 std::vector<float>& NchwcScratch() {
@@ -235,14 +246,39 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
                           int64_t lanes, int64_t row_begin, int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   const int64_t pixel = kNchwInput ? 1 : b;
-  if (s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0) {
-    if (kNchwInput) return {image, 0, s.input_w, 1, s.input_h * s.input_w, 0};
-    return {image, s.input_h * s.input_w * b, s.input_w * b, b, 1, 0};
+  const bool unpadded = s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0;
+  const bool compact = !kNchwInput && unpadded && s.kernel_h == 1 && s.kernel_w == 1 &&
+                       (s.stride_h > 1 || s.stride_w > 1);
+  if (unpadded && !compact) {
+    if (kNchwInput)
+      return {image, 0, s.input_w, 1, s.input_h * s.input_w, 0, s.stride_h * s.input_w, s.stride_w};
+    return {image, s.input_h * s.input_w * b,  s.input_w * b, b, 1,
+            0,     s.stride_h * s.input_w * b, s.stride_w * b};
   }
   NchwcScratchContents& held = NchwcScratchState();
   if (held.call == NchwcCallNumber() && held.image == image && held.row_begin == row_begin &&
       held.row_end == row_end)
     return held.source;
+  if (compact) {
+    const int64_t rows = row_end - row_begin;
+    const int64_t plane_floats = rows * s.output_w * b;
+    std::vector<float>& scratch = NchwcScratch();
+    if (static_cast<int64_t>(scratch.size()) < groups * plane_floats)
+      scratch.resize(static_cast<size_t>(groups * plane_floats));
+    float* dst = scratch.data();
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* src_row =
+            image + (g * s.input_h + (row_begin + r) * s.stride_h) * s.input_w * b;
+        float* row = dst + (g * rows + r) * s.output_w * b;
+        for (int64_t ow = 0; ow < s.output_w; ++ow)
+          NchwcLanes::Store(row + ow * b, NchwcLanes::Load(src_row + ow * s.stride_w * b));
+      }
+    }
+    const NchwcSource source{dst, plane_floats, s.output_w * b, b, 1, row_begin, s.output_w * b, b};
+    held = NchwcScratchContents{NchwcCallNumber(), image, row_begin, row_end, source};
+    return source;
+  }
   const int64_t rows = (row_end - 1 - row_begin) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
   const int64_t cols = (s.output_w - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
   const int64_t first_input_row = row_begin * s.stride_h - s.pad_top;
@@ -270,8 +306,11 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
       std::fill(row + (left + inside) * pixel, row + cols * pixel, 0.0f);
     }
   }
-  const NchwcSource source = kNchwInput ? NchwcSource{dst, 0, cols, 1, plane_floats, row_begin}
-                                        : NchwcSource{dst, plane_floats, cols * b, b, 1, row_begin};
+  const NchwcSource source =
+      kNchwInput
+          ? NchwcSource{dst, 0, cols, 1, plane_floats, row_begin, s.stride_h * cols, s.stride_w}
+          : NchwcSource{dst,       plane_floats,          cols * b,      b, 1,
+                        row_begin, s.stride_h * cols * b, s.stride_w * b};
   held = NchwcScratchContents{NchwcCallNumber(), image, row_begin, row_end, source};
   return source;
 }
@@ -343,50 +382,76 @@ template <bool kNchwInput, int kPositions, int kBlocks, bool kContiguous>
       acc[p][j] = first
                       ? NchwcLanes::Zero()
                       : NchwcLanes::Load(plan.output + j * plan.output_plane + out_offset + p * b);
-  const int64_t lanes = kNchwInput ? plan.lanes : b;
-  const int64_t lane_stride = kNchwInput ? src.lane_stride : 1;
-  const int64_t kh_step = s.dilation_h * src.row_stride;
-  const int64_t kw_step = s.dilation_w * src.pixel_stride;
+  // One input channel: value(p) of each position times the blocks' filter vectors at w.
+  auto channel = [&](auto value, const float* w) [[gnu::always_inline]] {
+    if constexpr (kBroadcastsHeld) {
+      NchwcV xv[kPositions];
+#pragma GCC unroll 16
+      for (int p = 0; p < kPositions; ++p) xv[p] = NchwcLanes::Splat(value(p));
+#pragma GCC unroll 4
+      for (int j = 0; j < kBlocks; ++j) {
+        const NchwcV wv = NchwcLanes::Load(w + j * b);
+#pragma GCC unroll 16
+        for (int p = 0; p < kPositions; ++p) acc[p][j] = NchwcLanes::Fma(xv[p], wv, acc[p][j]);
+      }
+    } else {
+      NchwcV wv[kBlocks];
+#pragma GCC unroll 4
+      for (int j = 0; j < kBlocks; ++j) wv[j] = NchwcLanes::Load(w + j * b);
+#pragma GCC unroll 16
+      for (int p = 0; p < kPositions; ++p) {
+        const NchwcV xv = NchwcLanes::Splat(value(p));
+#pragma GCC unroll 4
+        for (int j = 0; j < kBlocks; ++j) acc[p][j] = NchwcLanes::Fma(xv, wv[j], acc[p][j]);
+      }
+    }
+  };
   const float* w = plan.filter + group_begin * plan.filter_group;
-  for (int64_t g = group_begin; g < group_end; ++g) {
-    const float* group = src.base + g * src.group_stride;
-    for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
-        const float* tap = group + kh * kh_step + kw * kw_step;
-        const float* x[kPositions];
+  if (!kNchwInput && s.kernel_h == 1 && s.kernel_w == 1) {
+    // 1x1: a group is b channels at one place per position; the taps' loops and their pointer
+    // set-up per group cost as much as the group's multiply-adds (2.8 instructions per FMA).
+    const float* first_group = src.base + group_begin * src.group_stride;
+    const float* x[kPositions];
 #pragma GCC unroll 16
-        for (int p = 0; p < kPositions; ++p) x[p] = tap + offsets[p];
-        // Contiguous: one pointer, position p at a constant displacement (separate pointers
-        // would each take a register, or be spilled).
-        const float* x0 = tap + offsets[0];
+    for (int p = 0; p < kPositions; ++p) x[p] = first_group + offsets[p];
+    const float* x0 = first_group + offsets[0];  // contiguous: one pointer, as below
+    for (int64_t g = group_begin; g < group_end; ++g) {
+#pragma GCC unroll 8
+      for (int64_t i = 0; i < b; ++i) {
+        if constexpr (kContiguous)
+          channel([&](int p) { return x0[p * b + i]; }, w);
+        else
+          channel([&](int p) { return x[p][i]; }, w);
+        w += kBlocks * b;
+      }
+      x0 += src.group_stride;
+#pragma GCC unroll 16
+      for (int p = 0; p < kPositions; ++p) x[p] += src.group_stride;
+    }
+  } else {
+    const int64_t lanes = kNchwInput ? plan.lanes : b;
+    const int64_t lane_stride = kNchwInput ? src.lane_stride : 1;
+    const int64_t kh_step = s.dilation_h * src.row_stride;
+    const int64_t kw_step = s.dilation_w * src.pixel_stride;
+    for (int64_t g = group_begin; g < group_end; ++g) {
+      const float* group = src.base + g * src.group_stride;
+      for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+          const float* tap = group + kh * kh_step + kw * kw_step;
+          const float* x[kPositions];
+#pragma GCC unroll 16
+          for (int p = 0; p < kPositions; ++p) x[p] = tap + offsets[p];
+          // Contiguous: one pointer, position p at a constant displacement (separate pointers
+          // would each take a register, or be spilled).
+          const float* x0 = tap + offsets[0];
 #pragma GCC unroll 4
-        for (int64_t i = 0; i < lanes; ++i) {
-          if constexpr (kBroadcastsHeld) {
-            NchwcV xv[kPositions];
-#pragma GCC unroll 16
-            for (int p = 0; p < kPositions; ++p)
-              xv[p] = NchwcLanes::Splat(kContiguous ? x0[p * b + i] : x[p][i * lane_stride]);
-#pragma GCC unroll 4
-            for (int j = 0; j < kBlocks; ++j) {
-              const NchwcV wv = NchwcLanes::Load(w + j * b);
-#pragma GCC unroll 16
-              for (int p = 0; p < kPositions; ++p)
-                acc[p][j] = NchwcLanes::Fma(xv[p], wv, acc[p][j]);
-            }
+          for (int64_t i = 0; i < lanes; ++i) {
+            if constexpr (kContiguous)
+              channel([&](int p) { return x0[p * b + i]; }, w);
+            else
+              channel([&](int p) { return x[p][i * lane_stride]; }, w);
             w += kBlocks * b;
-            continue;
           }
-          NchwcV wv[kBlocks];
-#pragma GCC unroll 4
-          for (int j = 0; j < kBlocks; ++j) wv[j] = NchwcLanes::Load(w + j * b);
-#pragma GCC unroll 16
-          for (int p = 0; p < kPositions; ++p) {
-            const NchwcV xv =
-                NchwcLanes::Splat(kContiguous ? x0[p * b + i] : x[p][i * lane_stride]);
-#pragma GCC unroll 4
-            for (int j = 0; j < kBlocks; ++j) acc[p][j] = NchwcLanes::Fma(xv, wv[j], acc[p][j]);
-          }
-          w += kBlocks * b;
         }
       }
     }
@@ -448,8 +513,8 @@ void NchwcConvRunTiles(const NchwcConvPlan& plan, int64_t row_begin, int64_t row
   NchwcPositionWalk walk{row_begin,
                          0,
                          s.output_w,
-                         s.stride_h * plan.source.row_stride,
-                         s.stride_w * plan.source.pixel_stride,
+                         plan.source.window_row_step,
+                         plan.source.window_col_step,
                          plan.source.first_row};
   const int64_t end = row_end * s.output_w;
   for (int64_t position = row_begin * s.output_w; position < end;) {
@@ -464,11 +529,38 @@ void NchwcConvRunTiles(const NchwcConvPlan& plan, int64_t row_begin, int64_t row
   }
 }
 
-// Rows [row_begin, row_end) of image n, output blocks [block, block + kBlocks).
+// Input channel groups per chunk: the chunk's filters for an item's blocks (at most
+// kNchwcConvBlocksPerItem of them) stay near while the tiles of a strip go past. 64 KiB with
+// AVX-512 (measured on a 1 MiB L2 machine); 16 KiB with AVX2, half of a 32 KiB L1: on the AVX2
+// machine (Zen 3) 64 KiB chunks streamed the filters from L2 for every tile, and 1x1 layers of
+// many input channels ran at 38-53 GFLOP/s instead of 68-73 (resnet50's 256 -> 64 at 56x56,
+// mobilenetv2's 576 -> 96 at 14x14, 160 -> 960 at 7x7).
+int64_t NchwcConvChunkGroups(const NchwcConvShape& s) {
+  const int64_t lanes = s.input_is_nchw ? s.input_channels : kNchwcBlock;
+  const int64_t blocks = std::min(kNchwcConvBlocksPerItem, s.output_channels / kNchwcBlock);
+  const int64_t filter_group = lanes * s.kernel_h * s.kernel_w * blocks * kNchwcBlock;
+  int64_t chunk = std::max<int64_t>(1, NchwcLanes::kFilterChunkFloats / filter_group);
+  if (NchwcLanes::kChunkWithinL1Sets && !s.input_is_nchw) {
+    // A tile reads each group of its chunk a plane apart. Where the plane's size is a multiple
+    // of 2 KiB those reads fall on few of the L1's 64 sets (resnet50's 56x56 planes: 2 places),
+    // and a chunk of 16 groups evicted its own input between tiles: 0.60 M L1 misses against
+    // 0.36 M with 8 groups (cachegrind, 256 -> 128 1x1 at 56x56). At most 4 groups per place.
+    constexpr int64_t kWay = 4096;  // bytes a set repeats after: 64 sets of 64-byte lines
+    const int64_t plane_bytes = s.input_h * s.input_w * kNchwcBlock * int64_t{sizeof(float)};
+    const int64_t places =
+        kWay / std::gcd(plane_bytes % kWay == 0 ? kWay : plane_bytes % kWay, kWay);
+    chunk = std::min(chunk, 4 * places);
+  }
+  return chunk;
+}
+
+// Rows [row_begin, row_end) of image n, output blocks [block, block + kBlocks), over input channel
+// groups [group_begin, group_end): the first chunk stores its sums, later ones add to them, the
+// last applies the epilogue.
 template <bool kNchwInput, int kBlocks>
 void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* packed,
                    const NchwcConvEpilogue& epilogue, float* output, int64_t n, int64_t block,
-                   int64_t row_begin, int64_t row_end) {
+                   int64_t row_begin, int64_t row_end, int64_t group_begin, int64_t group_end) {
   constexpr int64_t b = kNchwcBlock;
   const int64_t output_blocks = s.output_channels / b;
   const int64_t spatial = s.input_h * s.input_w;
@@ -487,25 +579,18 @@ void NchwcConvRows(const NchwcConvShape& s, const float* input, const float* pac
   plan.bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
   plan.store = NchwcStore{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                           NchwcLanes::Splat(epilogue.beta)};
-  // Input groups per chunk: the chunk's filters for the item's blocks stay near while the tiles
-  // of the run go past. 64 KiB with AVX-512 (measured on a 1 MiB L2 machine); 16 KiB with AVX2,
-  // half of a 32 KiB L1: on the AVX2 machine (Zen 3) 64 KiB chunks streamed the filters from L2
-  // for every tile, and 1x1 layers of many input channels ran at 38-53 GFLOP/s instead of 68-73
-  // (resnet50's 256 -> 64 at 56x56, mobilenetv2's 576 -> 96 at 14x14, 160 -> 960 at 7x7).
-  const int64_t chunk = std::max<int64_t>(1, NchwcLanes::kFilterChunkFloats / plan.filter_group);
   // Consecutive positions one pixel apart all along the run (stride 1 along the row, and a row's
   // last window followed by the next row's first: 1x1 and no padding)?
   // Only tiles of 1 or 2 blocks take it: they gain positions (16 and 12 of them, from 8); with
   // 3 or 4 blocks the positions stay as many, and the one-pointer form measured 4-6% slower.
-  const bool contiguous = kBlocks <= 2 && !kNchwInput && s.stride_w == 1 &&
-                          s.stride_h * plan.source.row_stride == s.output_w * b;
-  for (int64_t g = 0; g < groups; g += chunk) {
-    const int64_t g_end = std::min(groups, g + chunk);
-    if (contiguous)
-      NchwcConvRunTiles<kNchwInput, kBlocks, true>(plan, row_begin, row_end, g, g_end, groups);
-    else
-      NchwcConvRunTiles<kNchwInput, kBlocks, false>(plan, row_begin, row_end, g, g_end, groups);
-  }
+  const bool contiguous = kBlocks <= 2 && !kNchwInput && plan.source.window_col_step == b &&
+                          plan.source.window_row_step == s.output_w * b;
+  if (contiguous)
+    NchwcConvRunTiles<kNchwInput, kBlocks, true>(plan, row_begin, row_end, group_begin, group_end,
+                                                 groups);
+  else
+    NchwcConvRunTiles<kNchwInput, kBlocks, false>(plan, row_begin, row_end, group_begin, group_end,
+                                                  groups);
 }
 
 // kPositions consecutive output vectors of one block plus bias and residual, activated, stored
@@ -692,7 +777,7 @@ void NchwcDepthwiseRowsPadded(const NchwcConvShape& s, const float* input, const
   float* out = output + plane_offset;
   const float* sum = epilogue.sum != nullptr ? epilogue.sum + plane_offset : nullptr;
   const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
-  NchwcPositionWalk walk{row_begin,    0, s.output_w, s.stride_h * src.row_stride, s.stride_w * b,
+  NchwcPositionWalk walk{row_begin,    0, s.output_w, src.window_row_step, src.window_col_step,
                          src.first_row};
   const int64_t end = row_end * s.output_w;
   for (int64_t position = row_begin * s.output_w; position < end;) {
@@ -709,25 +794,63 @@ void NchwcDepthwiseRowsPadded(const NchwcConvShape& s, const float* input, const
 template <bool kNchwInput>
 void NchwcConvBlocks(int64_t blocks, const NchwcConvShape& s, const float* input,
                      const float* packed, const NchwcConvEpilogue& epilogue, float* output,
-                     int64_t n, int64_t block, int64_t row_begin, int64_t row_end) {
+                     int64_t n, int64_t block, int64_t row_begin, int64_t row_end,
+                     int64_t group_begin, int64_t group_end) {
   switch (blocks) {
     case 1:
       return NchwcConvRows<kNchwInput, 1>(s, input, packed, epilogue, output, n, block, row_begin,
-                                          row_end);
+                                          row_end, group_begin, group_end);
     case 2:
       return NchwcConvRows<kNchwInput, 2>(s, input, packed, epilogue, output, n, block, row_begin,
-                                          row_end);
+                                          row_end, group_begin, group_end);
     case 3:
       return NchwcConvRows<kNchwInput, 3>(s, input, packed, epilogue, output, n, block, row_begin,
-                                          row_end);
+                                          row_end, group_begin, group_end);
     default:
       return NchwcConvRows<kNchwInput, 4>(s, input, packed, epilogue, output, n, block, row_begin,
-                                          row_end);
+                                          row_end, group_begin, group_end);
   }
 }
 
+// Output rows per strip of a direct (not depthwise) convolution over `rows` rows of `segments`
+// block groups with `output_channels` channels in all. Strips keep the strip's output, for every
+// block group of the range, and the input rows of one chunk of input channels in L2 while every
+// group and chunk goes over them; going group by group over the whole plane read the whole input
+// once per group of output blocks, from L3 wherever it passes L2 (resnet50's 256 -> 128 1x1 at
+// 56x56 reads 3.2 MB four times). But each strip reads every filter of the range again: where
+// that is more than the input read once per group (big filters on a small plane: resnet50's
+// 1024 -> 2048 at 7x7, 8 MB of filters), the range is one strip.
+int64_t NchwcConvStripRows(const NchwcConvShape& s, int64_t rows, int64_t segments,
+                           int64_t output_channels) {
+  const int64_t chunk_channels =
+      s.input_is_nchw ? s.input_channels
+                      : std::min(s.input_channels, NchwcConvChunkGroups(s) * kNchwcBlock);
+  const int64_t output_row = s.output_w * output_channels;
+  const int64_t input_row = s.input_w * chunk_channels;  // per input row the strip reaches
+  // rows of output + (rows - 1) * stride + window rows of input <= the budget
+  const int64_t window = (s.kernel_h - 1) * s.dilation_h + 1;
+  const int64_t per_row = output_row + s.stride_h * input_row;
+  const int64_t strip =
+      std::max<int64_t>(1, (NchwcLanes::kStripFloats - (window - s.stride_h) * input_row) /
+                               std::max<int64_t>(1, per_row));
+  if (strip >= rows) return rows;
+  const bool compact = s.kernel_h == 1 && s.kernel_w == 1 && (s.stride_h > 1 || s.stride_w > 1);
+  const int64_t filter_floats = output_channels * s.input_channels * s.kernel_h * s.kernel_w;
+  const int64_t input_floats =
+      (compact ? s.output_h * s.output_w : s.input_h * s.input_w) * s.input_channels;
+  if (CeilDiv(rows, strip) * filter_floats > segments * input_floats) return rows;
+  return strip;
+}
+
+// One image's share of a work range: rows [row_begin, row_end) of output block group `group`.
+struct NchwcConvSegment {
+  int64_t group, row_begin, row_end;
+};
+
 // Work items [begin, end) (mlas/nchwc.h): runs of consecutive rows of one image and output
-// block group (depthwise: block) go to the row kernels together.
+// block group (depthwise: block) go to the row kernels together. A direct convolution goes strip
+// by strip of output rows (NchwcConvStripRows), and within a strip chunk by chunk of input
+// channels, every block group of the range taking the chunk before the next one.
 void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* packed,
                   const NchwcConvEpilogue& epilogue, float* output, int64_t begin, int64_t end) {
   constexpr int64_t b = kNchwcBlock;
@@ -737,28 +860,64 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
   const NchwcStore store{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                          NchwcLanes::Splat(epilogue.beta)};
   ++NchwcCallNumber();  // the scratch of an earlier call is stale
-  for (int64_t item = begin; item < end;) {
-    const int64_t oh = item % s.output_h;
-    const int64_t group = item / s.output_h % block_groups;
-    const int64_t n = item / s.output_h / block_groups;
-    const int64_t row_end = std::min(s.output_h, oh + (end - item));
-    if (depthwise) {
+  if (depthwise) {
+    for (int64_t item = begin; item < end;) {
+      const int64_t oh = item % s.output_h;
+      const int64_t block = item / s.output_h % block_groups;
+      const int64_t n = item / s.output_h / block_groups;
+      const int64_t row_end = std::min(s.output_h, oh + (end - item));
       // Narrow stride-1 planes: the edge columns would be a large share, and rows short tiles
       // (measured: 7x7 and 14x14 faster from the copy, stride 2 and 28x28 slower).
       if (s.stride_w == 1 && s.output_w < 16)
-        NchwcDepthwiseRowsPadded(s, input, packed, epilogue, store, output, n, group, oh, row_end);
+        NchwcDepthwiseRowsPadded(s, input, packed, epilogue, store, output, n, block, oh, row_end);
       else
-        NchwcDepthwiseRows(s, input, packed, epilogue, store, output, n, group, oh, row_end);
-    } else {
-      // The groups share the blocks evenly (6 blocks: 3 + 3, not 4 + 2).
-      const int64_t block = group * blocks / block_groups;
-      const int64_t count = (group + 1) * blocks / block_groups - block;
-      if (s.input_is_nchw)
-        NchwcConvBlocks<true>(count, s, input, packed, epilogue, output, n, block, oh, row_end);
-      else
-        NchwcConvBlocks<false>(count, s, input, packed, epilogue, output, n, block, oh, row_end);
+        NchwcDepthwiseRows(s, input, packed, epilogue, store, output, n, block, oh, row_end);
+      item += row_end - oh;
     }
-    item += row_end - oh;
+    return;
+  }
+  const int64_t groups = s.input_is_nchw ? 1 : s.input_channels / b;
+  const int64_t chunk = s.input_is_nchw ? 1 : NchwcConvChunkGroups(s);
+  thread_local std::vector<NchwcConvSegment> segments;
+  for (int64_t item = begin; item < end;) {
+    const int64_t n = item / s.output_h / block_groups;
+    // This image's segments.
+    segments.clear();
+    int64_t rows_lo = s.output_h, rows_hi = 0, channels = 0;
+    const int64_t image_end = std::min(end, (n + 1) * block_groups * s.output_h);
+    while (item < image_end) {
+      const int64_t oh = item % s.output_h;
+      const int64_t group = item / s.output_h % block_groups;
+      const int64_t row_end = std::min(s.output_h, oh + (image_end - item));
+      segments.push_back({group, oh, row_end});
+      rows_lo = std::min(rows_lo, oh);
+      rows_hi = std::max(rows_hi, row_end);
+      const int64_t block = group * blocks / block_groups;
+      channels += ((group + 1) * blocks / block_groups - block) * b;
+      item += row_end - oh;
+    }
+    const int64_t strip =
+        NchwcConvStripRows(s, rows_hi - rows_lo, static_cast<int64_t>(segments.size()), channels);
+    for (int64_t r = rows_lo; r < rows_hi; r += strip) {
+      const int64_t r_end = std::min(rows_hi, r + strip);
+      for (int64_t g = 0; g < groups; g += chunk) {
+        const int64_t g_end = std::min(groups, g + chunk);
+        for (const NchwcConvSegment& segment : segments) {
+          const int64_t lo = std::max(r, segment.row_begin);
+          const int64_t hi = std::min(r_end, segment.row_end);
+          if (lo >= hi) continue;
+          // The groups share the blocks evenly (6 blocks: 3 + 3, not 4 + 2).
+          const int64_t block = segment.group * blocks / block_groups;
+          const int64_t count = (segment.group + 1) * blocks / block_groups - block;
+          if (s.input_is_nchw)
+            NchwcConvBlocks<true>(count, s, input, packed, epilogue, output, n, block, lo, hi, g,
+                                  g_end);
+          else
+            NchwcConvBlocks<false>(count, s, input, packed, epilogue, output, n, block, lo, hi, g,
+                                   g_end);
+        }
+      }
+    }
   }
 }
 

@@ -245,6 +245,15 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
       // 1x1 with stride 2 down the rows only, and 1x1 with padding: not one run of pixels.
       {1, 32, 16, 9, 7, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, false, false, true, false, kActivationRelu},
       {1, 32, 16, 6, 7, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, false, true, true, 0},
+      // Strips of output rows (several per range here), chunks of input channels (several),
+      // every block group of a range over each chunk before the next: outputs big enough.
+      {1, 256, 64, 40, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, true, kActivationRelu},
+      {1, 16, 96, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, false, kActivationRelu},
+      // 1x1 with stride 2 both ways (a compact copy of the pixels read), many channels.
+      {1, 160, 40, 23, 23, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, false, false, true, true, 0},
+      {2, 72, 24, 8, 9, 1, 1, 2, 3, 1, 1, 0, 0, 0, 0, false, false, false, true, kActivationRelu},
+      // A plane of 16x16: its groups a multiple of 4 KiB apart, chunks of few groups.
+      {1, 96, 32, 16, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, true, false, 0},
   };
   for (const ConvCase& t : cases) {
     CheckConv(t, rng);
