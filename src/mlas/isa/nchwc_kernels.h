@@ -7,8 +7,9 @@
 // blocks is summed in registers; per input channel each position's value is broadcast and
 // multiplied into the blocks' packed filter vectors. Positions whose window reaches into the
 // horizontal padding run one at a time with their taps clipped; rows clip their vertical taps.
-// Input channels are taken in chunks (filter chunk ~ the L2 cache): the first chunk stores its
-// sums, the next ones add to them, the last applies bias, sum and activation.
+// A range of work goes strip by strip of output rows, and within a strip chunk by chunk of input
+// channels (a chunk's filters ~ half the L1): the first chunk stores its sums, the next ones add
+// to them, the last applies bias, sum and activation.
 
 #if defined(__AVX512F__)
 struct NchwcLanes {
