@@ -241,15 +241,24 @@ int64_t& NchwcCallNumber() {
   return call;
 }
 
+bool NchwcUnpadded(const NchwcConvShape& s) {
+  return s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0;
+}
+
+// Whether a direct convolution reads a compact copy of its input (NchwcSource).
+bool NchwcReadsCompactCopy(const NchwcConvShape& s) {
+  return !s.input_is_nchw && NchwcUnpadded(s) && s.kernel_h == 1 && s.kernel_w == 1 &&
+         (s.stride_h > 1 || s.stride_w > 1);
+}
+
 // kNchwInput: the image is [C][H][W] (lanes = C, one group); else [groups][H][W][b].
 template <bool kNchwInput>
 NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t groups,
                           int64_t lanes, int64_t row_begin, int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   const int64_t pixel = kNchwInput ? 1 : b;
-  const bool unpadded = s.pad_top == 0 && s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0;
-  const bool compact = !kNchwInput && unpadded && s.kernel_h == 1 && s.kernel_w == 1 &&
-                       (s.stride_h > 1 || s.stride_w > 1);
+  const bool unpadded = NchwcUnpadded(s);
+  const bool compact = !kNchwInput && NchwcReadsCompactCopy(s);
   if (unpadded && !compact) {
     if (kNchwInput)
       return {image, 0, s.input_w, 1, s.input_h * s.input_w, 0, s.stride_h * s.input_w, s.stride_w};
@@ -833,7 +842,7 @@ int64_t NchwcConvStripRows(const NchwcConvShape& s, int64_t rows, int64_t segmen
       std::max<int64_t>(1, (NchwcLanes::kStripFloats - (window - s.stride_h) * input_row) /
                                std::max<int64_t>(1, per_row));
   if (strip >= rows) return rows;
-  const bool compact = s.kernel_h == 1 && s.kernel_w == 1 && (s.stride_h > 1 || s.stride_w > 1);
+  const bool compact = NchwcReadsCompactCopy(s);
   const int64_t filter_floats = output_channels * s.input_channels * s.kernel_h * s.kernel_w;
   const int64_t input_floats =
       (compact ? s.output_h * s.output_w : s.input_h * s.input_w) * s.input_channels;
