@@ -8,7 +8,7 @@
 // (mlas/qgemm.h: uint8 A with a zero point times int8 B prepacked, int32 C) at 1024^3 and
 // bert_base's shapes, reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the
 // same size, and oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at
-// 1024^3 also with 7-bit weights (int8/prism_7bit: no split packing on AVX2), and, on CPUs with
+// 1024^3 also with 7-bit weights (int8/prism_7bit: no wide packing on AVX2), and, on CPUs with
 // AVX-512 VNNI, an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains,
 // GOP/s).
 //
@@ -303,7 +303,7 @@ void SetInt8Rates(benchmark::State& state, const Problem& p, double peak) {
 
 // Prism's int8 GEMM: uint8 A (zero point 3) times int8 B packed once (as MatMulInteger's
 // constant weights are), int32 C. Full-range random weights: on a level whose kernel saturates
-// (AVX2) they are packed split, the exact path.
+// (AVX2) they are packed wide (int16), the exact path.
 // seven_bit: weights in [-64, 64] (onnxruntime's reduce_range), within vpmaddubsw's pair bound.
 void BM_PrismInt8(benchmark::State& state, Problem p, int threads, bool seven_bit) {
   auto a = RandomBytes(static_cast<size_t>(p.m * p.k), 1);
@@ -323,7 +323,7 @@ void BM_PrismInt8(benchmark::State& state, Problem p, int threads, bool seven_bi
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
-  state.counters["split"] = packed.Split() ? 1 : 0;
+  state.counters["wide"] = packed.Wide() ? 1 : 0;
   SetInt8Rates(state, p, peak);
 }
 
@@ -430,7 +430,7 @@ void RegisterAll() {
                                    false)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
-      // 7-bit weights: no split packing on a level that saturates (AVX2).
+      // 7-bit weights: no wide packing on a level that saturates (AVX2).
       if (p.m == 1024)
         benchmark::RegisterBenchmark(("int8/prism_7bit/" + suffix).c_str(), BM_PrismInt8, p,
                                      threads, true)

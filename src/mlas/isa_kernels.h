@@ -134,25 +134,27 @@ struct IsaKernels {
   // Rows of a packed A panel, a multiple of 4 that divides kQgemmRowBlock (qgemm.cc).
   int64_t qgemm_tile_rows;
   // Whether qgemm_block adds pairs of u8 x s8 products in saturating int16 (vpmaddubsw): then a
-  // B outside the pair bound must be packed split (mlas::QgemmPairsSaturate, qgemm.h).
+  // B outside the pair bound must be packed wide (mlas::QgemmPairsSaturate, qgemm.h).
   bool qgemm_block_saturates;
   // C's m x n block (int32, ldc) = (store.accumulate ? C : 0) + A B over `groups` depth groups
   // (+ store's zero-point terms), in wrapping 32-bit sums: A packed in panels of qgemm_tile_rows
   // rows (panel i at a + i * a_panel_stride; in it, group g holds each row's 4 bytes at g * rows *
-  // 4), padded with zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64, or g
-  // * 128 when split: hi then lo). Nothing outside the m x n block of C is touched.
+  // 4), padded with zero rows; B packed (panel j at b + j * b_panel_stride, group g at g * 64).
+  // wide (qgemm.h): B's groups 128 bytes of int16 pairs and A's values int16 (group g at g * rows
+  // * 8). Nothing outside the m x n block of C is touched.
   void (*qgemm_block)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
-                      int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                      int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool wide,
                       const QgemmStore& store, int32_t* c, int64_t ldc);
   // The level's VNNI kernel (vpdpbusd: four products summed in 32 bits, exact for every input;
-  // same arguments), which the product runs instead of qgemm_block when qgemm_vnni_usable says
-  // this CPU has the extension (AVX-512 VNNI on the AVX-512 level, AVX-VNNI on the AVX2 one).
+  // same arguments, never a wide B), which the product runs instead of qgemm_block when
+  // qgemm_vnni_usable says this CPU has the extension (AVX-512 VNNI on the AVX-512 level,
+  // AVX-VNNI on the AVX2 one) and B is not wide.
   // nullptr where the level has none; a copy of a table with qgemm_vnni_usable set to nullptr
   // runs qgemm_block (the tests do, to reach the vpmaddubsw kernels on a VNNI CPU).
   bool (*qgemm_vnni_usable)();
   void (*qgemm_block_vnni)(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
                            int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride,
-                           bool split, const QgemmStore& store, int32_t* c, int64_t ldc);
+                           bool wide, const QgemmStore& store, int32_t* c, int64_t ldc);
   // Whether qgemm_block_vnni takes QgemmStore::out8 (requantizes in its store; the AVX-512
   // level's does).
   bool qgemm_vnni_requantizes;

@@ -84,16 +84,16 @@ void PackARow(const uint8_t* source, uint32_t flip, int64_t k, int64_t groups, i
 }
 
 // Packs panels [first, last) of A's rows (tile_rows rows each, a multiple of 4; zero rows past
-// m) with each byte xor-ed with flip (0x80 turns int8 into the shifted uint8); `a` holds A's rows
-// from row a_row0 on. Four whole rows at a time go through SSE2: 16 bytes (four groups) of each,
-// a 4 x 4 transpose of 32-bit words, and one 16-byte store per group (the four rows' words are
-// adjacent in a group).
+// m), panel `first` at `packed` and the others after it, with each byte xor-ed with flip (0x80
+// turns int8 into the shifted uint8); `a` holds A's rows from row a_row0 on. Four whole rows at a
+// time go through SSE2: 16 bytes (four groups) of each, a 4 x 4 transpose of 32-bit words, and one
+// 16-byte store per group (the four rows' words are adjacent in a group).
 void PackAPanels(const uint8_t* a, int64_t a_row0, int64_t lda, uint32_t flip, int64_t m, int64_t k,
                  int64_t groups, int64_t tile_rows, int64_t first, int64_t last, uint8_t* packed) {
   const int64_t group_stride = tile_rows * kQgemmDepthGroup;
   const int64_t full = k / kQgemmDepthGroup;
   for (int64_t panel = first; panel < last; ++panel) {
-    uint8_t* base = packed + panel * groups * group_stride;
+    uint8_t* base = packed + (panel - first) * groups * group_stride;
     for (int64_t r = 0; r < tile_rows; r += 4) {
       const int64_t row = panel * tile_rows + r;
       int64_t done = 0;  // groups of these four rows already packed
@@ -173,17 +173,65 @@ void PackFullGroup(const uint8_t* row0, int64_t ldb, uint8_t flip, int8_t* out) 
 #endif
 }
 
-// The same group split into its two 7-bit halves (qgemm.h): floor(v / 2) in the first 64
-// bytes, v - floor(v / 2) in the next 64. Whole groups this way, not byte by byte: on a level
-// without VNNI nearly every quantized weight matrix is split, and the byte loop took about a
+// The same group stored wide (qgemm.h): the depth pair (0, 1) of the 16 columns as int16 in the
+// first 64 bytes, the pair (2, 3) in the next 64. Whole groups this way, not byte by byte: on a
+// level without VNNI nearly every quantized weight matrix is wide, and a byte loop took about a
 // fifth of a quantized resnet50's session creation on an AVX2 machine.
-void PackFullGroupSplit(const uint8_t* row0, int64_t ldb, uint8_t flip, int8_t* out) {
+void PackFullGroupWide(const uint8_t* row0, int64_t ldb, uint8_t flip, int8_t* out) {
   alignas(16) int8_t whole[kQgemmGroupBytes];
   PackFullGroup(row0, ldb, flip, whole);
-  for (int64_t i = 0; i < kQgemmGroupBytes; ++i) {
-    const auto hi = static_cast<int8_t>(whole[i] >> 1);  // floor(v / 2): [-64, 63]
-    out[i] = hi;
-    out[kQgemmGroupBytes + i] = static_cast<int8_t>(whole[i] - hi);  // [-64, 64]
+#if defined(__SSE2__)
+  // Four columns a vector: their words (depth pair 0, pair 1) alternate; gather the pair-0 words
+  // into the low half and the pair-1 words into the high half, then sign-extend each half's bytes.
+  auto* target = reinterpret_cast<__m128i*>(out);
+  for (int q = 0; q < 4; ++q) {
+    __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(whole) + q);
+    words = _mm_shufflehi_epi16(_mm_shufflelo_epi16(words, 0xD8), 0xD8);  // w0 w2 w1 w3 ...
+    words = _mm_shuffle_epi32(words, 0xD8);  // pair-0 words, then pair-1 words
+    _mm_storeu_si128(target + q, _mm_srai_epi16(_mm_unpacklo_epi8(words, words), 8));
+    _mm_storeu_si128(target + 4 + q, _mm_srai_epi16(_mm_unpackhi_epi8(words, words), 8));
+  }
+#else
+  auto* wide = reinterpret_cast<int16_t*>(out);
+  for (int64_t j = 0; j < kQgemmPanelCols; ++j)
+    for (int64_t t = 0; t < kQgemmDepthGroup; ++t)
+      wide[t / 2 * 2 * kQgemmPanelCols + j * 2 + t % 2] = whole[j * kQgemmDepthGroup + t];
+#endif
+}
+
+// Where depth row `row` of column j lies in a wide panel's group (in int16 from the group's
+// start): pair row / 2 % 2, column j, the pair's first or second value.
+int64_t WideOffset(int64_t row, int64_t j) {
+  return row % kQgemmDepthGroup / 2 * 2 * kQgemmPanelCols + j % kQgemmPanelCols * 2 + row % 2;
+}
+
+// Bytes to int16 (zero-extended): a packed A panel made wide.
+void WidenBytes(const uint8_t* bytes, int64_t count, uint8_t* out) {
+  auto* wide = reinterpret_cast<int16_t*>(out);
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 16 <= count; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(wide + i), _mm_unpacklo_epi8(v, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(wide + i + 8), _mm_unpackhi_epi8(v, zero));
+  }
+#endif
+  for (; i < count; ++i) wide[i] = bytes[i];
+}
+
+thread_local ByteWorkspace narrow_panel_workspace;
+
+// PackAPanels for a wide product: each panel packed in bytes, then widened to int16 into its
+// place (panel `first` at `packed`, the others wide_panel_bytes apart).
+void PackAPanelsWide(const uint8_t* a, int64_t a_row0, int64_t lda, uint32_t flip, int64_t m,
+                     int64_t k, int64_t groups, int64_t tile_rows, int64_t first, int64_t last,
+                     uint8_t* packed) {
+  const int64_t narrow_bytes = groups * tile_rows * kQgemmDepthGroup;
+  uint8_t* narrow = narrow_panel_workspace.Get(narrow_bytes);
+  for (int64_t panel = first; panel < last; ++panel) {
+    PackAPanels(a, a_row0, lda, flip, m, k, groups, tile_rows, panel, panel + 1, narrow);
+    WidenBytes(narrow, narrow_bytes, packed + (panel - first) * 2 * narrow_bytes);
   }
 }
 
@@ -199,7 +247,7 @@ size_t PackedQuantB::Bytes() const {
 }
 
 PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
-                                bool split_if_needed) {
+                                bool widen_if_needed) {
   PackedQuantB packed;
   packed.k_ = k;
   packed.n_ = n;
@@ -233,7 +281,7 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   }
   for (; p < k; ++p)
     for (int64_t j = 0; j < n; ++j) sums[j] += value(p, j);
-  packed.split_ = split_if_needed && !packed.within_pair_bound_;
+  packed.wide_ = widen_if_needed && !packed.within_pair_bound_;
   const int64_t data_bytes = std::max<int64_t>(RoundUp(panels * packed.PanelStride(), 64), 64);
   void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));
   if (memory == nullptr) throw std::bad_alloc();
@@ -242,33 +290,31 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   const int64_t group_bytes = packed.GroupBytes();
   const int64_t panel_stride = packed.PanelStride();
   int8_t* data = packed.data_.get();
-  // Whole depth groups of whole panels 64 bytes at a time (split: 128); the rest (a ragged last
-  // panel or group) byte by byte.
+  // Whole depth groups of whole panels 64 bytes at a time (wide: 128); the rest (a ragged last
+  // panel or group) value by value.
   const int64_t full_groups = k / kQgemmDepthGroup;
   const int64_t full_panels = n / kQgemmPanelCols;
   for (int64_t panel = 0; panel < full_panels; ++panel)
     for (int64_t g = 0; g < full_groups; ++g) {
       const uint8_t* from = bytes + g * kQgemmDepthGroup * ldb + panel * kQgemmPanelCols;
       int8_t* to = data + panel * panel_stride + g * group_bytes;
-      if (packed.split_)
-        PackFullGroupSplit(from, ldb, flip, to);
+      if (packed.wide_)
+        PackFullGroupWide(from, ldb, flip, to);
       else
         PackFullGroup(from, ldb, flip, to);
     }
   for (int64_t row = 0; row < k; ++row) {
-    const int64_t depth_offset = row / kQgemmDepthGroup * group_bytes + row % kQgemmDepthGroup;
+    const int64_t group_offset = row / kQgemmDepthGroup * group_bytes;
     const int64_t first_column =
         row < full_groups * kQgemmDepthGroup ? full_panels * kQgemmPanelCols : 0;
     for (int64_t j = first_column; j < n; ++j) {
       const int8_t v = value(row, j);
-      int8_t* out = data + j / kQgemmPanelCols * panel_stride + depth_offset +
-                    j % kQgemmPanelCols * kQgemmDepthGroup;
-      if (packed.split_) {
-        const auto hi = static_cast<int8_t>(v >> 1);  // floor(v / 2): [-64, 63]
-        out[0] = hi;
-        out[kQgemmGroupBytes] = static_cast<int8_t>(v - hi);  // [-64, 64]
+      int8_t* group = data + j / kQgemmPanelCols * panel_stride + group_offset;
+      if (packed.wide_) {
+        const auto wide = static_cast<int16_t>(v);
+        std::memcpy(group + WideOffset(row, j) * 2, &wide, sizeof wide);
       } else {
-        out[0] = v;
+        group[j % kQgemmPanelCols * kQgemmDepthGroup + row % kQgemmDepthGroup] = v;
       }
     }
   }
@@ -281,10 +327,14 @@ void PackedQuantB::Unpack(void* b, int64_t ldb) const {
   const int64_t group_bytes = GroupBytes();
   for (int64_t p = 0; p < k_; ++p)
     for (int64_t j = 0; j < n_; ++j) {
-      const int8_t* in = data_.get() + j / kQgemmPanelCols * PanelStride() +
-                         p / kQgemmDepthGroup * group_bytes + p % kQgemmDepthGroup +
-                         j % kQgemmPanelCols * kQgemmDepthGroup;
-      const int v = split_ ? in[0] + in[kQgemmGroupBytes] : in[0];
+      const int8_t* group =
+          data_.get() + j / kQgemmPanelCols * PanelStride() + p / kQgemmDepthGroup * group_bytes;
+      int v = group[j % kQgemmPanelCols * kQgemmDepthGroup + p % kQgemmDepthGroup];
+      if (wide_) {
+        int16_t wide;
+        std::memcpy(&wide, group + WideOffset(p, j) * 2, sizeof wide);
+        v = wide;
+      }
       bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
     }
 }
@@ -300,7 +350,7 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
 
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
                         const float* multipliers) {
-  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.K() <= 0 ||
+  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.Wide() || b.K() <= 0 ||
       b.Groups() > kQgemmDepthBlockGroups)
     return false;
   for (int64_t j = 0; j < b.N(); ++j)
@@ -323,16 +373,19 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     if (tile_done) tile_done(0, m, 0, n);
     return;
   }
-  const bool vnni = QgemmUsesVnni(kernels);
+  // A wide B runs the level's qgemm_block, which reads it (qgemm.h), with A widened too.
+  const bool wide = b.Wide();
+  const bool vnni = QgemmUsesVnni(kernels) && !wide;
   const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
-  if (!vnni && kernels.qgemm_block_saturates && !b.Split() && !b.WithinPairBound())
+  if (!vnni && kernels.qgemm_block_saturates && !wide && !b.WithinPairBound())
     throw std::invalid_argument(
-        "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed unsplit "
-        "(for kernels that do not saturate); pack it with split_if_needed = "
+        "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed narrow "
+        "(for kernels that do not saturate); pack it with widen_if_needed = "
         "QgemmPairsSaturate(kernels)");
   const int64_t tile_rows = kernels.qgemm_tile_rows;
   const int64_t groups = b.Groups();
-  const int64_t a_panel_stride = groups * tile_rows * kQgemmDepthGroup;
+  const int64_t a_value_bytes = wide ? 2 : 1;
+  const int64_t a_panel_stride = groups * tile_rows * kQgemmDepthGroup * a_value_bytes;
   const int64_t a_panels = (m + tile_rows - 1) / tile_rows;
   const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
 
@@ -377,7 +430,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
   // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
   const bool in_place_ok = requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 &&
-                           n % (2 * kQgemmPanelCols) == 0 && !b.Split() && tile_rows == 12;
+                           n % (2 * kQgemmPanelCols) == 0 && !wide && tile_rows == 12;
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
   struct RowsInPlace {
@@ -399,11 +452,15 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     } else {
       rows = a_bytes + row0 * lda;
     }
-    if (!in_place)
-      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, first, last, packed_a);
+    if (wide)
+      PackAPanelsWide(rows, row0, stride, flip, m, k, groups, tile_rows, first, last,
+                      packed_a + first * a_panel_stride);
+    else if (!in_place)
+      PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, first, last,
+                  packed_a + first * a_panel_stride);
     else if (partial_panel >= first && partial_panel < last)
       PackAPanels(rows, row0, stride, flip, m, k, groups, tile_rows, partial_panel,
-                  partial_panel + 1, packed_a);
+                  partial_panel + 1, packed_a + partial_panel * a_panel_stride);
     if (any_column_zero)
       for (int64_t row = row0; row < row_end; ++row)
         row_sums[static_cast<size_t>(row)] = static_cast<int32_t>(
@@ -444,8 +501,8 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
           }
           kernel(mc, nc, gc,
                  packed_a + (row + ic) / tile_rows * a_panel_stride +
-                     pc * tile_rows * kQgemmDepthGroup,
-                 a_panel_stride, panels, b_panel_stride, b.Split(), store,
+                     pc * tile_rows * kQgemmDepthGroup * a_value_bytes,
+                 a_panel_stride, panels, b_panel_stride, wide, store,
                  c != nullptr ? c + (row + ic) * ldc + col + jc : nullptr, ldc);
           if (pc + gc == groups && tile_done) tile_done(row + ic, mc, col + jc, nc);
         }

@@ -27,9 +27,18 @@
 // i.e. the positive parts of each pair of weights sum to at most 128 and the negative ones to
 // at least -128 (always true for 7-bit weights, |b| <= 64: onnxruntime's reduce_range). The
 // packer checks every pair of B; when one breaks it and the kernels that will read the packing
-// saturate, it stores B split as hi = b >> 1 and lo = b - hi (both within [-64, 64]) and the
-// kernels sum both halves against the same A: twice the multiplies, exact for every input. The
-// portable kernel and VNNI's vpdpbusd (four products summed in 32 bits) never saturate.
+// saturate, it stores B wide: each weight as an int16, and the product widens A to int16 as it
+// packs it, so that the level's qgemm_block multiplies pairs with vpmaddwd (two int16 products
+// summed into an int32 lane: exact for every input). On Zen 3 that runs about 0.85 times the
+// multiply-adds per cycle of the vpmaddubsw path (measured with independent chains in registers:
+// vpmaddwd + vpaddd 16 products in 0.62 cycles, vpmaddubsw + vpmaddwd + vpaddd 32 in 1.05); the
+// earlier exact form, B split into two 7-bit halves summed against the same A, ran half of it.
+// The portable kernel reads both forms and never saturates; VNNI's vpdpbusd (four products summed
+// in 32 bits) never saturates, and a wide B is never given to it: the product runs qgemm_block.
+//
+// Wide layout: depth group g of a panel is 128 bytes, the pair of depths (4g, 4g + 1) of its 16
+// columns first (column j's two int16 at j * 4 bytes), then the pair (4g + 2, 4g + 3); a wide A
+// panel holds in each group each row's 4 values as int16 (8 bytes a row).
 #pragma once
 
 #include <cstdint>
@@ -47,18 +56,18 @@ struct IsaKernels;
 
 constexpr int64_t kQgemmPanelCols = 16;
 constexpr int64_t kQgemmDepthGroup = 4;
-// Bytes of one depth group of one panel (64), doubled in a split packing (hi, then lo).
+// Bytes of one depth group of one panel (64), doubled in a wide packing (int16 weights).
 constexpr int64_t kQgemmGroupBytes = kQgemmPanelCols * kQgemmDepthGroup;
 
 // B (k x n, int8 or uint8) packed for the int8 GEMM, with its column sums; the same format on
-// every level, split or not (see above).
+// every level, wide or not (see above).
 class PackedQuantB {
  public:
   // Packs B stored k x n (row p at b + p * ldb, bytes), int8 when b_signed else uint8.
-  // split_if_needed: whether the kernels that will read it saturate (QgemmPairsSaturate below);
-  // only then is a B outside the pair bound stored split.
+  // widen_if_needed: whether the kernels that will read it saturate (QgemmPairsSaturate below);
+  // only then is a B outside the pair bound stored wide.
   static PackedQuantB Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
-                           bool split_if_needed);
+                           bool widen_if_needed);
 
   // Writes B back as stored (the inverse of Pack with the same ldb).
   void Unpack(void* b, int64_t ldb) const;
@@ -68,9 +77,10 @@ class PackedQuantB {
   bool Signed() const { return signed_; }
   // Whether every pair of weights keeps vpmaddubsw exact (in the shifted s8 values).
   bool WithinPairBound() const { return within_pair_bound_; }
-  bool Split() const { return split_; }
+  // Whether B is stored as int16 (the exact form for saturating kernels).
+  bool Wide() const { return wide_; }
   int64_t Groups() const { return (k_ + kQgemmDepthGroup - 1) / kQgemmDepthGroup; }
-  int64_t GroupBytes() const { return split_ ? 2 * kQgemmGroupBytes : kQgemmGroupBytes; }
+  int64_t GroupBytes() const { return wide_ ? 2 * kQgemmGroupBytes : kQgemmGroupBytes; }
   int64_t PanelStride() const { return Groups() * GroupBytes(); }
   const int8_t* Data() const { return data_.get(); }
   // Sum over the depth of each column of the shifted (s8) B, padded with zeros to whole panels.
@@ -85,7 +95,7 @@ class PackedQuantB {
   int64_t n_ = 0;
   bool signed_ = true;
   bool within_pair_bound_ = true;
-  bool split_ = false;
+  bool wide_ = false;
   std::unique_ptr<int8_t, Free> data_;
   std::vector<int32_t> column_sums_;
 };
@@ -101,13 +111,13 @@ struct QgemmZeroPoints {
 // Whether a product on these kernels runs their VNNI kernel (IsaKernels::qgemm_block_vnni: the
 // level has one and this CPU the extension).
 bool QgemmUsesVnni(const IsaKernels& kernels);
-// Whether B must be packed split for these kernels (PackedQuantB::Pack's split_if_needed): their
+// Whether B must be packed wide for these kernels (PackedQuantB::Pack's widen_if_needed): their
 // kernel saturates (vpmaddubsw) and is not replaced by a VNNI one.
 bool QgemmPairsSaturate(const IsaKernels& kernels);
 
 // C (m x n int32, ldc) = (A - a_zero)(B - b_zero) for A stored m x k (lda, bytes; int8 when
-// a_signed else uint8) and B packed (split where QgemmPairsSaturate(kernels) asks: a B outside
-// the pair bound packed unsplit for other kernels is rejected with std::invalid_argument).
+// a_signed else uint8) and B packed (wide where QgemmPairsSaturate(kernels) asks: a B outside
+// the pair bound packed narrow for other kernels is rejected with std::invalid_argument).
 // pool: C's blocks split over it (nullptr: the caller alone).
 // tile_done (may be empty): called once for each finished tile of C, rows [row, row + rows) and
 // columns [col, col + cols), on the thread that computed it, right after its last depth block
@@ -139,9 +149,9 @@ struct QgemmRequantize {
 };
 
 // Whether QgemmPackedBRequantize runs on these kernels for this B and these n multipliers: the
-// level's VNNI kernel requantizes in its store (IsaKernels::qgemm_vnni_requantizes), B's depth is
-// one cache block, and every multiplier is finite with |multiplier| >= 2^-14 (where its
-// single-precision steps are exact; qgemm_avx512.h).
+// level's VNNI kernel requantizes in its store (IsaKernels::qgemm_vnni_requantizes), B is not wide
+// and its depth is one cache block, and every multiplier is finite with |multiplier| >= 2^-14
+// (where its single-precision steps are exact; qgemm_avx512.h).
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b, const float* multipliers);
 
 // The product with its 8-bit output stage run in the kernel's store, on the tile in registers:

@@ -244,7 +244,7 @@ std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w
   const int64_t out_per_group = out_channels / group;
   const int64_t depth = channels * kernel_size;
   const auto* weights = static_cast<const uint8_t*>(w.RawData());
-  const bool split = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
+  const bool widen = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
   std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
   // B[(k, c), m] = W[m, c, k]: the group's W [out_per_group, depth] transposed in 16 x 16 byte
   // blocks (TransposeBytes) gives rows in (c, k) order, which one row copy each puts in (k, c)
@@ -262,7 +262,7 @@ std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w
                       transposed + (c * kernel_size + k) * out_per_group,
                       static_cast<size_t>(out_per_group));
     packed->groups_.push_back(mlas::PackedQuantB::Pack(
-        depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, split));
+        depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, widen));
   }
   if (out_per_group == 1 && channels == 1)
     packed->depthwise_.assign(weights, weights + w.NumElements());
@@ -303,7 +303,7 @@ std::string PackedConvWeightsFormat(const Tensor& w, int64_t group) {
       group < 1 || w.Shape()[0] % group != 0)
     return "";
   return MakeString("prism.Int8ConvWeights.", type == ElementType::kInt8 ? "s8" : "u8", ".group",
-                    group, mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
+                    group, mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(wide)" : "");
 }
 
 PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group) {

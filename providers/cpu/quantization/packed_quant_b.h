@@ -33,7 +33,7 @@ inline std::string PackedQuantBFormat(const Tensor& weight) {
   if ((type != ElementType::kInt8 && type != ElementType::kUint8) || weight.Shape().Rank() != 2)
     return "";
   return MakeString("mlas.PackedQuantB.", type == ElementType::kInt8 ? "s8" : "u8",
-                    mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(pair-bound)" : "");
+                    mlas::QgemmPairsSaturate(mlas::ActiveKernels()) ? "(wide)" : "");
 }
 
 // B (k x n bytes, row stride n) packed for the active kernels, as the PrePackedWeight of

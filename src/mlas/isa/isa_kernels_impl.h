@@ -1373,41 +1373,64 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 #if defined(__AVX2__)
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
-// pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. A split
-// B adds its lo half against the same A. Only the first kUsedRows rows are multiplied (1 or 2
-// for the last rows of a block, as a matrix-vector product's single row); their sums are the
-// only ones stored. Never inlined: the six forms inlined into QgemmBlockAvx2 made gcc keep some
-// accumulators on the stack (an add from memory and a store on every depth group; resnet50_qdq
-// spent 84% of a run in that loop on the AVX2 machine).
-template <bool kSplit, int kUsedRows = 4>
+// pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. Only the
+// first kUsedRows rows are multiplied (1 or 2 for the last rows of a block, as a matrix-vector
+// product's single row); their sums are the only ones stored. Never inlined: the six forms
+// inlined into QgemmBlockAvx2 made gcc keep some accumulators on the stack (an add from memory
+// and a store on every depth group; resnet50_qdq spent 84% of a run in that loop on the AVX2
+// machine).
+template <int kUsedRows = 4>
 [[gnu::noinline]] void QgemmTile4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
                                      const int8_t* b, int32_t* sums) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
-  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
-  // A split B's halves in two passes over the depth, not both per group: with both, gcc held
-  // four B vectors at once and spilled accumulators.
-#pragma GCC unroll 1
-  for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
-    const uint8_t* ag = a;
-    const int8_t* bg = b + half * kQgemmGroupBytes;
-    for (int64_t g = 0; g < groups; ++g) {
-      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
-      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
+  for (int64_t g = 0; g < groups; ++g) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+#pragma GCC unroll 4
+    for (int r = 0; r < kUsedRows; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a + 4 * r, sizeof quad);
+      const __m256i x = _mm256_set1_epi32(quad);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
+    }
+    a += a_group_stride;
+    b += kQgemmGroupBytes;
+  }
+  for (int r = 0; r < kUsedRows; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
+  }
+}
+
+// The same tile of a wide product (mlas/qgemm.h): A's rows as int16 (row r's group at a + 8 r),
+// B's weights as int16 pairs; vpmaddwd sums each pair of products into an int32 lane, exact for
+// every input. The first depth pair of a group for all rows, then the second: with both at once
+// gcc held four B vectors and two broadcasts beside the eight accumulators and spilled.
+template <int kUsedRows = 4>
+[[gnu::noinline]] void QgemmTileWide4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
+                                         const int8_t* b, int32_t* sums) {
+  __m256i acc[kUsedRows][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  for (int64_t g = 0; g < groups; ++g) {
+#pragma GCC unroll 2
+    for (int pair = 0; pair < 2; ++pair) {
+      const int8_t* bp = b + pair * kQgemmGroupBytes;
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp));
+      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + 32));
 #pragma GCC unroll 4
       for (int r = 0; r < kUsedRows; ++r) {
-        int32_t quad;
-        std::memcpy(&quad, ag + 4 * r, sizeof quad);
-        const __m256i x = _mm256_set1_epi32(quad);
-        acc[r][0] =
-            _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
-        acc[r][1] =
-            _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
+        int32_t two;
+        std::memcpy(&two, a + 8 * r + 4 * pair, sizeof two);
+        const __m256i x = _mm256_set1_epi32(two);
+        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, b0));
+        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, b1));
       }
-      ag += a_group_stride;
-      bg += group_bytes;
     }
+    a += a_group_stride;
+    b += 2 * kQgemmGroupBytes;
   }
   for (int r = 0; r < kUsedRows; ++r) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
@@ -1416,26 +1439,29 @@ template <bool kSplit, int kUsedRows = 4>
 }
 
 // The macro-kernel on panels of kRows rows (a multiple of 4): panels of B outside, so that one
-// (16 KiB at the driver's depth block) stays in L1 while the panels of A stream past it.
+// (16 KiB at the driver's depth block; 32 KiB wide) stays in L1 while the panels of A stream past
+// it.
 template <int64_t kRows>
 void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
-                    const int8_t* b, int64_t b_panel_stride, bool split, const QgemmStore& store,
+                    const int8_t* b, int64_t b_panel_stride, bool wide, const QgemmStore& store,
                     int32_t* c, int64_t ldc) {
   alignas(32) int32_t sums[4 * kQgemmCols];
+  const int64_t value_bytes = wide ? 2 : 1;
   for (int64_t j = 0; j < n; j += kQgemmCols) {
     const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
     const int64_t cols = std::min(kQgemmCols, n - j);
     for (int64_t i = 0; i < m; i += 4) {
-      const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
+      const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4 * value_bytes;
+      const int64_t stride = kRows * 4 * value_bytes;
       const int64_t count = std::min<int64_t>(4, m - i);
-      if (split)
-        count == 1   ? QgemmTile4x16<true, 1>(groups, rows, kRows * 4, panel, sums)
-        : count == 2 ? QgemmTile4x16<true, 2>(groups, rows, kRows * 4, panel, sums)
-                     : QgemmTile4x16<true>(groups, rows, kRows * 4, panel, sums);
+      if (wide)
+        count == 1   ? QgemmTileWide4x16<1>(groups, rows, stride, panel, sums)
+        : count == 2 ? QgemmTileWide4x16<2>(groups, rows, stride, panel, sums)
+                     : QgemmTileWide4x16(groups, rows, stride, panel, sums);
       else
-        count == 1   ? QgemmTile4x16<false, 1>(groups, rows, kRows * 4, panel, sums)
-        : count == 2 ? QgemmTile4x16<false, 2>(groups, rows, kRows * 4, panel, sums)
-                     : QgemmTile4x16<false>(groups, rows, kRows * 4, panel, sums);
+        count == 1   ? QgemmTile4x16<1>(groups, rows, stride, panel, sums)
+        : count == 2 ? QgemmTile4x16<2>(groups, rows, stride, panel, sums)
+                     : QgemmTile4x16(groups, rows, stride, panel, sums);
       StoreQgemmTile(count, cols, sums, store.At(i, j), c + i * ldc + j, ldc);
     }
   }
@@ -1449,30 +1475,25 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
 #pragma GCC push_options
 #pragma GCC target("avxvnni")
 
-template <bool kSplit, int kUsedRows = 4>  // kUsedRows and noinline as in QgemmTile4x16
+template <int kUsedRows = 4>  // kUsedRows and noinline as in QgemmTile4x16
 [[gnu::noinline]] void QgemmTileAvxVnni4x16(int64_t groups, const uint8_t* a,
                                             int64_t a_group_stride, const int8_t* b,
                                             int32_t* sums) {
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
-  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   for (int64_t g = 0; g < groups; ++g) {
-#pragma GCC unroll 2
-    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
-      const int8_t* bg = b + half * kQgemmGroupBytes;
-      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg));
-      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32));
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
 #pragma GCC unroll 4
-      for (int r = 0; r < kUsedRows; ++r) {
-        int32_t quad;
-        std::memcpy(&quad, a + 4 * r, sizeof quad);
-        const __m256i x = _mm256_set1_epi32(quad);
-        acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], x, b0);
-        acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], x, b1);
-      }
+    for (int r = 0; r < kUsedRows; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a + 4 * r, sizeof quad);
+      const __m256i x = _mm256_set1_epi32(quad);
+      acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], x, b0);
+      acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], x, b1);
     }
     a += a_group_stride;
-    b += group_bytes;
+    b += kQgemmGroupBytes;
   }
   for (int r = 0; r < kUsedRows; ++r) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
@@ -1480,10 +1501,12 @@ template <bool kSplit, int kUsedRows = 4>  // kUsedRows and noinline as in Qgemm
   }
 }
 
+// Never given a wide B (the product runs qgemm_block for one; mlas/qgemm.h): `wide` is false.
 template <int64_t kRows>
 void QgemmBlockAvxVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
-                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
-                       const QgemmStore& store, int32_t* c, int64_t ldc) {
+                       int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride,
+                       [[maybe_unused]] bool wide, const QgemmStore& store, int32_t* c,
+                       int64_t ldc) {
   alignas(32) int32_t sums[4 * kQgemmCols];
   for (int64_t j = 0; j < n; j += kQgemmCols) {
     const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
@@ -1491,14 +1514,9 @@ void QgemmBlockAvxVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
     for (int64_t i = 0; i < m; i += 4) {
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4;
       const int64_t count = std::min<int64_t>(4, m - i);
-      if (split)
-        count == 1   ? QgemmTileAvxVnni4x16<true, 1>(groups, rows, kRows * 4, panel, sums)
-        : count == 2 ? QgemmTileAvxVnni4x16<true, 2>(groups, rows, kRows * 4, panel, sums)
-                     : QgemmTileAvxVnni4x16<true>(groups, rows, kRows * 4, panel, sums);
-      else
-        count == 1   ? QgemmTileAvxVnni4x16<false, 1>(groups, rows, kRows * 4, panel, sums)
-        : count == 2 ? QgemmTileAvxVnni4x16<false, 2>(groups, rows, kRows * 4, panel, sums)
-                     : QgemmTileAvxVnni4x16<false>(groups, rows, kRows * 4, panel, sums);
+      count == 1   ? QgemmTileAvxVnni4x16<1>(groups, rows, kRows * 4, panel, sums)
+      : count == 2 ? QgemmTileAvxVnni4x16<2>(groups, rows, kRows * 4, panel, sums)
+                   : QgemmTileAvxVnni4x16(groups, rows, kRows * 4, panel, sums);
       StoreQgemmTile(count, cols, sums, store.At(i, j), c + i * ldc + j, ldc);
     }
   }
@@ -1512,13 +1530,27 @@ bool CpuHasAvxVnni() {
 }
 #endif
 #else
-// Portable: the same sums in plain integers (products fit in int32; the sums wrap as uint32).
+// Portable: the same sums in plain integers (products fit in int32; the sums wrap as uint32); a
+// wide product's A and B as int16 (mlas/qgemm.h).
 template <int64_t kRows>
 void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
-                        int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool split,
+                        int64_t a_panel_stride, const int8_t* b, int64_t b_panel_stride, bool wide,
                         const QgemmStore& store, int32_t* c, int64_t ldc) {
-  const int64_t group_bytes = split ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
-  const int halves = split ? 2 : 1;
+  const int64_t group_bytes = wide ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
+  // Value t of row r in group g of A's panel, and weight t of column col in a group of B.
+  const auto a_value = [wide](const uint8_t* panel, int64_t g, int64_t r, int64_t t) -> int32_t {
+    const int64_t at = (g * kRows + r) * kQgemmGroup + t;
+    if (!wide) return panel[at];
+    int16_t value;
+    std::memcpy(&value, panel + 2 * at, sizeof value);
+    return value;
+  };
+  const auto b_value = [wide](const int8_t* group, int64_t col, int64_t t) -> int32_t {
+    if (!wide) return group[col * kQgemmGroup + t];
+    int16_t value;
+    std::memcpy(&value, group + 2 * (t / 2 * 2 * kQgemmCols + col * 2 + t % 2), sizeof value);
+    return value;
+  };
   int32_t sums[kRows * kQgemmCols];
   for (int64_t j = 0; j < n; j += kQgemmCols) {
     const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
@@ -1526,18 +1558,14 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
       const uint8_t* rows = a + i / kRows * a_panel_stride;
       uint32_t acc[kRows * kQgemmCols] = {};
       for (int64_t g = 0; g < groups; ++g) {
-        const uint8_t* ag = rows + g * kRows * kQgemmGroup;
-        for (int half = 0; half < halves; ++half) {
-          const int8_t* bg = panel + g * group_bytes + half * kQgemmGroupBytes;
-          for (int64_t r = 0; r < kRows; ++r)
-            for (int64_t col = 0; col < kQgemmCols; ++col) {
-              int32_t dot = 0;
-              for (int64_t t = 0; t < kQgemmGroup; ++t)
-                dot += static_cast<int32_t>(ag[r * kQgemmGroup + t]) *
-                       static_cast<int32_t>(bg[col * kQgemmGroup + t]);
-              acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
-            }
-        }
+        const int8_t* bg = panel + g * group_bytes;
+        for (int64_t r = 0; r < kRows; ++r)
+          for (int64_t col = 0; col < kQgemmCols; ++col) {
+            int32_t dot = 0;
+            for (int64_t t = 0; t < kQgemmGroup; ++t)
+              dot += a_value(rows, g, r, t) * b_value(bg, col, t);
+            acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
+          }
       }
       for (int64_t v = 0; v < kRows * kQgemmCols; ++v) sums[v] = static_cast<int32_t>(acc[v]);
       StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, store.At(i, j),

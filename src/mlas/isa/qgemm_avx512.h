@@ -1,11 +1,11 @@
 // The AVX-512 unit's int8 GEMM kernel (included by isa_kernels_impl.h there only): on CPUs with
 // AVX-512 VNNI, vpdpbusd sums four u8 x s8 products into each int32 lane at once, with no
-// intermediate saturation, so it is exact for every input (a split B, which this level never
-// packs on such a CPU, is still read correctly: both halves against the same A). The tile is 12
+// intermediate saturation, so it is exact for every input (a wide B, mlas/qgemm.h, which this
+// level never packs on such a CPU, runs the table's qgemm_block instead). The tile is 12
 // rows x 32 columns (two panels of B): 24 accumulators, two vectors of B and one broadcast
 // value of A in the 32 zmm registers. Without VNNI (AVX-512 F/BW/DQ/VL alone) the level runs the
 // AVX2 vpmaddubsw kernel on the same 12-row panels of A (the table's qgemm_block), with its
-// pair-bound contract.
+// pair-bound contract and its vpmaddwd form for a wide B.
 //
 // Only the VNNI functions are compiled with VNNI (the pragma below), so that the rest of the
 // unit runs on AVX-512 CPUs without it; they run only after a CPUID check (qgemm_vnni_usable).
@@ -31,35 +31,30 @@ constexpr int64_t kQgemmTileRowsAvx512 = 12;
 #pragma GCC push_options
 #pragma GCC target("avx512vnni")
 
-template <int kPanels, bool kSplit>
+template <int kPanels>
 [[gnu::always_inline]] inline void QgemmTileVnni(int64_t groups, const uint8_t* a, const int8_t* b,
                                                  int64_t b_panel_stride, int64_t rows, int64_t cols,
                                                  const QgemmStore& store, int32_t* c, int64_t ldc) {
   constexpr int kRows = static_cast<int>(kQgemmTileRowsAvx512);
-  constexpr int64_t group_bytes = kSplit ? 2 * kQgemmGroupBytes : kQgemmGroupBytes;
   __m512i acc[kRows][kPanels];
 #pragma GCC unroll 12
   for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
     for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_setzero_si512();
   for (int64_t g = 0; g < groups; ++g) {
+    __m512i column[kPanels];
 #pragma GCC unroll 2
-    for (int half = 0; half < (kSplit ? 2 : 1); ++half) {
-      __m512i column[kPanels];
-#pragma GCC unroll 2
-      for (int p = 0; p < kPanels; ++p)
-        column[p] = _mm512_loadu_si512(b + p * b_panel_stride + half * kQgemmGroupBytes);
+    for (int p = 0; p < kPanels; ++p) column[p] = _mm512_loadu_si512(b + p * b_panel_stride);
 #pragma GCC unroll 12
-      for (int r = 0; r < kRows; ++r) {
-        int32_t quad;
-        std::memcpy(&quad, a + 4 * r, sizeof quad);
-        const __m512i x = _mm512_set1_epi32(quad);
+    for (int r = 0; r < kRows; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a + 4 * r, sizeof quad);
+      const __m512i x = _mm512_set1_epi32(quad);
 #pragma GCC unroll 2
-        for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], x, column[p]);
-      }
+      for (int p = 0; p < kPanels; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], x, column[p]);
     }
     a += kRows * kQgemmGroup;
-    b += group_bytes;
+    b += kQgemmGroupBytes;
   }
   for (int r = 0; r < rows; ++r) {
 #pragma GCC unroll 2
@@ -73,7 +68,7 @@ template <int kPanels, bool kSplit>
 }
 
 // A few rows (kRows of 1, 2 or 4; the block's m at most 4, as a classifier's matrix-vector
-// product) against kPanels (1 to 4) panels of an unsplit B: the 12-row tile would multiply 12
+// product) against kPanels (1 to 4) panels of B: the 12-row tile would multiply 12
 // rows of A for one, 11 of them padding. The rows are read from A's 12-row panel (its group
 // stride); with one or two rows, even and odd depth groups go to two sets of accumulators, so
 // that the vpdpbusd chains overlap their latency.
@@ -126,7 +121,7 @@ template <int kRows, int kPanels>
   }
 }
 
-// The macro-kernel for a block of at most 4 rows and an unsplit B: 64 columns (four panels) a
+// The macro-kernel for a block of at most 4 rows: 64 columns (four panels) a
 // tile, the last tile as many panels as remain.
 template <int kRows>
 void QgemmBlockVnniFewRows(int64_t m, int64_t n, int64_t groups, const uint8_t* a, const int8_t* b,
@@ -158,7 +153,7 @@ void QgemmBlockVnniFewRows(int64_t m, int64_t n, int64_t groups, const uint8_t* 
 }
 
 #if defined(__x86_64__)
-// The full 12 x 32 tile of an unsplit B in assembly, as the SGEMM's micro-kernels are: GCC's
+// The full 12 x 32 tile in assembly, as the SGEMM's micro-kernels are: GCC's
 // allocation of the intrinsics above copies and spills accumulators every group (24 of them, two
 // B vectors and the broadcast take 27 of the 32 registers). zmm0-23 hold the sums (row r in
 // zmm 2r, 2r + 1), zmm24-25 the group's two B vectors, zmm26 row r's broadcast 4 bytes of A; the
@@ -391,7 +386,7 @@ void QgemmTileVnni12x32(int64_t groups, const uint8_t* a, const int8_t* b, int64
   "vpdpbusd %%zmm25, %%zmm26, %%zmm" #sum1 "\n\t"
 // clang-format on
 
-// The full 12 x 32 tile of an unsplit B, requantized from the registers: row r's 32 bytes at
+// The full 12 x 32 tile, requantized from the registers: row r's 32 bytes at
 // out + r * ldo for r < rows, from its sums plus column_term (minus column_zero[j] row_sums[r]
 // when row_sums is given), with the column multipliers scale[0..32) and the constants k.
 void QgemmTileVnni12x32Requantize(int64_t groups, const uint8_t* a, const int8_t* b,
@@ -588,14 +583,15 @@ inline void StoreVnniSums(const int32_t* sums, int64_t rows, int64_t cols, const
 }
 #endif
 
-// The macro-kernel: pairs of B panels outside, the 12-row panels of A inside.
+// The macro-kernel: pairs of B panels outside, the 12-row panels of A inside. Never given a wide
+// B (the product runs qgemm_block for one; mlas/qgemm.h): `wide` is false.
 void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
-                    const int8_t* b, int64_t b_panel_stride, bool split,
+                    const int8_t* b, int64_t b_panel_stride, [[maybe_unused]] bool wide,
                     const QgemmStore& block_store, int32_t* c, int64_t ldc) {
 #if defined(__x86_64__)
   if (block_store.out8 != nullptr) {
     // Requantized in the store: the full tiles from the registers, the others (fewer than 32
-    // columns or 5 rows, or a split B) through 12 x 32 sums in memory.
+    // columns or 5 rows) through 12 x 32 sums in memory.
     alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
     for (int64_t j = 0; j < n; j += 2 * kQgemmCols) {
       const int8_t* panels = b + j / kQgemmCols * b_panel_stride;
@@ -605,8 +601,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         const int64_t count = std::min(kQgemmTileRowsAvx512, m - i);
         const QgemmStore store = block_store.At(i, j);
         const int32_t* term = store.column_term != nullptr ? store.column_term : kZeroTerms;
-        if (cols == 2 * kQgemmCols && count == kQgemmTileRowsAvx512 && !split &&
-            store.a_rows != nullptr) {
+        if (cols == 2 * kQgemmCols && count == kQgemmTileRowsAvx512 && store.a_rows != nullptr) {
           const RequantizeTileOperands operands{*store.out_constants,
                                                 0,
                                                 term,
@@ -620,7 +615,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
                                            b_panel_stride, &operands);
           continue;
         }
-        if (cols == 2 * kQgemmCols && count > 4 && !split) {
+        if (cols == 2 * kQgemmCols && count > 4) {
           QgemmTileVnni12x32Requantize(groups, rows, panels, b_panel_stride, term,
                                        store.column_zero, store.row_sums, count, store.out_scale,
                                        store.out_constants, store.out8, store.out8_stride);
@@ -629,7 +624,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         QgemmStore to_sums = store;
         to_sums.out8 = nullptr;
         constexpr int64_t ld = 2 * kQgemmCols;
-        if (count <= 4 && !split) {
+        if (count <= 4) {
           // A tail of at most 4 rows (resnet's 49, 196, 784 and 3136 positions leave 1 or 4) on
           // the few-row tiles: the 12-row tile would multiply 8 to 11 rows of padding.
           const auto few = [&]<int kRows>() {
@@ -647,15 +642,9 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
           else
             few.template operator()<4>();
         } else if (cols > kQgemmCols)
-          split ? QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, to_sums,
-                                         sums, ld)
-                : QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols,
-                                          to_sums, sums, ld);
+          QgemmTileVnni<2>(groups, rows, panels, b_panel_stride, count, cols, to_sums, sums, ld);
         else
-          split ? QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, to_sums,
-                                         sums, ld)
-                : QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols,
-                                          to_sums, sums, ld);
+          QgemmTileVnni<1>(groups, rows, panels, b_panel_stride, count, cols, to_sums, sums, ld);
         for (int64_t r = 0; r < count; ++r)
           RequantizeSumsRow(sums + r * 2 * kQgemmCols, cols, store,
                             store.out8 + r * store.out8_stride);
@@ -664,7 +653,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
     return;
   }
 #endif
-  if (m <= 4 && !split) {
+  if (m <= 4) {
     if (m == 1)
       return QgemmBlockVnniFewRows<1>(m, n, groups, a, b, b_panel_stride, block_store, c, ldc);
     if (m == 2)
@@ -680,7 +669,7 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
       int32_t* tile = c + i * ldc + j;
       const QgemmStore store = block_store.At(i, j);
 #if defined(__x86_64__)
-      if (cols > kQgemmCols && !split) {
+      if (cols > kQgemmCols) {
         alignas(64) int32_t sums[kQgemmTileRowsAvx512 * 2 * kQgemmCols];
         // Straight to C from the registers when the tile is 32 columns wide and is not added to
         // C (the rows past m not stored); else through sums.
@@ -697,21 +686,10 @@ void QgemmBlockVnni(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         continue;
       }
 #endif
-      if (cols > kQgemmCols) {
-        if (split)
-          QgemmTileVnni<2, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
-                                 ldc);
-        else
-          QgemmTileVnni<2, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
-                                  ldc);
-      } else {
-        if (split)
-          QgemmTileVnni<1, true>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
-                                 ldc);
-        else
-          QgemmTileVnni<1, false>(groups, rows, panels, b_panel_stride, count, cols, store, tile,
-                                  ldc);
-      }
+      if (cols > kQgemmCols)
+        QgemmTileVnni<2>(groups, rows, panels, b_panel_stride, count, cols, store, tile, ldc);
+      else
+        QgemmTileVnni<1>(groups, rows, panels, b_panel_stride, count, cols, store, tile, ldc);
     }
   }
 }

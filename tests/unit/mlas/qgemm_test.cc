@@ -30,7 +30,7 @@ namespace prism::mlas {
 namespace {
 
 // Every kernel variant this build and CPU run: each level's table and, where the level runs a
-// VNNI kernel here, the same table without it (its vpmaddubsw kernel, with split packing).
+// VNNI kernel here, the same table without it (its vpmaddubsw kernel, with wide packing).
 struct Variant {
   std::string name;
   IsaKernels kernels;
@@ -206,7 +206,7 @@ TEST(Int8GemmTest, FewRowBlocksMatchTheReference) {
 }
 
 // vpmaddubsw's worst case: 255 * -128 twice overflows int16. Every level must still be exact:
-// the saturating ones through the split packing.
+// the saturating ones through the wide packing (vpmaddwd on int16).
 TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
   for (const bool b_signed : {true, false}) {
     for (const uint8_t b_byte : {uint8_t{0x80}, uint8_t{0x7f}, uint8_t{0x00}, uint8_t{0xff}}) {
@@ -232,13 +232,13 @@ TEST(Int8GemmTest, ExtremeValuesAreExactOnEveryLevel) {
 }
 
 TEST(Int8GemmTest, PackerChecksThePairBound) {
-  // |b| <= 64 everywhere: within the bound, never split.
+  // |b| <= 64 everywhere: within the bound, never wide.
   std::vector<uint8_t> small(40 * 17);
   for (size_t i = 0; i < small.size(); ++i)
     small[i] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>(i % 129) - 64));
   const PackedQuantB within = PackedQuantB::Pack(40, 17, small.data(), 17, true, true);
   EXPECT_TRUE(within.WithinPairBound());
-  EXPECT_FALSE(within.Split());
+  EXPECT_FALSE(within.Wide());
   // 127 beside -128 in one pair is still within (255 * 127 and 255 * -128 fit int16) ...
   std::vector<uint8_t> mixed = {0x7f, 0x80, 0x80, 0x7f};  // k = 4, n = 1
   EXPECT_TRUE(PackedQuantB::Pack(4, 1, mixed.data(), 1, true, true).WithinPairBound());
@@ -249,18 +249,18 @@ TEST(Int8GemmTest, PackerChecksThePairBound) {
   EXPECT_FALSE(PackedQuantB::Pack(2, 1, under.data(), 1, true, true).WithinPairBound());
   std::vector<uint8_t> lone = {64, 64, 127};
   EXPECT_TRUE(PackedQuantB::Pack(3, 1, lone.data(), 1, true, true).WithinPairBound());
-  // A split is made only for kernels that saturate.
-  const PackedQuantB unsplit = PackedQuantB::Pack(2, 1, over.data(), 1, true, false);
-  EXPECT_FALSE(unsplit.Split());
-  EXPECT_TRUE(PackedQuantB::Pack(2, 1, over.data(), 1, true, true).Split());
+  // A wide packing is made only for kernels that saturate.
+  const PackedQuantB narrow = PackedQuantB::Pack(2, 1, over.data(), 1, true, false);
+  EXPECT_FALSE(narrow.Wide());
+  EXPECT_TRUE(PackedQuantB::Pack(2, 1, over.data(), 1, true, true).Wide());
 }
 
-// A B outside the pair bound packed unsplit (for kernels that do not saturate) is refused by
+// A B outside the pair bound packed narrow (for kernels that do not saturate) is refused by
 // kernels that do, rather than summed wrongly.
-TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
+TEST(Int8GemmTest, SaturatingKernelsRefuseANarrowBOutsideTheBound) {
   std::vector<uint8_t> b = {100, 100, 100, 100};  // k = 4, n = 1: 100 + 100 > 128
   const PackedQuantB packed = PackedQuantB::Pack(4, 1, b.data(), 1, true, false);
-  ASSERT_FALSE(packed.Split());
+  ASSERT_FALSE(packed.Wide());
   std::vector<uint8_t> a = {255, 255, 255, 255};
   int32_t c = 0;
   for (const Variant& v : Variants()) {
@@ -271,24 +271,24 @@ TEST(Int8GemmTest, SaturatingKernelsRefuseAnUnsplitBOutsideTheBound) {
   }
 }
 
-// The packing byte for byte against the layout of qgemm.h written out one byte at a time (the
-// packer's first form): whole panels and depth groups (its 64-byte path), a ragged last panel
-// and group, signed and unsigned B, split and unsplit, a leading dimension wider than n; the
-// column sums and the pair-bound flag with them.
+// The packing byte for byte against the layout of qgemm.h written out one value at a time (the
+// packer's first form): whole panels and depth groups (its 64-byte path, 128 wide), a ragged
+// last panel and group, signed and unsigned B, wide and narrow, a leading dimension wider than
+// n; the column sums and the pair-bound flag with them.
 TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
   const int64_t shapes[][2] = {{4, 16}, {8, 32}, {37, 50}, {64, 48}, {3, 15}, {1, 1}, {70, 17}};
   uint32_t seed = 30;
   for (const auto& shape : shapes)
     for (const bool b_signed : {true, false})
       for (const bool seven_bit : {true, false})
-        for (const bool split_if_needed : {false, true}) {
+        for (const bool widen_if_needed : {false, true}) {
           const int64_t k = shape[0], n = shape[1];
           Problem p = MakeProblem(1, n, k, false, b_signed, false, ++seed);
           if (seven_bit)  // within the pair bound after the shift to int8
             for (uint8_t& x : p.b)
               x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ (b_signed ? 0 : 0x80));
           const PackedQuantB packed =
-              PackedQuantB::Pack(k, n, p.b.data(), p.ldb, b_signed, split_if_needed);
+              PackedQuantB::Pack(k, n, p.b.data(), p.ldb, b_signed, widen_if_needed);
           const uint8_t flip = b_signed ? 0 : 0x80;
           bool within = true;
           for (int64_t q = 0; q + 1 < k; q += 2)
@@ -298,25 +298,27 @@ TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
               within = within && std::max(b0, 0) + std::max(b1, 0) <= 128 &&
                        std::min(b0, 0) + std::min(b1, 0) >= -128;
             }
-          const bool split = split_if_needed && !within;
+          const bool wide = widen_if_needed && !within;
           SCOPED_TRACE(::testing::Message()
-                       << "k " << k << " n " << n << " signed " << b_signed << " split " << split);
+                       << "k " << k << " n " << n << " signed " << b_signed << " wide " << wide);
           ASSERT_EQ(packed.WithinPairBound(), within);
-          ASSERT_EQ(packed.Split(), split);
+          ASSERT_EQ(packed.Wide(), wide);
           const int64_t panels = (n + kQgemmPanelCols - 1) / kQgemmPanelCols;
           std::vector<int8_t> expected(static_cast<size_t>(panels * packed.PanelStride()), 0);
           std::vector<int32_t> sums(static_cast<size_t>(panels * kQgemmPanelCols), 0);
           for (int64_t q = 0; q < k; ++q)
             for (int64_t j = 0; j < n; ++j) {
               const auto v = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
-              const size_t at = static_cast<size_t>(j / kQgemmPanelCols * packed.PanelStride() +
-                                                    q / kQgemmDepthGroup * packed.GroupBytes() +
-                                                    j % kQgemmPanelCols * 4 + q % 4);
-              if (split) {
-                expected[at] = static_cast<int8_t>(v >> 1);
-                expected[at + kQgemmGroupBytes] = static_cast<int8_t>(v - (v >> 1));
-              } else {
+              const int64_t group = j / kQgemmPanelCols * packed.PanelStride() +
+                                    q / kQgemmDepthGroup * packed.GroupBytes();
+              if (wide) {
+                // Depth pair q / 2 % 2 of the group, column j % 16's two int16 (little-endian).
+                const auto at = static_cast<size_t>(group + q % 4 / 2 * 64 +
+                                                    j % kQgemmPanelCols * 4 + q % 2 * 2);
                 expected[at] = v;
+                expected[at + 1] = static_cast<int8_t>(v < 0 ? -1 : 0);
+              } else {
+                expected[static_cast<size_t>(group + j % kQgemmPanelCols * 4 + q % 4)] = v;
               }
               sums[static_cast<size_t>(j)] += v;
             }
@@ -329,10 +331,10 @@ TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
 
 TEST(Int8GemmTest, UnpackRestoresB) {
   for (const bool b_signed : {true, false})
-    for (const bool split : {false, true}) {
+    for (const bool wide : {false, true}) {
       const Problem p = MakeProblem(1, 37, 19, false, b_signed, false, 9);
-      const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, split);
-      EXPECT_EQ(packed.Split(), split);
+      const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, wide);
+      EXPECT_EQ(packed.Wide(), wide);
       std::vector<uint8_t> back(p.b.size(), 0);
       packed.Unpack(back.data(), p.ldb);
       for (int64_t q = 0; q < p.k; ++q)
@@ -341,12 +343,13 @@ TEST(Int8GemmTest, UnpackRestoresB) {
     }
 }
 
-// A split packing read by every level (the non-saturating ones too) gives the same sums.
-TEST(Int8GemmTest, SplitPackingIsReadByEveryLevel) {
+// A wide packing read by every level (the non-saturating ones too, VNNI levels through their
+// qgemm_block) gives the same sums.
+TEST(Int8GemmTest, WidePackingIsReadByEveryLevel) {
   const Problem p = MakeProblem(29, 50, 45, false, true, true, 11);
   const std::vector<int32_t> expected = Reference(p);
   const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, true, true);
-  ASSERT_TRUE(packed.Split());
+  ASSERT_TRUE(packed.Wide());
   QgemmZeroPoints zero{p.a_zero, p.b_zero.data(), 0};
   for (const Variant& v : Variants()) {
     std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);

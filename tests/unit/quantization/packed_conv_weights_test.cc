@@ -25,7 +25,7 @@ TEST(PackedConvWeightsTest, GroupsMatchThePackingOfTheTransposeBuiltByteByByte) 
                         {{33, 5, 7}, 1},      {{16, 1, 3, 3}, 16}, {{18, 6, 2, 1, 3}, 3},
                         {{130, 40, 1, 1}, 1}, {{3, 3, 5, 5}, 1}};
   std::mt19937 engine(5);
-  const bool split = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
+  const bool widen = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
   for (const Case& c : cases)
     for (ElementType type : {ElementType::kInt8, ElementType::kUint8}) {
       Tensor w(type, TensorShape(c.shape), GetCpuAllocator());
@@ -46,10 +46,10 @@ TEST(PackedConvWeightsTest, GroupsMatchThePackingOfTheTransposeBuiltByteByByte) 
               b[static_cast<size_t>((k * channels + ch) * per_group + m)] =
                   bytes[(g * per_group + m) * depth + ch * kernel_size + k];
         const mlas::PackedQuantB expected = mlas::PackedQuantB::Pack(
-            depth, per_group, b.data(), per_group, type == ElementType::kInt8, split);
+            depth, per_group, b.data(), per_group, type == ElementType::kInt8, widen);
         const mlas::PackedQuantB& actual = packed->Group(g);
         ASSERT_EQ(actual.Bytes(), expected.Bytes());
-        ASSERT_EQ(actual.Split(), expected.Split());
+        ASSERT_EQ(actual.Wide(), expected.Wide());
         const int64_t data_bytes = (per_group + mlas::kQgemmPanelCols - 1) / mlas::kQgemmPanelCols *
                                    expected.PanelStride();
         for (int64_t i = 0; i < data_bytes; ++i)
