@@ -1371,17 +1371,62 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 }
 
 #if defined(__AVX2__)
+// A tile's sums (kUsedRows x 16, acc[r][half]) written to C as `store` says, rows [0, rows):
+// straight from the registers for a whole panel (8 lanes at a time, the same wrapping sums as
+// StoreQgemmTile; for a product of small depth, as a 1x1 convolution's 64 channels, the scalar
+// store took about as long as the tile's multiplies), through a buffer and StoreQgemmTile for a
+// ragged last panel (cols < 16).
+template <int kUsedRows>
+[[gnu::always_inline]] inline void StoreQgemmTileAvx2(const __m256i (&acc)[kUsedRows][2],
+                                                      int64_t rows, int64_t cols,
+                                                      const QgemmStore& store, int32_t* c,
+                                                      int64_t ldc) {
+  if (cols < kQgemmCols) {
+    alignas(32) int32_t sums[kUsedRows * kQgemmCols];
+    for (int r = 0; r < kUsedRows; ++r) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
+    }
+    StoreQgemmTile(rows, cols, sums, store, c, ldc);
+    return;
+  }
+  const bool with_terms = store.column_term != nullptr;
+  __m256i term[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  __m256i zero[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  if (with_terms)
+    for (int h = 0; h < 2; ++h) {
+      term[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(store.column_term + 8 * h));
+      zero[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(store.column_zero + 8 * h));
+    }
+  for (int r = 0; r < kUsedRows && r < rows; ++r) {
+    int32_t* row = c + r * ldc;
+    for (int h = 0; h < 2; ++h) {
+      auto* at = reinterpret_cast<__m256i*>(row + 8 * h);
+      __m256i value = acc[r][h];
+      if (store.accumulate) value = _mm256_add_epi32(value, _mm256_loadu_si256(at));
+      if (with_terms) {
+        value = _mm256_add_epi32(value, term[h]);
+        if (store.row_sums != nullptr)
+          value = _mm256_sub_epi32(
+              value, _mm256_mullo_epi32(zero[h], _mm256_set1_epi32(store.row_sums[r])));
+      }
+      _mm256_storeu_si256(at, value);
+    }
+  }
+}
+
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. Only the
 // first kUsedRows rows are multiplied (1 or 2 for the last rows of a block, as a matrix-vector
-// product's single row); their sums are the only ones stored. Never inlined: the six forms
+// product's single row), and the first `rows` of them stored to C. Never inlined: the six forms
 // inlined into QgemmBlockAvx2 made gcc keep some accumulators on the stack (an add from memory
 // and a store on every depth group; resnet50_qdq spent 84% of a run in that loop on the AVX2
 // machine).
 template <int kUsedRows = 4>
 [[gnu::noinline]] void QgemmTile4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
-                                     const int8_t* b, int32_t* sums) {
+                                     const int8_t* b, int64_t rows, int64_t cols,
+                                     const QgemmStore& store, int32_t* c, int64_t ldc) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
@@ -1399,21 +1444,66 @@ template <int kUsedRows = 4>
     a += a_group_stride;
     b += kQgemmGroupBytes;
   }
-  for (int r = 0; r < kUsedRows; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
-  }
+  StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
 
 // The same tile of a wide product (mlas/qgemm.h): A's rows as int16 (row r's group at a + 8 r),
 // B's weights as int16 pairs; vpmaddwd sums each pair of products into an int32 lane, exact for
-// every input. The first depth pair of a group for all rows, then the second: with both at once
-// gcc held four B vectors and two broadcasts beside the eight accumulators and spilled.
+// every input. The first depth pair of a group for all rows, then the second. The 4-row form's
+// loop is written in assembly: gcc reassociated the adds of the two pairs (integer adds are
+// associative), held eight products at once, spilled two accumulators and copied four between
+// registers on every group (about 75 instructions a group where 46 do).
 template <int kUsedRows = 4>
 [[gnu::noinline]] void QgemmTileWide4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
-                                         const int8_t* b, int32_t* sums) {
+                                         const int8_t* b, int64_t rows, int64_t cols,
+                                         const QgemmStore& store, int32_t* c, int64_t ldc) {
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  if constexpr (kUsedRows == 4) {
+#if defined(__x86_64__)
+    if (groups > 0) {
+      __m256i b0, b1, x, product0, product1;
+      // One row's step: broadcast its two int16 of the pair at A_OFFSET, multiply-add with both
+      // B vectors into its two accumulators.
+#define PRISM_WIDE_ROW(a_offset, acc0, acc1)   \
+  "vpbroadcastd " #a_offset                    \
+  "(%[a]), %[x]\n\t"                           \
+  "vpmaddwd %[b0], %[x], %[product0]\n\t"      \
+  "vpmaddwd %[b1], %[x], %[product1]\n\t"      \
+  "vpaddd %[product0], %[" #acc0 "], %[" #acc0 \
+  "]\n\t"                                      \
+  "vpaddd %[product1], %[" #acc1 "], %[" #acc1 "]\n\t"
+      asm volatile(
+          "1:\n\t"
+          "vmovdqu (%[b]), %[b0]\n\t"
+          "vmovdqu 32(%[b]), %[b1]\n\t"
+          PRISM_WIDE_ROW(0, acc00, acc01)
+          PRISM_WIDE_ROW(8, acc10, acc11)
+          PRISM_WIDE_ROW(16, acc20, acc21)
+          PRISM_WIDE_ROW(24, acc30, acc31)
+          "vmovdqu 64(%[b]), %[b0]\n\t"
+          "vmovdqu 96(%[b]), %[b1]\n\t"
+          PRISM_WIDE_ROW(4, acc00, acc01)
+          PRISM_WIDE_ROW(12, acc10, acc11)
+          PRISM_WIDE_ROW(20, acc20, acc21)
+          PRISM_WIDE_ROW(28, acc30, acc31)
+          "add %[a_step], %[a]\n\t"
+          "sub $-128, %[b]\n\t"
+          "dec %[groups]\n\t"
+          "jnz 1b\n\t"
+          : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
+            [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
+            [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b0] "=&x"(b0), [b1] "=&x"(b1),
+            [x] "=&x"(x), [product0] "=&x"(product0), [product1] "=&x"(product1), [a] "+r"(a),
+            [b] "+r"(b), [groups] "+r"(groups)
+          : [a_step] "r"(a_group_stride)
+          : "cc", "memory");
+#undef PRISM_WIDE_ROW
+    }
+    StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
+    return;
+#endif
+  }
   for (int64_t g = 0; g < groups; ++g) {
 #pragma GCC unroll 2
     for (int pair = 0; pair < 2; ++pair) {
@@ -1432,10 +1522,7 @@ template <int kUsedRows = 4>
     a += a_group_stride;
     b += 2 * kQgemmGroupBytes;
   }
-  for (int r = 0; r < kUsedRows; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols), acc[r][0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kQgemmCols + 8), acc[r][1]);
-  }
+  StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
 
 // The macro-kernel on panels of kRows rows (a multiple of 4): panels of B outside, so that one
@@ -1445,7 +1532,6 @@ template <int64_t kRows>
 void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
                     const int8_t* b, int64_t b_panel_stride, bool wide, const QgemmStore& store,
                     int32_t* c, int64_t ldc) {
-  alignas(32) int32_t sums[4 * kQgemmCols];
   const int64_t value_bytes = wide ? 2 : 1;
   for (int64_t j = 0; j < n; j += kQgemmCols) {
     const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
@@ -1454,15 +1540,19 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4 * value_bytes;
       const int64_t stride = kRows * 4 * value_bytes;
       const int64_t count = std::min<int64_t>(4, m - i);
+      const QgemmStore tile_store = store.At(i, j);
+      int32_t* tile = c + i * ldc + j;
       if (wide)
-        count == 1   ? QgemmTileWide4x16<1>(groups, rows, stride, panel, sums)
-        : count == 2 ? QgemmTileWide4x16<2>(groups, rows, stride, panel, sums)
-                     : QgemmTileWide4x16(groups, rows, stride, panel, sums);
+        count == 1
+            ? QgemmTileWide4x16<1>(groups, rows, stride, panel, 1, cols, tile_store, tile, ldc)
+        : count == 2
+            ? QgemmTileWide4x16<2>(groups, rows, stride, panel, 2, cols, tile_store, tile, ldc)
+            : QgemmTileWide4x16(groups, rows, stride, panel, count, cols, tile_store, tile, ldc);
       else
-        count == 1   ? QgemmTile4x16<1>(groups, rows, stride, panel, sums)
-        : count == 2 ? QgemmTile4x16<2>(groups, rows, stride, panel, sums)
-                     : QgemmTile4x16(groups, rows, stride, panel, sums);
-      StoreQgemmTile(count, cols, sums, store.At(i, j), c + i * ldc + j, ldc);
+        count == 1 ? QgemmTile4x16<1>(groups, rows, stride, panel, 1, cols, tile_store, tile, ldc)
+        : count == 2
+            ? QgemmTile4x16<2>(groups, rows, stride, panel, 2, cols, tile_store, tile, ldc)
+            : QgemmTile4x16(groups, rows, stride, panel, count, cols, tile_store, tile, ldc);
     }
   }
 }
