@@ -28,8 +28,12 @@ constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
-// microseconds; the int8 kernels do about four times the SGEMM's multiply-adds per cycle).
-constexpr double kMinMultiplyAddsPerThread = 1 << 22;
+// microseconds). The VNNI kernels do about four times the SGEMM's multiply-adds per cycle; the
+// vpmaddubsw and wide (vpmaddwd) ones 1.5 to 2 times, so they split from a quarter of it, as the
+// SGEMM does from 1 Mi (mobilenetv2_qdq at 2 threads on the AVX2 machine: 13.3-15.9 ms a run
+// with 4 Mi against 10.2-14.5 with 1 Mi, interleaved; resnet50_qdq the same).
+constexpr double kMinMultiplyAddsPerThreadVnni = 1 << 22;
+constexpr double kMinMultiplyAddsPerThread = 1 << 20;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -546,8 +550,10 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   };
 
   const double multiply_adds = static_cast<double>(m) * static_cast<double>(n) * k;
-  const int64_t wanted = std::clamp<int64_t>(
-      static_cast<int64_t>(multiply_adds / kMinMultiplyAddsPerThread), 1, threads);
+  const int64_t wanted =
+      std::clamp<int64_t>(static_cast<int64_t>(multiply_adds / (vnni ? kMinMultiplyAddsPerThreadVnni
+                                                                     : kMinMultiplyAddsPerThread)),
+                          1, threads);
   // Two blocks per thread, taken as threads come free (a thread slowed by another tenant leaves
   // its second block to the others), cut along the longer side of C.
   const int64_t wanted_blocks = 2 * wanted;
