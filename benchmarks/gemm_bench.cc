@@ -9,7 +9,8 @@
 // bert_base's shapes, reporting GOP/s (a multiply-add counts two) beside the SGEMM's GFLOP/s at the
 // same size, and oneDNN's u8 x s8 -> s32 matmul primitive (weights in its own prepacked layout); at
 // 1024^3 also with 7-bit weights (int8/prism_7bit: no wide packing on AVX2), and, on CPUs with
-// AVX-512 VNNI, an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains,
+// AVX-512 VNNI, an int8 peak probe (int8_peak_probe/avx512_vnni: independent vpdpbusd chains; on
+// AVX2 int8_peak_probe/avx2_maddubs and avx2_madd_wide, the narrow and wide kernels' steps,
 // GOP/s).
 //
 //   build/prism_gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -111,6 +112,65 @@ __attribute__((target("avx512f,avx512vnni"))) int64_t Avx512VnniProbe(int64_t it
   return iterations * 24 * 128;
 }
 #endif
+
+#if defined(__x86_64__)
+// AVX2's two int8 steps (mlas/qgemm.h), 12 independent chains each: vpmaddubsw + vpmaddwd with
+// ones + vpaddd (32 u8 x s8 multiply-adds, 64 operations: the narrow kernel's step, exact within
+// the pair bound) or vpmaddwd + vpaddd (16 int16 multiply-adds, 32 operations: the wide kernel's
+// step, exact for every input).
+__attribute__((target("avx2"))) int64_t Avx2Int8Probe(int64_t iterations, bool wide) {
+#define PRISM_NARROW_STEP(r)                 \
+  "vpmaddubsw %%ymm13, %%ymm12, %%ymm15\n\t" \
+  "vpmaddwd %%ymm14, %%ymm15, %%ymm15\n\t"   \
+  "vpaddd %%ymm15, %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_WIDE_STEP(r)                 \
+  "vpmaddwd %%ymm13, %%ymm12, %%ymm15\n\t" \
+  "vpaddd %%ymm15, %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_TWELVE(STEP) \
+  STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
+  int64_t count = iterations;
+  if (wide)
+    __asm__ volatile(
+        "vpcmpeqw %%ymm12, %%ymm12, %%ymm12\n\t vmovdqa %%ymm12, %%ymm13\n\t"
+        "1:\n\t" PRISM_TWELVE(PRISM_WIDE_STEP) "dec %[count]\n\t jnz 1b\n\t vzeroupper\n\t"
+        : [count] "+r"(count)
+        :
+        : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+          "xmm10", "xmm11", "xmm12", "xmm13", "xmm15");
+  else
+    __asm__ volatile(
+        "vpcmpeqw %%ymm14, %%ymm14, %%ymm14\n\t vpsrlw $15, %%ymm14, %%ymm14\n\t"
+        "vmovdqa %%ymm14, %%ymm12\n\t vmovdqa %%ymm14, %%ymm13\n\t"
+        "1:\n\t" PRISM_TWELVE(PRISM_NARROW_STEP) "dec %[count]\n\t jnz 1b\n\t vzeroupper\n\t"
+        : [count] "+r"(count)
+        :
+        : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#undef PRISM_TWELVE
+#undef PRISM_WIDE_STEP
+#undef PRISM_NARROW_STEP
+  return iterations * 12 * (wide ? 32 : 64);
+}
+#endif
+
+bool HasAvx2() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+void BM_Avx2Int8Probe(benchmark::State& state, bool wide) {
+  int64_t ops = 0;
+  for (auto _ : state) {
+#if defined(__x86_64__)
+    ops = Avx2Int8Probe(1 << 20, wide);
+#endif
+  }
+  state.counters["GOPS"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
 
 bool HasAvx512Vnni() {
 #if defined(__x86_64__)
@@ -384,6 +444,12 @@ void RegisterAll() {
   if (HasAvx512Vnni())
     benchmark::RegisterBenchmark("int8_peak_probe/avx512_vnni", BM_VnniPeakProbe)
         ->Unit(benchmark::kMillisecond);
+  if (HasAvx2()) {
+    benchmark::RegisterBenchmark("int8_peak_probe/avx2_maddubs", BM_Avx2Int8Probe, false)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("int8_peak_probe/avx2_madd_wide", BM_Avx2Int8Probe, true)
+        ->Unit(benchmark::kMillisecond);
+  }
   // (M, N, K): square sizes, then bert_base's MatMuls for 128 tokens: the projections (K=768,
   // N=768), the FFN's up (N=3072) and down (K=3072) products, and attention's per-head products
   // over 12 heads (Q K^T with K read transposed, then scores times V).

@@ -508,15 +508,51 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       });
 }
 
+// The per-channel multipliers and biases of a channels-last QLinearConv repeated for `rows`
+// positions: a tile that spans every channel is contiguous in the sums and in Y, and is
+// requantized `rows` positions a call instead of one (mobilenet's layers of 16 to 96 channels
+// spent about as long entering the row kernel as in it).
+struct RepeatedChannels {
+  std::vector<double> multipliers;
+  std::vector<int32_t> bias;  // empty without a bias
+  int64_t rows = 0;
+};
+
+RepeatedChannels RepeatChannels(const Int8ConvArgs& args, int64_t channels) {
+  constexpr int64_t kElements = 1024;
+  RepeatedChannels repeated;
+  repeated.rows = std::max<int64_t>(1, kElements / channels);
+  const int64_t size = repeated.rows * channels;
+  repeated.multipliers.resize(static_cast<size_t>(size));
+  if (args.bias != nullptr) repeated.bias.resize(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) {
+    repeated.multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
+    if (args.bias != nullptr) repeated.bias[static_cast<size_t>(i)] = args.bias[i % channels];
+  }
+  return repeated;
+}
+
 // Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
 // n's channels-last sums (m_total per position) stored to the NCHW output: as int32 for
 // ConvInteger, requantized for QLinearConv, 16 positions at a time through a small
 // channels-last byte block that is then transposed; or, for a channels-last Y, requantized
-// straight into Y's rows.
+// straight into Y's rows (several rows a call with `repeated`, when the tile spans every
+// channel).
 void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out_size,
-               const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels) {
+               const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels,
+               const RepeatedChannels* repeated = nullptr) {
   if (args.channels_last) {  // Y's rows are the sums' rows: no transpose
     const int64_t first = n * out_size;
+    if (repeated != nullptr && channel == 0 && channels == m_total) {
+      for (int64_t r = row; r < row + rows; r += repeated->rows) {
+        const int64_t count = std::min(repeated->rows, row + rows - r);
+        RequantizeRow(sums + r * m_total, repeated->bias.empty() ? nullptr : repeated->bias.data(),
+                      repeated->multipliers.data(), /*broadcast=*/false, count * m_total,
+                      static_cast<int32_t>(args.y_zero), args.y_signed,
+                      static_cast<uint8_t*>(args.y_8bit) + (first + r) * m_total);
+      }
+      return;
+    }
     for (int64_t r = row; r < row + rows; ++r) {
       const int32_t* sum = sums + r * m_total + channel;
       const int64_t at = (first + r) * m_total + channel;
@@ -583,6 +619,9 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       in_kernel = mlas::QgemmCanRequantize(kernels, args.w->Group(group),
                                            multipliers.data() + group * out_per_group);
   }
+  RepeatedChannels repeated;
+  if (args.channels_last && !in_kernel && g.group == 1)
+    repeated = RepeatChannels(args, g.out_channels);
   ScratchBuffer<uint8_t> channels_last(
       scratch, args.channels_last ? 0 : static_cast<size_t>(in_size * g.in_channels));
   ScratchBuffer<int32_t> sums(scratch,
@@ -631,7 +670,7 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       // for QLinearConv), instead of in a pass over all the sums after the product.
       const auto store_tile = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
         StoreTile(args, n, g.out_channels, out_size, sums.data(), row, rows, first_channel + col,
-                  cols);
+                  cols, repeated.rows > 0 ? &repeated : nullptr);
       };
       mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
                          zero_points, sums.data() + first_channel, g.out_channels, pool, store_tile,
