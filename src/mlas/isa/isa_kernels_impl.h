@@ -1525,6 +1525,68 @@ template <int kUsedRows = 4>
   StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
 
+#if defined(__x86_64__)
+// Six rows of a wide product against one 16-column panel, in assembly (the loop of the 4-row
+// form above with two more rows): twelve accumulators, B's two vectors, the broadcast and one
+// product in the sixteen ymm registers. Per depth group 16 loads for 24 vpmaddwd, where the
+// 4-row tile does 12 for 16.
+[[gnu::noinline]] void QgemmTileWide6x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
+                                         const int8_t* b, int64_t rows, int64_t cols,
+                                         const QgemmStore& store, int32_t* c, int64_t ldc) {
+  // The accumulators live in ymm0-11 (b0, b1: ymm12-13, the broadcast ymm14, the product ymm15)
+  // and are stored to acc at the end: as operands, twelve read-write vectors exceed asm's 30.
+  alignas(32) __m256i acc[6][2];
+  if (groups <= 0) {
+    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  } else {
+#define PRISM_WIDE_ROW(a_offset, acc0, acc1)    \
+  "vpbroadcastd " #a_offset                     \
+  "(%[a]), %%ymm14\n\t"                         \
+  "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"      \
+  "vpaddd %%ymm15, %%ymm" #acc0 ", %%ymm" #acc0 \
+  "\n\t"                                        \
+  "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"      \
+  "vpaddd %%ymm15, %%ymm" #acc1 ", %%ymm" #acc1 "\n\t"
+#define PRISM_ZERO(r) "vpxor %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
+#define PRISM_PUT(r) "vmovdqa %%ymm" #r ", " #r "*32(%[acc])\n\t"
+    asm volatile(
+        PRISM_ZERO(0) PRISM_ZERO(1) PRISM_ZERO(2) PRISM_ZERO(3) PRISM_ZERO(4) PRISM_ZERO(5)
+        PRISM_ZERO(6) PRISM_ZERO(7) PRISM_ZERO(8) PRISM_ZERO(9) PRISM_ZERO(10) PRISM_ZERO(11)
+        "1:\n\t"
+        "vmovdqu (%[b]), %%ymm12\n\t"
+        "vmovdqu 32(%[b]), %%ymm13\n\t"
+        PRISM_WIDE_ROW(0, 0, 1)
+        PRISM_WIDE_ROW(8, 2, 3)
+        PRISM_WIDE_ROW(16, 4, 5)
+        PRISM_WIDE_ROW(24, 6, 7)
+        PRISM_WIDE_ROW(32, 8, 9)
+        PRISM_WIDE_ROW(40, 10, 11)
+        "vmovdqu 64(%[b]), %%ymm12\n\t"
+        "vmovdqu 96(%[b]), %%ymm13\n\t"
+        PRISM_WIDE_ROW(4, 0, 1)
+        PRISM_WIDE_ROW(12, 2, 3)
+        PRISM_WIDE_ROW(20, 4, 5)
+        PRISM_WIDE_ROW(28, 6, 7)
+        PRISM_WIDE_ROW(36, 8, 9)
+        PRISM_WIDE_ROW(44, 10, 11)
+        "add %[a_step], %[a]\n\t"
+        "sub $-128, %[b]\n\t"
+        "dec %[groups]\n\t"
+        "jnz 1b\n\t"
+        PRISM_PUT(0) PRISM_PUT(1) PRISM_PUT(2) PRISM_PUT(3) PRISM_PUT(4) PRISM_PUT(5)
+        PRISM_PUT(6) PRISM_PUT(7) PRISM_PUT(8) PRISM_PUT(9) PRISM_PUT(10) PRISM_PUT(11)
+        : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups)
+        : [a_step] "r"(a_group_stride), [acc] "r"(&acc[0][0])
+        : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+          "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#undef PRISM_PUT
+#undef PRISM_ZERO
+#undef PRISM_WIDE_ROW
+  }
+  StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
+}
+#endif
+
 // The macro-kernel on panels of kRows rows (a multiple of 4): panels of B outside, so that one
 // (16 KiB at the driver's depth block; 32 KiB wide) stays in L1 while the panels of A stream past
 // it.
@@ -1536,12 +1598,20 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
   for (int64_t j = 0; j < n; j += kQgemmCols) {
     const int8_t* panel = b + j / kQgemmCols * b_panel_stride;
     const int64_t cols = std::min(kQgemmCols, n - j);
-    for (int64_t i = 0; i < m; i += 4) {
+    // A wide product on 12-row panels goes 6 rows a tile (the 6-row tile for 5 or 6 rows).
+    const int64_t step = wide && kRows % 6 == 0 ? 6 : 4;
+    for (int64_t i = 0; i < m; i += step) {
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4 * value_bytes;
       const int64_t stride = kRows * 4 * value_bytes;
-      const int64_t count = std::min<int64_t>(4, m - i);
+      const int64_t count = std::min<int64_t>(step, m - i);
       const QgemmStore tile_store = store.At(i, j);
       int32_t* tile = c + i * ldc + j;
+#if defined(__x86_64__)
+      if (count > 4) {
+        QgemmTileWide6x16(groups, rows, stride, panel, count, cols, tile_store, tile, ldc);
+        continue;
+      }
+#endif
       if (wide)
         count == 1
             ? QgemmTileWide4x16<1>(groups, rows, stride, panel, 1, cols, tile_store, tile, ldc)
@@ -1906,12 +1976,12 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .gemv_cols_f32 = &GemvColsF32,
                              .fma_probe_f32 = &FmaProbeF32,
 #if defined(__AVX2__)
-                             .qgemm_tile_rows = 4,
+                             .qgemm_tile_rows = 12,
                              .qgemm_block_saturates = true,
-                             .qgemm_block = &QgemmBlockAvx2<4>,
+                             .qgemm_block = &QgemmBlockAvx2<12>,
 #if PRISM_QGEMM_VNNI
                              .qgemm_vnni_usable = &CpuHasAvxVnni,
-                             .qgemm_block_vnni = &QgemmBlockAvxVnni<4>,
+                             .qgemm_block_vnni = &QgemmBlockAvxVnni<12>,
 #else
                              .qgemm_vnni_usable = nullptr,
                              .qgemm_block_vnni = nullptr,
