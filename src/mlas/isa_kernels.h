@@ -76,6 +76,14 @@ struct QgemmStore {
   // (then only a last partial panel is packed); nullptr: the packed panels.
   const uint8_t* a_rows = nullptr;
   int64_t a_stride = 0;
+  // A mixed B's fix-ups (mlas/qgemm.h; only for qgemm_block): the block's panel p has entries
+  // [fixup_begin[p], fixup_begin[p + 1]) of fixup_group (depth groups counted from B's first)
+  // and fixup_data (128 bytes each); the block's A starts at depth group fixup_group0 and has
+  // `groups` of them (entries outside are skipped). nullptr: none.
+  const int32_t* fixup_begin = nullptr;
+  const int32_t* fixup_group = nullptr;
+  const int8_t* fixup_data = nullptr;
+  int64_t fixup_group0 = 0;
 
   // The same for the tile at (row, col) of the block.
   QgemmStore At(int64_t row, int64_t col) const {
@@ -88,6 +96,7 @@ struct QgemmStore {
       tile.out_scale += col;
     }
     if (a_rows != nullptr) tile.a_rows += row * a_stride;
+    if (fixup_begin != nullptr) tile.fixup_begin += col / 16;  // col: a whole number of panels
     return tile;
   }
 };

@@ -27,6 +27,10 @@ namespace {
 constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
+// A B outside the pair bound in at most one (panel, depth group) block of this many is packed
+// mixed (qgemm.h), else wide.
+constexpr int64_t kMixedMaxOutsideShare = 8;
+
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
 // microseconds). The VNNI kernels do about four times the SGEMM's multiply-adds per cycle; the
 // vpmaddubsw and wide (vpmaddwd) ones 1.5 to 2 times, so they split from a quarter of it, as the
@@ -247,7 +251,8 @@ void PackedQuantB::Free::operator()(int8_t* p) const {
 
 size_t PackedQuantB::Bytes() const {
   const int64_t panels = (n_ + kQgemmPanelCols - 1) / kQgemmPanelCols;
-  return static_cast<size_t>(panels * PanelStride()) + column_sums_.size() * sizeof(int32_t);
+  return static_cast<size_t>(panels * PanelStride()) + column_sums_.size() * sizeof(int32_t) +
+         (fixup_begin_.size() + fixup_group_.size()) * sizeof(int32_t) + fixup_data_.size();
 }
 
 PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
@@ -285,7 +290,26 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   }
   for (; p < k; ++p)
     for (int64_t j = 0; j < n; ++j) sums[j] += value(p, j);
-  packed.wide_ = widen_if_needed && !packed.within_pair_bound_;
+  // Which (panel, depth group) blocks break the bound; few of them: the mixed form (qgemm.h).
+  std::vector<uint8_t> outside_blocks;
+  int64_t outside_count = 0;
+  const int64_t group_count = (k + kQgemmDepthGroup - 1) / kQgemmDepthGroup;
+  if (widen_if_needed && !packed.within_pair_bound_) {
+    outside_blocks.assign(static_cast<size_t>(panels * group_count), 0);
+    for (int64_t q = 0; q + 1 < k; q += 2)
+      for (int64_t j = 0; j < n; ++j) {
+        const int b0 = value(q, j), b1 = value(q + 1, j);
+        const int positive = (b0 > 0 ? b0 : 0) + (b1 > 0 ? b1 : 0);
+        const int negative = (b0 < 0 ? b0 : 0) + (b1 < 0 ? b1 : 0);
+        if (positive > 128 || negative < -128)
+          outside_blocks[static_cast<size_t>(j / kQgemmPanelCols * group_count +
+                                             q / kQgemmDepthGroup)] = 1;
+      }
+    for (const uint8_t flag : outside_blocks) outside_count += flag;
+  }
+  packed.wide_ = widen_if_needed && !packed.within_pair_bound_ &&
+                 outside_count * kMixedMaxOutsideShare > panels * group_count;
+  const bool mixed = widen_if_needed && !packed.within_pair_bound_ && !packed.wide_;
   const int64_t data_bytes = std::max<int64_t>(RoundUp(panels * packed.PanelStride(), 64), 64);
   void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));
   if (memory == nullptr) throw std::bad_alloc();
@@ -322,6 +346,32 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
       }
     }
   }
+  if (mixed) {
+    // Each outside block's weights as int16 (the wide layout of one group) in its fix-up, and
+    // zeros in its place in the narrow panel, where the narrow kernel then adds nothing.
+    packed.fixup_begin_.assign(static_cast<size_t>(panels + 1), 0);
+    packed.fixup_group_.reserve(static_cast<size_t>(outside_count));
+    packed.fixup_data_.reserve(static_cast<size_t>(outside_count * 2 * kQgemmGroupBytes));
+    for (int64_t panel = 0; panel < panels; ++panel) {
+      for (int64_t g = 0; g < group_count; ++g) {
+        if (outside_blocks[static_cast<size_t>(panel * group_count + g)] == 0) continue;
+        packed.fixup_group_.push_back(static_cast<int32_t>(g));
+        int16_t wide[2 * kQgemmGroupBytes / 2] = {};
+        for (int64_t t = 0; t < kQgemmDepthGroup; ++t)
+          for (int64_t j = 0; j < kQgemmPanelCols; ++j) {
+            const int64_t row = g * kQgemmDepthGroup + t, column = panel * kQgemmPanelCols + j;
+            if (row < k && column < n) wide[WideOffset(row, j)] = value(row, column);
+          }
+        const auto* wide_bytes = reinterpret_cast<const int8_t*>(wide);
+        packed.fixup_data_.insert(packed.fixup_data_.end(), wide_bytes,
+                                  wide_bytes + 2 * kQgemmGroupBytes);
+        std::memset(data + panel * panel_stride + g * group_bytes, 0,
+                    static_cast<size_t>(kQgemmGroupBytes));
+      }
+      packed.fixup_begin_[static_cast<size_t>(panel + 1)] =
+          static_cast<int32_t>(packed.fixup_group_.size());
+    }
+  }
   return packed;
 }
 
@@ -341,6 +391,21 @@ void PackedQuantB::Unpack(void* b, int64_t ldb) const {
       }
       bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
     }
+  // A mixed B's outside blocks from their fix-ups.
+  for (int64_t panel = 0; panel + 1 < static_cast<int64_t>(fixup_begin_.size()); ++panel)
+    for (int32_t f = fixup_begin_[static_cast<size_t>(panel)];
+         f < fixup_begin_[static_cast<size_t>(panel + 1)]; ++f) {
+      const int64_t g = fixup_group_[static_cast<size_t>(f)];
+      const int8_t* data = fixup_data_.data() + static_cast<int64_t>(f) * 2 * kQgemmGroupBytes;
+      for (int64_t t = 0; t < kQgemmDepthGroup; ++t)
+        for (int64_t j = 0; j < kQgemmPanelCols; ++j) {
+          const int64_t row = g * kQgemmDepthGroup + t, column = panel * kQgemmPanelCols + j;
+          if (row >= k_ || column >= n_) continue;
+          int16_t wide;
+          std::memcpy(&wide, data + WideOffset(row, j) * 2, sizeof wide);
+          bytes[row * ldb + column] = static_cast<uint8_t>(static_cast<uint8_t>(wide) ^ flip);
+        }
+    }
 }
 
 bool QgemmUsesVnni(const IsaKernels& kernels) {
@@ -354,8 +419,8 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
 
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
                         const float* multipliers) {
-  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.Wide() || b.K() <= 0 ||
-      b.Groups() > kQgemmDepthBlockGroups)
+  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.Wide() || b.Mixed() ||
+      b.K() <= 0 || b.Groups() > kQgemmDepthBlockGroups)
     return false;
   for (int64_t j = 0; j < b.N(); ++j)
     if (!std::isfinite(multipliers[j]) || std::fabs(multipliers[j]) < 0x1p-14f) return false;
@@ -378,10 +443,12 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     return;
   }
   // A wide B runs the level's qgemm_block, which reads it (qgemm.h), with A widened too.
+  // So does a mixed B (its fix-ups), with A narrow.
   const bool wide = b.Wide();
-  const bool vnni = QgemmUsesVnni(kernels) && !wide;
+  const bool mixed = b.Mixed();
+  const bool vnni = QgemmUsesVnni(kernels) && !wide && !mixed;
   const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
-  if (!vnni && kernels.qgemm_block_saturates && !wide && !b.WithinPairBound())
+  if (!vnni && kernels.qgemm_block_saturates && !wide && !mixed && !b.WithinPairBound())
     throw std::invalid_argument(
         "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed narrow "
         "(for kernels that do not saturate); pack it with widen_if_needed = "
@@ -434,7 +501,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
   // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
   const bool in_place_ok = requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 &&
-                           n % (2 * kQgemmPanelCols) == 0 && !wide && tile_rows == 12;
+                           n % (2 * kQgemmPanelCols) == 0 && !wide && !mixed && tile_rows == 12;
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
   struct RowsInPlace {
@@ -487,6 +554,12 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
           const int64_t mc = std::min(kQgemmRowBlock, rows - ic);
           QgemmStore store;
           store.accumulate = pc > 0;
+          if (mixed) {
+            store.fixup_begin = b.FixupBegin() + (col + jc) / kQgemmPanelCols;
+            store.fixup_group = b.FixupGroup();
+            store.fixup_data = b.FixupData();
+            store.fixup_group0 = pc;
+          }
           // The zero points with the last depth block's sums, while the tile is in registers.
           if (pc + gc == groups && corrected) {
             store.column_term = column_term.data() + col + jc;

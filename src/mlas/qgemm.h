@@ -36,6 +36,15 @@
 // The portable kernel reads both forms and never saturates; VNNI's vpdpbusd (four products summed
 // in 32 bits) never saturates, and a wide B is never given to it: the product runs qgemm_block.
 //
+// Mixed form: where few (panel, depth group) blocks break the bound (at most one in eight; in a
+// trained or quantize_static model's weights typically 1-3%: a per-channel scale puts a 127 in
+// every channel, but rarely two large weights of one sign in a pair), B is packed narrow with
+// those blocks' 64 bytes zeroed, and each such block is kept beside it as a fix-up: its depth
+// group and its 16 columns in the wide layout. The level's qgemm_block runs its vpmaddubsw tile
+// over the narrow panel (the zeroed blocks add nothing) and then adds each fix-up with vpmaddwd,
+// A's four bytes widened in registers: the vpmaddubsw rate, exact for every input. Otherwise
+// (more blocks outside) B is wide.
+//
 // Wide layout: depth group g of a panel is 128 bytes, the pair of depths (4g, 4g + 1) of its 16
 // columns first (column j's two int16 at j * 4 bytes), then the pair (4g + 2, 4g + 3); a wide A
 // panel holds in each group each row's 4 values as int16 (8 bytes a row).
@@ -79,6 +88,14 @@ class PackedQuantB {
   bool WithinPairBound() const { return within_pair_bound_; }
   // Whether B is stored as int16 (the exact form for saturating kernels).
   bool Wide() const { return wide_; }
+  // Whether B is stored mixed: narrow, with the few blocks outside the bound in fix-ups.
+  bool Mixed() const { return !fixup_begin_.empty(); }
+  // A mixed B's fix-ups: panel p's are [FixupBegin()[p], FixupBegin()[p + 1]), each a depth
+  // group (FixupGroup()) and that group's 16 columns in the wide layout (128 bytes at
+  // FixupData() + 128 f). nullptr when not mixed.
+  const int32_t* FixupBegin() const { return Mixed() ? fixup_begin_.data() : nullptr; }
+  const int32_t* FixupGroup() const { return fixup_group_.data(); }
+  const int8_t* FixupData() const { return fixup_data_.data(); }
   int64_t Groups() const { return (k_ + kQgemmDepthGroup - 1) / kQgemmDepthGroup; }
   int64_t GroupBytes() const { return wide_ ? 2 * kQgemmGroupBytes : kQgemmGroupBytes; }
   int64_t PanelStride() const { return Groups() * GroupBytes(); }
@@ -98,6 +115,9 @@ class PackedQuantB {
   bool wide_ = false;
   std::unique_ptr<int8_t, Free> data_;
   std::vector<int32_t> column_sums_;
+  std::vector<int32_t> fixup_begin_;
+  std::vector<int32_t> fixup_group_;
+  std::vector<int8_t> fixup_data_;
 };
 
 // The zero points, as the operands' own values (uint8 0..255 or int8 -128..127, widened).

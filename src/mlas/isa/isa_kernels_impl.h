@@ -1415,6 +1415,35 @@ template <int kUsedRows>
   }
 }
 
+// A mixed B's fix-ups for this tile's panel (store.fixup_*, mlas/qgemm.h) added to the first
+// kUsedRows rows' sums: each row's four bytes of A (narrow, row r at a + g * a_group_stride + 4 r)
+// widened to two int16 pairs in registers, vpmaddwd with the block's wide weights. Few blocks
+// have one, so this is not the tile's loop.
+template <int kUsedRows>
+inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
+                               int64_t a_group_stride, int64_t groups, const QgemmStore& store) {
+  for (int32_t f = store.fixup_begin[0]; f < store.fixup_begin[1]; ++f) {
+    const int64_t g = store.fixup_group[f] - store.fixup_group0;
+    if (g < 0 || g >= groups) continue;
+    const int8_t* w = store.fixup_data + int64_t{f} * 2 * kQgemmGroupBytes;
+    __m256i weights[2][2];
+    for (int pair = 0; pair < 2; ++pair)
+      for (int h = 0; h < 2; ++h)
+        weights[pair][h] = _mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(w + pair * kQgemmGroupBytes + 32 * h));
+    const uint8_t* ag = a + g * a_group_stride;
+    for (int r = 0; r < kUsedRows; ++r) {
+      const uint8_t* q = ag + 4 * r;
+      const __m256i x[2] = {_mm256_set1_epi32(static_cast<int32_t>(q[0] | uint32_t{q[1]} << 16)),
+                            _mm256_set1_epi32(static_cast<int32_t>(q[2] | uint32_t{q[3]} << 16))};
+      for (int h = 0; h < 2; ++h)
+        acc[r][h] =
+            _mm256_add_epi32(acc[r][h], _mm256_add_epi32(_mm256_madd_epi16(x[0], weights[0][h]),
+                                                         _mm256_madd_epi16(x[1], weights[1][h])));
+    }
+  }
+}
+
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. Only the
@@ -1430,6 +1459,7 @@ template <int kUsedRows = 4>
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  const uint8_t* const a_tile = a;
   for (int64_t g = 0; g < groups; ++g) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
@@ -1444,6 +1474,7 @@ template <int kUsedRows = 4>
     a += a_group_stride;
     b += kQgemmGroupBytes;
   }
+  if (store.fixup_begin != nullptr) AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, groups, store);
   StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
 
@@ -1705,7 +1736,7 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
     std::memcpy(&value, panel + 2 * at, sizeof value);
     return value;
   };
-  const auto b_value = [wide](const int8_t* group, int64_t col, int64_t t) -> int32_t {
+  const auto b_value = [](const int8_t* group, int64_t col, int64_t t, bool wide) -> int32_t {
     if (!wide) return group[col * kQgemmGroup + t];
     int16_t value;
     std::memcpy(&value, group + 2 * (t / 2 * 2 * kQgemmCols + col * 2 + t % 2), sizeof value);
@@ -1723,12 +1754,27 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
           for (int64_t col = 0; col < kQgemmCols; ++col) {
             int32_t dot = 0;
             for (int64_t t = 0; t < kQgemmGroup; ++t)
-              dot += a_value(rows, g, r, t) * b_value(bg, col, t);
+              dot += a_value(rows, g, r, t) * b_value(bg, col, t, wide);
             acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
           }
       }
+      // A mixed B's fix-ups (mlas/qgemm.h): the zeroed blocks' weights as int16.
+      const QgemmStore tile_store = store.At(i, j);
+      if (tile_store.fixup_begin != nullptr)
+        for (int32_t f = tile_store.fixup_begin[0]; f < tile_store.fixup_begin[1]; ++f) {
+          const int64_t g = tile_store.fixup_group[f] - tile_store.fixup_group0;
+          if (g < 0 || g >= groups) continue;
+          const int8_t* w = tile_store.fixup_data + int64_t{f} * 2 * kQgemmGroupBytes;
+          for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t col = 0; col < kQgemmCols; ++col) {
+              int32_t dot = 0;
+              for (int64_t t = 0; t < kQgemmGroup; ++t)
+                dot += a_value(rows, g, r, t) * b_value(w, col, t, true);
+              acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
+            }
+        }
       for (int64_t v = 0; v < kRows * kQgemmCols; ++v) sums[v] = static_cast<int32_t>(acc[v]);
-      StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, store.At(i, j),
+      StoreQgemmTile(std::min(kRows, m - i), std::min(kQgemmCols, n - j), sums, tile_store,
                      c + i * ldc + j, ldc);
     }
   }

@@ -358,6 +358,63 @@ TEST(Int8GemmTest, WidePackingIsReadByEveryLevel) {
   }
 }
 
+// Weights within the pair bound (7-bit) but for a few planted pairs of two large weights of one
+// sign, as trained weights are: the packer stores B mixed (narrow, the outside blocks zeroed and
+// kept as wide fix-ups), and every level gives the exact sums: ragged panels and depth groups,
+// fix-ups in a second depth block (k past 4608), per-column zero points, int8 and uint8 B, one
+// thread and a pool; Unpack restores B. A B with many outside blocks is wide instead.
+TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
+  ThreadPool three(3);
+  const int64_t shapes[][3] = {
+      {29, 50, 45}, {5, 48, 64}, {145, 33, 130}, {14, 35, 8195}, {1, 70, 600}};
+  uint32_t seed = 700;
+  for (const auto& shape : shapes)
+    for (const bool b_signed : {true, false}) {
+      Problem p = MakeProblem(shape[0], shape[1], shape[2], false, b_signed, true, ++seed);
+      const uint8_t flip = b_signed ? 0 : 0x80;
+      for (uint8_t& x : p.b) x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ flip);
+      // Plant pairs (q, q + 1) of 100 + 100 or -128 + -100 in a few (column, pair) places, one of
+      // them past the first depth block when k is that deep.
+      std::mt19937 planter(seed);
+      const int64_t plants = std::max<int64_t>(1, p.k * p.n / 1500);
+      for (int64_t i = 0; i <= plants; ++i) {
+        int64_t q = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.k / 2)) * 2;
+        if (i == plants) q = (p.k - 2) / 2 * 2;  // the last pair (deep: the second block)
+        const int64_t j = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.n));
+        const bool negative = planter() % 2 == 0;
+        p.b[q * p.ldb + j] =
+            static_cast<uint8_t>(static_cast<int8_t>(negative ? -128 : 100) ^ flip);
+        p.b[(q + 1) * p.ldb + j] =
+            static_cast<uint8_t>(static_cast<int8_t>(negative ? -100 : 100) ^ flip);
+      }
+      const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, true);
+      ASSERT_FALSE(packed.WithinPairBound()) << p;
+      ASSERT_TRUE(packed.Mixed()) << p;
+      ASSERT_FALSE(packed.Wide()) << p;
+      std::vector<uint8_t> back(p.b.size(), 0);
+      packed.Unpack(back.data(), p.ldb);
+      for (int64_t q = 0; q < p.k; ++q)
+        for (int64_t j = 0; j < p.n; ++j)
+          ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << p << " at " << q << ", " << j;
+      const std::vector<int32_t> expected = Reference(p);
+      QgemmZeroPoints zero;
+      zero.a = p.a_zero;
+      zero.b_per_column = p.b_zero.data();
+      for (const Variant& v : Variants())
+        for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+          std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+          QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc,
+                       pool);
+          ExpectEqual(expected, c, p, v.name.c_str());
+        }
+    }
+  // Full-range random weights break the bound nearly everywhere: wide.
+  const Problem full = MakeProblem(9, 40, 64, false, true, false, 5);
+  const PackedQuantB wide = PackedQuantB::Pack(full.k, full.n, full.b.data(), full.ldb, true, true);
+  EXPECT_TRUE(wide.Wide());
+  EXPECT_FALSE(wide.Mixed());
+}
+
 // Deeper than one depth block (4096): the later blocks add to C (QgemmStore::accumulate) and
 // only the last adds the zero points.
 TEST(Int8GemmTest, DepthBeyondOneBlock) {
