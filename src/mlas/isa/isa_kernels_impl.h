@@ -1460,6 +1460,50 @@ template <int kUsedRows = 4>
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   const uint8_t* const a_tile = a;
+#if defined(__x86_64__)
+  // The 4-row loop in assembly: gcc's kept an accumulator on the stack (a store and a load on
+  // every depth group), as it did in the wide tile.
+  if constexpr (kUsedRows == 4) {
+    if (groups > 0) {
+      __m256i b0, b1, x, product0, product1;
+#define PRISM_NARROW_ROW(a_offset, acc0, acc1)     \
+  "vpbroadcastd " #a_offset                        \
+  "(%[a]), %[x]\n\t"                               \
+  "vpmaddubsw %[b0], %[x], %[product0]\n\t"        \
+  "vpmaddubsw %[b1], %[x], %[product1]\n\t"        \
+  "vpmaddwd %[ones], %[product0], %[product0]\n\t" \
+  "vpmaddwd %[ones], %[product1], %[product1]\n\t" \
+  "vpaddd %[product0], %[" #acc0 "], %[" #acc0     \
+  "]\n\t"                                          \
+  "vpaddd %[product1], %[" #acc1 "], %[" #acc1 "]\n\t"
+      int64_t count = groups;
+      asm volatile(
+          "1:\n\t"
+          "vmovdqu (%[b]), %[b0]\n\t"
+          "vmovdqu 32(%[b]), %[b1]\n\t"
+          PRISM_NARROW_ROW(0, acc00, acc01)
+          PRISM_NARROW_ROW(4, acc10, acc11)
+          PRISM_NARROW_ROW(8, acc20, acc21)
+          PRISM_NARROW_ROW(12, acc30, acc31)
+          "add %[a_step], %[a]\n\t"
+          "add $64, %[b]\n\t"
+          "dec %[count]\n\t"
+          "jnz 1b\n\t"
+          : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
+            [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
+            [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b0] "=&x"(b0), [b1] "=&x"(b1),
+            [x] "=&x"(x), [product0] "=&x"(product0), [product1] "=&x"(product1), [a] "+r"(a),
+            [b] "+r"(b), [count] "+r"(count)
+          : [a_step] "r"(a_group_stride), [ones] "x"(ones)
+          : "cc", "memory");
+#undef PRISM_NARROW_ROW
+    }
+    if (store.fixup_begin != nullptr)
+      AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, groups, store);
+    StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
+    return;
+  }
+#endif
   for (int64_t g = 0; g < groups; ++g) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
