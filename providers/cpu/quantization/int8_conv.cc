@@ -437,6 +437,29 @@ void RunDepthwise(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPoo
       });
 }
 
+// The per-channel multipliers and biases of a channels-last QLinearConv repeated for `rows`
+// positions, so that rows of Y that span every channel are requantized in one call: a depthwise
+// output row, or a GEMM tile (mobilenet's layers of 16 to 96 channels spent about as long
+// entering the row kernel, one position a call, as in it).
+struct RepeatedChannels {
+  std::vector<double> multipliers;
+  std::vector<int32_t> bias;  // empty without a bias
+  int64_t rows = 0;
+};
+
+RepeatedChannels RepeatChannels(const Int8ConvArgs& args, int64_t channels, int64_t rows) {
+  RepeatedChannels repeated;
+  repeated.rows = rows;
+  const int64_t size = repeated.rows * channels;
+  repeated.multipliers.resize(static_cast<size_t>(size));
+  if (args.bias != nullptr) repeated.bias.resize(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) {
+    repeated.multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
+    if (args.bias != nullptr) repeated.bias[static_cast<size_t>(i)] = args.bias[i % channels];
+  }
+  return repeated;
+}
+
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
 // that pixel's channels times the offset's zero-point-shifted weights (the level's
@@ -466,16 +489,8 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
   // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call with
   // the per-channel multipliers and biases repeated for each pixel.
   const int64_t row_size = out_w * channels;
-  std::vector<double> row_multipliers;
-  std::vector<int32_t> row_bias;
-  if (args.y_8bit != nullptr) {
-    row_multipliers.resize(static_cast<size_t>(row_size));
-    if (args.bias != nullptr) row_bias.resize(static_cast<size_t>(row_size));
-    for (int64_t i = 0; i < row_size; ++i) {
-      row_multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
-      if (args.bias != nullptr) row_bias[static_cast<size_t>(i)] = args.bias[i % channels];
-    }
-  }
+  const RepeatedChannels row =
+      args.y_8bit != nullptr ? RepeatChannels(args, channels, out_w) : RepeatedChannels{};
   // columns[ow * kernel_w + kw]: the offset of the input pixel of output column ow and kernel
   // column kw within its input row, -1 where it falls into the padding.
   std::vector<int64_t> columns(static_cast<size_t>(out_w * kernel_w));
@@ -500,36 +515,12 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
           }
           depthwise(rows.data(), columns.data(), kernel_h, kernel_w, out_w, taps.data(), channels,
                     args.x_zero, args.x_signed, sums.data());
-          RequantizeRow(sums.data(), row_bias.empty() ? nullptr : row_bias.data(),
-                        row_multipliers.data(), /*broadcast=*/false, row_size,
+          RequantizeRow(sums.data(), row.bias.empty() ? nullptr : row.bias.data(),
+                        row.multipliers.data(), /*broadcast=*/false, row_size,
                         static_cast<int32_t>(args.y_zero), args.y_signed,
                         static_cast<uint8_t*>(args.y_8bit) + image_row * row_size);
         }
       });
-}
-
-// The per-channel multipliers and biases of a channels-last QLinearConv repeated for `rows`
-// positions: a tile that spans every channel is contiguous in the sums and in Y, and is
-// requantized `rows` positions a call instead of one (mobilenet's layers of 16 to 96 channels
-// spent about as long entering the row kernel as in it).
-struct RepeatedChannels {
-  std::vector<double> multipliers;
-  std::vector<int32_t> bias;  // empty without a bias
-  int64_t rows = 0;
-};
-
-RepeatedChannels RepeatChannels(const Int8ConvArgs& args, int64_t channels) {
-  constexpr int64_t kElements = 1024;
-  RepeatedChannels repeated;
-  repeated.rows = std::max<int64_t>(1, kElements / channels);
-  const int64_t size = repeated.rows * channels;
-  repeated.multipliers.resize(static_cast<size_t>(size));
-  if (args.bias != nullptr) repeated.bias.resize(static_cast<size_t>(size));
-  for (int64_t i = 0; i < size; ++i) {
-    repeated.multipliers[static_cast<size_t>(i)] = args.multipliers[i % channels];
-    if (args.bias != nullptr) repeated.bias[static_cast<size_t>(i)] = args.bias[i % channels];
-  }
-  return repeated;
 }
 
 // Rows [row, row + rows) (output positions) and channels [channel, channel + channels) of image
@@ -621,7 +612,7 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
   }
   RepeatedChannels repeated;
   if (args.channels_last && !in_kernel && g.group == 1)
-    repeated = RepeatChannels(args, g.out_channels);
+    repeated = RepeatChannels(args, g.out_channels, std::max<int64_t>(1, 1024 / g.out_channels));
   ScratchBuffer<uint8_t> channels_last(
       scratch, args.channels_last ? 0 : static_cast<size_t>(in_size * g.in_channels));
   ScratchBuffer<int32_t> sums(scratch,

@@ -1663,8 +1663,8 @@ template <int kUsedRows = 4>
 #endif
 
 // The macro-kernel on panels of kRows rows (a multiple of 4): panels of B outside, so that one
-// (16 KiB at the driver's depth block; 32 KiB wide) stays in L1 while the panels of A stream past
-// it.
+// panel (its depth block's 64 bytes a group, 128 wide) is read from L1 or L2 by every row tile of
+// A's block in turn.
 template <int64_t kRows>
 void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t a_panel_stride,
                     const int8_t* b, int64_t b_panel_stride, bool wide, const QgemmStore& store,
