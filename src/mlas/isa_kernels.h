@@ -62,11 +62,11 @@ struct QgemmStore {
   const int32_t* row_sums = nullptr;
   const int32_t* column_zero = nullptr;
   const int32_t* column_term = nullptr;
-  // When set (only for a kernel with IsaKernels::qgemm_vnni_requantizes, on the last depth
-  // block, never with accumulate): each sum, with the terms above, is requantized as
-  // mlas::QgemmRequantize (qgemm.h) says and the byte lands at out8[i * out8_stride + j]; C is
-  // not written. out_scale: one float multiplier per column; out_constants: the bounds and zero
-  // point.
+  // When set (only for a kernel with IsaKernels::qgemm_vnni_requantizes or
+  // qgemm_block_requantizes, on the last depth block, never with accumulate): each sum, with the
+  // terms above, is requantized as mlas::QgemmRequantize (qgemm.h) says and the byte lands at
+  // out8[i * out8_stride + j]; C is not written. out_scale: one float multiplier per column;
+  // out_constants: the bounds and zero point.
   uint8_t* out8 = nullptr;
   int64_t out8_stride = 0;
   const float* out_scale = nullptr;
@@ -167,6 +167,9 @@ struct IsaKernels {
   // Whether qgemm_block_vnni takes QgemmStore::out8 (requantizes in its store; the AVX-512
   // level's does).
   bool qgemm_vnni_requantizes;
+  // Whether qgemm_block takes QgemmStore::out8 (the AVX2 tiles requantize from their registers;
+  // wide and mixed B included). Neither reads QgemmStore::a_rows.
+  bool qgemm_block_requantizes;
   // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
   // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
   // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum

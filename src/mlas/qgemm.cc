@@ -419,8 +419,9 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
 
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
                         const float* multipliers) {
-  if (!QgemmUsesVnni(kernels) || !kernels.qgemm_vnni_requantizes || b.Wide() || b.Mixed() ||
-      b.K() <= 0 || b.Groups() > kQgemmDepthBlockGroups)
+  const bool vnni = QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed();
+  if (!(vnni ? kernels.qgemm_vnni_requantizes : kernels.qgemm_block_requantizes) || b.K() <= 0 ||
+      b.Groups() > kQgemmDepthBlockGroups)
     return false;
   for (int64_t j = 0; j < b.N(); ++j)
     if (!std::isfinite(multipliers[j]) || std::fabs(multipliers[j]) < 0x1p-14f) return false;
@@ -500,8 +501,9 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // A requantizing product of a uint8 A whose depth is whole groups, on whole tiles of B: the
   // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
   // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
-  const bool in_place_ok = requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 &&
-                           n % (2 * kQgemmPanelCols) == 0 && !wide && !mixed && tile_rows == 12;
+  const bool in_place_ok = requantize != nullptr && vnni && !a_signed &&
+                           k % kQgemmDepthGroup == 0 && n % (2 * kQgemmPanelCols) == 0 &&
+                           tile_rows == 12;
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
   struct RowsInPlace {
@@ -679,8 +681,9 @@ void QgemmPackedBRequantize(const IsaKernels& kernels, int64_t m, const void* a,
                             ThreadPool* pool, const QgemmRowSource* source) {
   if (!QgemmCanRequantize(kernels, b, output.multipliers))
     throw std::invalid_argument(
-        "int8 GEMM: the requantizing product needs the AVX-512 VNNI kernel, a depth of at most "
-        "4608 and multipliers with 2^-14 <= |multiplier| < inf (QgemmCanRequantize)");
+        "int8 GEMM: the requantizing product needs a kernel that requantizes in its store (AVX2, "
+        "AVX-512 VNNI), a depth of at most 4608 and multipliers with 2^-14 <= |multiplier| < inf "
+        "(QgemmCanRequantize)");
   RunQgemm(kernels, m, a, lda, a_signed, b, zero_points, nullptr, 0, pool, {}, &output,
            source != nullptr && *source ? source : nullptr);
 }

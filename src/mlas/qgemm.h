@@ -169,9 +169,10 @@ struct QgemmRequantize {
 };
 
 // Whether QgemmPackedBRequantize runs on these kernels for this B and these n multipliers: the
-// level's VNNI kernel requantizes in its store (IsaKernels::qgemm_vnni_requantizes), B is not wide
-// and its depth is one cache block, and every multiplier is finite with |multiplier| >= 2^-14
-// (where its single-precision steps are exact; qgemm_avx512.h).
+// kernel that multiplies B requantizes in its store (the VNNI one, for a narrow B where the CPU
+// has VNNI: IsaKernels::qgemm_vnni_requantizes; else qgemm_block: qgemm_block_requantizes), B's
+// depth is one cache block, and every multiplier is finite with |multiplier| >= 2^-14 (where the
+// single-precision steps are exact; qgemm_avx512.h, isa_kernels_impl.h).
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b, const float* multipliers);
 
 // The product with its 8-bit output stage run in the kernel's store, on the tile in registers:

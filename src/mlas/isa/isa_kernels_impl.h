@@ -1371,6 +1371,98 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 }
 
 #if defined(__AVX2__)
+// The requantizing store of the AVX2 tiles (QgemmStore::out8), exact to the double-precision
+// RequantizeRowS32 in three single-precision steps: one fused multiply-add s * m + 1.5 * 2^23 of
+// the float sum s and the float multiplier m rounds the exact product once, to an integer
+// (floats in [2^23, 2^24) are the integers), half to even (the offset is even), and the bits of
+// that float are 0x4B400000 plus the rounded product while |s * m| < 2^22; clamped as floats to
+// the output range, the bits minus 0x4B400000 minus the zero point are the output. s is exact
+// while |sum| < 2^24; past it (and past 2^22 for the product) |s * m| >= 2^24 |m| >= 1024 when
+// |m| >= 2^-14 (QgemmCanRequantize, qgemm.cc): the rounding is monotonic, so it clamps as the
+// exact product does.
+constexpr float kRequantizeShift = 0x1.8p23f;
+constexpr int32_t kRequantizeShiftBits = 0x4B400000;
+
+// Row r's sixteen sums with their terms (+ term - zero * row_sums[r], the row term only when
+// row_sums is given) requantized as above, packed to the 16 output bytes in column order.
+struct RequantizeTileAvx2 {
+  __m256 scale[2], low, high;
+  __m256i term[2], zero[2], offset;
+
+  RequantizeTileAvx2(const float* scales, const int32_t* terms, const int32_t* zeros,
+                     const QgemmRequantizeConstants& k) {
+    low = _mm256_set1_ps(kRequantizeShift + k.low);
+    high = _mm256_set1_ps(kRequantizeShift + k.high);
+    offset = _mm256_set1_epi32(kRequantizeShiftBits - k.zero_point);
+    for (int h = 0; h < 2; ++h) {
+      scale[h] = _mm256_loadu_ps(scales + 8 * h);
+      term[h] = terms != nullptr
+                    ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(terms + 8 * h))
+                    : _mm256_setzero_si256();
+      zero[h] = zeros != nullptr
+                    ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zeros + 8 * h))
+                    : _mm256_setzero_si256();
+    }
+  }
+
+  [[gnu::always_inline]] __m128i Row(const __m256i (&sums)[2], const int32_t* row_sum) const {
+    __m256i value[2];
+    for (int h = 0; h < 2; ++h) {
+      __m256i total = _mm256_add_epi32(sums[h], term[h]);
+      if (row_sum != nullptr)
+        total = _mm256_sub_epi32(total, _mm256_mullo_epi32(zero[h], _mm256_set1_epi32(*row_sum)));
+      const __m256 shifted =
+          _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), scale[h], _mm256_set1_ps(kRequantizeShift));
+      value[h] = _mm256_sub_epi32(
+          _mm256_castps_si256(_mm256_min_ps(_mm256_max_ps(shifted, low), high)), offset);
+    }
+    // The values fit the output type: int16 words (lanes: columns 0-3, 8-11 | 4-7, 12-15), their
+    // low bytes gathered into each lane's first eight, the lanes' dwords put in column order.
+    const __m256i words = _mm256_packs_epi32(value[0], value[1]);
+    const __m256i low_bytes = _mm256_shuffle_epi8(
+        words, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4,
+                                6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    return _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(low_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7)));
+  }
+};
+
+// The tile's rows [0, rows) requantized to store.out8 (a ragged last panel, cols < 16, through
+// zero-padded copies of its column operands and a 16-byte buffer).
+template <int kUsedRows>
+[[gnu::always_inline]] inline void RequantizeQgemmTileAvx2(const __m256i (&acc)[kUsedRows][2],
+                                                           int64_t rows, int64_t cols,
+                                                           const QgemmStore& store) {
+  const int32_t* terms = store.column_term;
+  const int32_t* zeros = store.column_zero;
+  const float* scales = store.out_scale;
+  alignas(32) int32_t term_copy[kQgemmCols] = {}, zero_copy[kQgemmCols] = {};
+  alignas(32) float scale_copy[kQgemmCols] = {};
+  if (cols < kQgemmCols) {
+    for (int64_t j = 0; j < cols; ++j) {
+      if (terms != nullptr) term_copy[j] = terms[j];
+      if (zeros != nullptr) zero_copy[j] = zeros[j];
+      scale_copy[j] = scales[j];
+    }
+    terms = terms != nullptr ? term_copy : nullptr;
+    zeros = zeros != nullptr ? zero_copy : nullptr;
+    scales = scale_copy;
+  }
+  const RequantizeTileAvx2 requantize(scales, terms, zeros, *store.out_constants);
+  for (int r = 0; r < kUsedRows && r < rows; ++r) {
+    const __m128i bytes =
+        requantize.Row(acc[r], store.row_sums != nullptr ? store.row_sums + r : nullptr);
+    uint8_t* out = store.out8 + r * store.out8_stride;
+    if (cols == kQgemmCols) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+    } else {
+      alignas(16) uint8_t row[kQgemmCols];
+      _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
+      std::memcpy(out, row, static_cast<size_t>(cols));
+    }
+  }
+}
+
 // A tile's sums (kUsedRows x 16, acc[r][half]) written to C as `store` says, rows [0, rows):
 // straight from the registers for a whole panel (8 lanes at a time, the same wrapping sums as
 // StoreQgemmTile; for a product of small depth, as a 1x1 convolution's 64 channels, the scalar
@@ -1381,6 +1473,7 @@ template <int kUsedRows>
                                                       int64_t rows, int64_t cols,
                                                       const QgemmStore& store, int32_t* c,
                                                       int64_t ldc) {
+  if (store.out8 != nullptr) return RequantizeQgemmTileAvx2(acc, rows, cols, store);
   if (cols < kQgemmCols) {
     alignas(32) int32_t sums[kUsedRows * kQgemmCols];
     for (int r = 0; r < kUsedRows; ++r) {
@@ -2088,6 +2181,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .qgemm_vnni_requantizes = true,
 #else
                              .qgemm_vnni_requantizes = false,
+#endif
+#if defined(__AVX2__)
+                             .qgemm_block_requantizes = true,
+#else
+                             .qgemm_block_requantizes = false,
 #endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,

@@ -363,6 +363,31 @@ TEST(Int8GemmTest, WidePackingIsReadByEveryLevel) {
 // kept as wide fix-ups), and every level gives the exact sums: ragged panels and depth groups,
 // fix-ups in a second depth block (k past 4608), per-column zero points, int8 and uint8 B, one
 // thread and a pool; Unpack restores B. A B with many outside blocks is wide instead.
+// B's values within the pair bound everywhere (7-bit: -64..63).
+void MakeNarrow(Problem& p) {
+  const uint8_t flip = p.b_signed ? 0 : 0x80;
+  for (uint8_t& x : p.b) x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ flip);
+}
+
+// B narrow but for pairs (q, q + 1) of 100 + 100 or -128 + -100 planted in a few (column, pair)
+// places, one of them the last pair (past the first depth block when k is that deep): packed
+// mixed on levels whose kernels saturate.
+void MakeMixed(Problem& p, uint32_t seed) {
+  MakeNarrow(p);
+  const uint8_t flip = p.b_signed ? 0 : 0x80;
+  std::mt19937 planter(seed);
+  const int64_t plants = std::max<int64_t>(1, p.k * p.n / 1500);
+  for (int64_t i = 0; i <= plants; ++i) {
+    int64_t q = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.k / 2)) * 2;
+    if (i == plants) q = (p.k - 2) / 2 * 2;
+    const int64_t j = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.n));
+    const bool negative = planter() % 2 == 0;
+    p.b[q * p.ldb + j] = static_cast<uint8_t>(static_cast<int8_t>(negative ? -128 : 100) ^ flip);
+    p.b[(q + 1) * p.ldb + j] =
+        static_cast<uint8_t>(static_cast<int8_t>(negative ? -100 : 100) ^ flip);
+  }
+}
+
 TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
   ThreadPool three(3);
   const int64_t shapes[][3] = {
@@ -371,22 +396,7 @@ TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
   for (const auto& shape : shapes)
     for (const bool b_signed : {true, false}) {
       Problem p = MakeProblem(shape[0], shape[1], shape[2], false, b_signed, true, ++seed);
-      const uint8_t flip = b_signed ? 0 : 0x80;
-      for (uint8_t& x : p.b) x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ flip);
-      // Plant pairs (q, q + 1) of 100 + 100 or -128 + -100 in a few (column, pair) places, one of
-      // them past the first depth block when k is that deep.
-      std::mt19937 planter(seed);
-      const int64_t plants = std::max<int64_t>(1, p.k * p.n / 1500);
-      for (int64_t i = 0; i <= plants; ++i) {
-        int64_t q = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.k / 2)) * 2;
-        if (i == plants) q = (p.k - 2) / 2 * 2;  // the last pair (deep: the second block)
-        const int64_t j = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.n));
-        const bool negative = planter() % 2 == 0;
-        p.b[q * p.ldb + j] =
-            static_cast<uint8_t>(static_cast<int8_t>(negative ? -128 : 100) ^ flip);
-        p.b[(q + 1) * p.ldb + j] =
-            static_cast<uint8_t>(static_cast<int8_t>(negative ? -100 : 100) ^ flip);
-      }
+      MakeMixed(p, seed);
       const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, true);
       ASSERT_FALSE(packed.WithinPairBound()) << p;
       ASSERT_TRUE(packed.Mixed()) << p;
@@ -475,6 +485,12 @@ TEST(Int8GemmTest, TileDoneReportsEachFinishedElementOnce) {
   }
 }
 
+// Whether the kernel that multiplies b on this level requantizes in its store.
+bool Requantizes(const IsaKernels& kernels, const PackedQuantB& b) {
+  return QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed() ? kernels.qgemm_vnni_requantizes
+                                                           : kernels.qgemm_block_requantizes;
+}
+
 // The requantizing product (QgemmPackedBRequantize: the AVX-512 VNNI kernel's store rounds the
 // product to odd in single precision) against the double-precision requantization of the exact
 // sums, byte for byte: ragged m and n (row tails of 1 to 4 rows on the few-row tiles and of 5 to
@@ -492,97 +508,114 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
                                {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576}};
   uint32_t seed = 900;
   int64_t checked = 0;
+  // Products checked on qgemm_block (not the VNNI kernel), by B's form.
+  int64_t wide_checked = 0, mixed_checked = 0, narrow_checked = 0;
+  enum class Form { kFull, kNarrow, kMixed };
   for (const auto& s : shapes)
     for (const bool per_column : {false, true})
-      for (const bool to_int8 : {false, true}) {
-        Problem p = MakeProblem(s[0], s[1], s[2], false, true, per_column, ++seed);
-        std::mt19937 generator(seed);
-        if (p.k == 1) {
-          // sums (a - a_zero)(b - b_zero) with b - b_zero a multiple of 3 or 5: near-ties.
-          p.a_zero = 0;
-          p.b_zero.clear();
-          p.b_zero_scalar = 0;
+      for (const bool to_int8 : {false, true})
+        for (const Form form : {Form::kFull, Form::kNarrow, Form::kMixed}) {
+          Problem p = MakeProblem(s[0], s[1], s[2], false, true, per_column, ++seed);
+          std::mt19937 generator(seed);
+          if (p.k == 1 && form != Form::kFull) continue;
+          if (form == Form::kNarrow) MakeNarrow(p);
+          if (form == Form::kMixed) MakeMixed(p, seed);
+          if (p.k == 1) {
+            // sums (a - a_zero)(b - b_zero) with b - b_zero a multiple of 3 or 5: near-ties.
+            p.a_zero = 0;
+            p.b_zero.clear();
+            p.b_zero_scalar = 0;
+            for (int64_t j = 0; j < p.n; ++j)
+              p.b[static_cast<size_t>(j)] =
+                  static_cast<uint8_t>(static_cast<int8_t>((j % 2 ? 5 : 3) * (1 + j % 7)));
+          } else if (!per_column) {
+            p.b_zero_scalar = 0;
+          }
+          std::vector<float> multipliers(static_cast<size_t>(p.n));
+          std::uniform_real_distribution<float> log_scale(-14.0f, -1.0f);
           for (int64_t j = 0; j < p.n; ++j)
-            p.b[static_cast<size_t>(j)] =
-                static_cast<uint8_t>(static_cast<int8_t>((j % 2 ? 5 : 3) * (1 + j % 7)));
-        } else if (!per_column) {
-          p.b_zero_scalar = 0;
-        }
-        std::vector<float> multipliers(static_cast<size_t>(p.n));
-        std::uniform_real_distribution<float> log_scale(-14.0f, -1.0f);
-        for (int64_t j = 0; j < p.n; ++j)
-          multipliers[static_cast<size_t>(j)] =
-              p.k == 1 ? (j % 2 ? 1.0f / 10.0f : 1.0f / 6.0f) : std::exp2(log_scale(generator));
-        std::vector<int32_t> bias(static_cast<size_t>(p.n));
-        std::uniform_int_distribution<int32_t> bias_value(-3000, 3000);
-        for (int32_t& b : bias) b = p.k == 1 ? 0 : bias_value(generator);
-        const bool with_bias = p.k != 1 && seed % 2 == 0;
-        const int32_t zero_point = to_int8 ? -3 : 117;
-        const std::vector<int32_t> sums = Reference(p);
-        const int64_t stride = p.n + 3;
-        std::vector<uint8_t> expected(static_cast<size_t>(p.m * stride), 0xA5);
-        for (int64_t i = 0; i < p.m; ++i)
-          for (int64_t j = 0; j < p.n; ++j) {
-            const auto total = static_cast<int32_t>(
-                static_cast<uint32_t>(sums[static_cast<size_t>(i * p.ldc + j)]) +
-                static_cast<uint32_t>(with_bias ? bias[static_cast<size_t>(j)] : 0));
-            const double rounded =
-                std::nearbyint(static_cast<double>(total) * static_cast<double>(multipliers[j]));
-            const double value =
-                std::clamp(rounded + zero_point, to_int8 ? -128.0 : 0.0, to_int8 ? 127.0 : 255.0);
-            expected[static_cast<size_t>(i * stride + j)] =
-                static_cast<uint8_t>(static_cast<int32_t>(value));
-          }
-        for (const Variant& v : Variants()) {
-          const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
-                                                         QgemmPairsSaturate(v.kernels));
-          QgemmZeroPoints zero;
-          zero.a = p.a_zero;
-          zero.b_scalar = p.b_zero_scalar;
-          zero.b_per_column = p.b_zero.empty() ? nullptr : p.b_zero.data();
-          QgemmRequantize output;
-          output.multipliers = multipliers.data();
-          output.bias = with_bias ? bias.data() : nullptr;
-          output.zero_point = zero_point;
-          output.to_int8 = to_int8;
-          output.out_stride = stride;
-          if (!QgemmCanRequantize(v.kernels, packed, multipliers.data())) {
-            EXPECT_FALSE(v.kernels.qgemm_vnni_requantizes && QgemmUsesVnni(v.kernels))
-                << v.name << " " << p;
-            std::vector<uint8_t> out(expected.size());
-            output.out = out.data();
-            EXPECT_THROW(QgemmPackedBRequantize(v.kernels, p.m, p.a.data(), p.lda, p.a_signed,
-                                                packed, zero, output, nullptr),
-                         std::invalid_argument)
-                << v.name;
-            continue;
-          }
-          // A's rows also from a row source (a convolution's lowering), which the kernel then
-          // reads from the source's buffer.
-          const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows) {
-            for (int64_t r = begin; r < end; ++r)
-              std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
-          };
-          for (const bool from_source : {false, true})
-            for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
-              std::vector<uint8_t> out(expected.size(), 0xA5);
-              output.out = out.data();
-              QgemmPackedBRequantize(v.kernels, p.m, from_source ? nullptr : p.a.data(), p.lda,
-                                     p.a_signed, packed, zero, output, pool,
-                                     from_source ? &source : nullptr);
-              int64_t mismatches = 0;
-              for (size_t i = 0; i < out.size(); ++i)
-                if (out[i] != expected[i] && mismatches++ < 3)
-                  ADD_FAILURE() << v.name << " " << p << " to_int8=" << to_int8 << " at row "
-                                << i / stride << " column " << i % stride << ": expected "
-                                << int{expected[i]} << ", got " << int{out[i]};
-              EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "")
-                                       << (from_source ? " from a row source" : "");
-              ++checked;
+            multipliers[static_cast<size_t>(j)] =
+                p.k == 1 ? (j % 2 ? 1.0f / 10.0f : 1.0f / 6.0f) : std::exp2(log_scale(generator));
+          std::vector<int32_t> bias(static_cast<size_t>(p.n));
+          std::uniform_int_distribution<int32_t> bias_value(-3000, 3000);
+          for (int32_t& b : bias) b = p.k == 1 ? 0 : bias_value(generator);
+          const bool with_bias = p.k != 1 && seed % 2 == 0;
+          const int32_t zero_point = to_int8 ? -3 : 117;
+          const std::vector<int32_t> sums = Reference(p);
+          const int64_t stride = p.n + 3;
+          std::vector<uint8_t> expected(static_cast<size_t>(p.m * stride), 0xA5);
+          for (int64_t i = 0; i < p.m; ++i)
+            for (int64_t j = 0; j < p.n; ++j) {
+              const auto total = static_cast<int32_t>(
+                  static_cast<uint32_t>(sums[static_cast<size_t>(i * p.ldc + j)]) +
+                  static_cast<uint32_t>(with_bias ? bias[static_cast<size_t>(j)] : 0));
+              const double rounded =
+                  std::nearbyint(static_cast<double>(total) * static_cast<double>(multipliers[j]));
+              const double value =
+                  std::clamp(rounded + zero_point, to_int8 ? -128.0 : 0.0, to_int8 ? 127.0 : 255.0);
+              expected[static_cast<size_t>(i * stride + j)] =
+                  static_cast<uint8_t>(static_cast<int32_t>(value));
             }
+          for (const Variant& v : Variants()) {
+            const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, p.b_signed,
+                                                           QgemmPairsSaturate(v.kernels));
+            QgemmZeroPoints zero;
+            zero.a = p.a_zero;
+            zero.b_scalar = p.b_zero_scalar;
+            zero.b_per_column = p.b_zero.empty() ? nullptr : p.b_zero.data();
+            QgemmRequantize output;
+            output.multipliers = multipliers.data();
+            output.bias = with_bias ? bias.data() : nullptr;
+            output.zero_point = zero_point;
+            output.to_int8 = to_int8;
+            output.out_stride = stride;
+            if (!QgemmCanRequantize(v.kernels, packed, multipliers.data())) {
+              EXPECT_FALSE(Requantizes(v.kernels, packed)) << v.name << " " << p;
+              std::vector<uint8_t> out(expected.size());
+              output.out = out.data();
+              EXPECT_THROW(QgemmPackedBRequantize(v.kernels, p.m, p.a.data(), p.lda, p.a_signed,
+                                                  packed, zero, output, nullptr),
+                           std::invalid_argument)
+                  << v.name;
+              continue;
+            }
+            // A's rows also from a row source (a convolution's lowering), which the kernel then
+            // reads from the source's buffer.
+            const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows) {
+              for (int64_t r = begin; r < end; ++r)
+                std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+            };
+            for (const bool from_source : {false, true})
+              for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+                std::vector<uint8_t> out(expected.size(), 0xA5);
+                output.out = out.data();
+                QgemmPackedBRequantize(v.kernels, p.m, from_source ? nullptr : p.a.data(), p.lda,
+                                       p.a_signed, packed, zero, output, pool,
+                                       from_source ? &source : nullptr);
+                int64_t mismatches = 0;
+                for (size_t i = 0; i < out.size(); ++i)
+                  if (out[i] != expected[i] && mismatches++ < 3)
+                    ADD_FAILURE() << v.name << " " << p << " to_int8=" << to_int8 << " at row "
+                                  << i / stride << " column " << i % stride << ": expected "
+                                  << int{expected[i]} << ", got " << int{out[i]};
+                EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "")
+                                         << (from_source ? " from a row source" : "");
+                ++checked;
+                if (!QgemmUsesVnni(v.kernels) || packed.Wide() || packed.Mixed())
+                  ++(packed.Wide()    ? wide_checked
+                     : packed.Mixed() ? mixed_checked
+                                      : narrow_checked);
+              }
+          }
         }
-      }
   if (checked == 0) std::cout << "[ SKIPPED  ] no level here requantizes in its store\n";
+  // Where a level's qgemm_block requantizes and saturates (AVX2), every form of B reached it.
+  for (const Variant& v : Variants())
+    if (v.kernels.qgemm_block_requantizes && QgemmPairsSaturate(v.kernels)) {
+      EXPECT_GT(wide_checked, 0);
+      EXPECT_GT(mixed_checked, 0);
+      EXPECT_GT(narrow_checked, 0);
+    }
 }
 
 // A's rows from a row source (QgemmRowSource: a convolution lowering a row block at a time
@@ -629,7 +662,7 @@ TEST(Int8GemmTest, RequantizingStoreRefusesWhatItCannotDoExactly) {
     const PackedQuantB packed_deep = PackedQuantB::Pack(
         deep.k, deep.n, deep.b.data(), deep.ldb, deep.b_signed, QgemmPairsSaturate(v.kernels));
     std::vector<float> multipliers(20, 0.01f);
-    const bool supported = v.kernels.qgemm_vnni_requantizes && QgemmUsesVnni(v.kernels);
+    const bool supported = Requantizes(v.kernels, packed);
     EXPECT_EQ(QgemmCanRequantize(v.kernels, packed, multipliers.data()), supported) << v.name;
     EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed_deep, multipliers.data())) << v.name;
     multipliers[19] = 0x1p-15f;
