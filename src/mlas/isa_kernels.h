@@ -179,6 +179,14 @@ struct IsaKernels {
   void (*requantize_row_s32)(const int32_t* sum, const int32_t* bias, const double* multiplier,
                              bool broadcast, int64_t count, int32_t zero_point, bool to_int8,
                              uint8_t* out);
+  // Rows of 8-bit outputs, `channels` a pixel for `pixels` pixels, with per-channel operands:
+  // out[p * channels + c] = requantize_row_s32's value of sum[p * channels + c] + bias[c] with
+  // multiplier[c] (bias may be null), computed in single precision with the same results where
+  // every multiplier is a finite float with |multiplier| >= 2^-14 (the caller's check). nullptr on
+  // the baseline level.
+  void (*requantize_channels_f32)(const int32_t* sum, const int32_t* bias, const float* multiplier,
+                                  int64_t channels, int64_t pixels, int32_t zero_point,
+                                  bool to_int8, uint8_t* out);
   // com.microsoft QLinearAdd of two same-shape rows (uint8, int8): c[i] =
   // round_half_even(clamp(float(a[i] - a_zero) * ratio_a + float(b[i] - b_zero) * ratio_b +
   // c_zero, type range)), each product and sum rounded to float (never fused: the units compile

@@ -460,6 +460,23 @@ RepeatedChannels RepeatChannels(const Int8ConvArgs& args, int64_t channels, int6
   return repeated;
 }
 
+// The per-channel multipliers as floats where the level's single-precision requantization
+// (requantize_channels_f32) gives the double-precision results with them: each one a float,
+// finite, with |multiplier| >= 2^-14 (QLinearConv's are floats). Empty otherwise.
+std::vector<float> SinglePrecisionMultipliers(const Int8ConvArgs& args, int64_t channels) {
+  if (args.y_8bit == nullptr || mlas::ActiveKernels().requantize_channels_f32 == nullptr) return {};
+  std::vector<float> multipliers(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const double given = args.multipliers[c];
+    const auto single = static_cast<float>(given);
+    if (!std::isfinite(given) || static_cast<double>(single) != given ||
+        std::fabs(single) < 0x1p-14f)
+      return {};
+    multipliers[static_cast<size_t>(c)] = single;
+  }
+  return multipliers;
+}
+
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
 // that pixel's channels times the offset's zero-point-shifted weights (the level's
@@ -486,11 +503,15 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
       taps[static_cast<size_t>(k * channels + c)] = static_cast<float>(value - w_zero);
     }
   }
-  // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call with
-  // the per-channel multipliers and biases repeated for each pixel.
+  // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call, in
+  // single precision with the per-channel operands where the level can, else with the
+  // multipliers and biases repeated for each pixel.
   const int64_t row_size = out_w * channels;
-  const RepeatedChannels row =
-      args.y_8bit != nullptr ? RepeatChannels(args, channels, out_w) : RepeatedChannels{};
+  const std::vector<float> single = SinglePrecisionMultipliers(args, channels);
+  const RepeatedChannels row = args.y_8bit != nullptr && single.empty()
+                                   ? RepeatChannels(args, channels, out_w)
+                                   : RepeatedChannels{};
+  const auto requantize_channels = mlas::ActiveKernels().requantize_channels_f32;
   // columns[ow * kernel_w + kw]: the offset of the input pixel of output column ow and kernel
   // column kw within its input row, -1 where it falls into the padding.
   std::vector<int64_t> columns(static_cast<size_t>(out_w * kernel_w));
@@ -515,6 +536,12 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
           }
           depthwise(rows.data(), columns.data(), kernel_h, kernel_w, out_w, taps.data(), channels,
                     args.x_zero, args.x_signed, sums.data());
+          if (!single.empty()) {
+            requantize_channels(sums.data(), args.bias, single.data(), channels, out_w,
+                                static_cast<int32_t>(args.y_zero), args.y_signed,
+                                static_cast<uint8_t*>(args.y_8bit) + image_row * row_size);
+            continue;
+          }
           RequantizeRow(sums.data(), row.bias.empty() ? nullptr : row.bias.data(),
                         row.multipliers.data(), /*broadcast=*/false, row_size,
                         static_cast<int32_t>(args.y_zero), args.y_signed,
@@ -531,9 +558,15 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
 // channel).
 void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out_size,
                const int32_t* sums, int64_t row, int64_t rows, int64_t channel, int64_t channels,
-               const RepeatedChannels* repeated = nullptr) {
+               const RepeatedChannels* repeated = nullptr, const float* single = nullptr) {
   if (args.channels_last) {  // Y's rows are the sums' rows: no transpose
     const int64_t first = n * out_size;
+    if (single != nullptr && channel == 0 && channels == m_total) {
+      mlas::ActiveKernels().requantize_channels_f32(
+          sums + row * m_total, args.bias, single, m_total, rows, static_cast<int32_t>(args.y_zero),
+          args.y_signed, static_cast<uint8_t*>(args.y_8bit) + (first + row) * m_total);
+      return;
+    }
     if (repeated != nullptr && channel == 0 && channels == m_total) {
       for (int64_t r = row; r < row + rows; r += repeated->rows) {
         const int64_t count = std::min(repeated->rows, row + rows - r);
@@ -610,8 +643,13 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       in_kernel = mlas::QgemmCanRequantize(kernels, args.w->Group(group),
                                            multipliers.data() + group * out_per_group);
   }
+  // Otherwise each tile's rows are requantized in single precision where the level can, else
+  // in double with the per-channel operands repeated.
+  const std::vector<float> single = args.channels_last && !in_kernel && g.group == 1
+                                        ? SinglePrecisionMultipliers(args, g.out_channels)
+                                        : std::vector<float>{};
   RepeatedChannels repeated;
-  if (args.channels_last && !in_kernel && g.group == 1)
+  if (args.channels_last && !in_kernel && g.group == 1 && single.empty())
     repeated = RepeatChannels(args, g.out_channels, std::max<int64_t>(1, 1024 / g.out_channels));
   ScratchBuffer<uint8_t> channels_last(
       scratch, args.channels_last ? 0 : static_cast<size_t>(in_size * g.in_channels));
@@ -661,7 +699,8 @@ void RunInt8Conv(const Int8ConvGeometry& g, const Int8ConvArgs& args, ThreadPool
       // for QLinearConv), instead of in a pass over all the sums after the product.
       const auto store_tile = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
         StoreTile(args, n, g.out_channels, out_size, sums.data(), row, rows, first_channel + col,
-                  cols, repeated.rows > 0 ? &repeated : nullptr);
+                  cols, repeated.rows > 0 ? &repeated : nullptr,
+                  single.empty() ? nullptr : single.data());
       };
       mlas::QgemmPackedB(kernels, out_size, a, lda, args.x_signed, args.w->Group(group),
                          zero_points, sums.data() + first_channel, g.out_channels, pool, store_tile,

@@ -1124,6 +1124,37 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
 }
 
 #if defined(__AVX2__)  // the baseline table has neither (its callers' SSE2 loops run)
+// Requantization in single precision, exact to the double-precision RequantizeRowS32 (the AVX2
+// tiles' store, QgemmStore::out8, and RequantizeChannelsF32), in three steps: one fused
+// multiply-add s * m + 1.5 * 2^23 of the float sum s and the float multiplier m rounds the exact
+// product once, to an integer (floats in [2^23, 2^24) are the integers), half to even (the offset
+// is even), and the bits of that float are 0x4B400000 plus the rounded product while |s * m| <
+// 2^22; clamped as floats to the output range, the bits minus 0x4B400000 plus the zero point are
+// the output. s is exact while |sum| < 2^24; past it (and past 2^22 for the product) |s * m| >=
+// 2^24 |m| >= 1024 when |m| >= 2^-14 (QgemmCanRequantize, qgemm.cc): the rounding is monotonic, so
+// it clamps as the exact product does.
+constexpr float kRequantizeShift = 0x1.8p23f;
+constexpr int32_t kRequantizeShiftBits = 0x4B400000;
+
+// The output values (int32, within the output type) of eight sums: low and high are the shift
+// plus the clamp bounds less the zero point, offset the shift's bits less the zero point.
+[[gnu::always_inline]] inline __m256i RequantizeLanesAvx2(__m256i total, __m256 scale, __m256 low,
+                                                          __m256 high, __m256i offset) {
+  const __m256 shifted =
+      _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), scale, _mm256_set1_ps(kRequantizeShift));
+  return _mm256_sub_epi32(_mm256_castps_si256(_mm256_min_ps(_mm256_max_ps(shifted, low), high)),
+                          offset);
+}
+
+// The same for one sum (the tails).
+inline uint8_t RequantizeOne(int32_t total, float scale, float low, float high, int32_t offset) {
+  const float shifted =
+      std::min(std::max(std::fma(static_cast<float>(total), scale, kRequantizeShift), low), high);
+  int32_t bits;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  return static_cast<uint8_t>(bits - offset);
+}
+
 // Intrinsics on AVX-512 and AVX2 (the baseline table has none: its caller's SSE2 loop runs
 // there): the product is clamped to the shifted integer range before rounding, which equals
 // clamping after.
@@ -1230,6 +1261,54 @@ void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* mul
                       uint8_t* out) {
   broadcast ? RequantizeRowS32Of<true>(sum, bias, multiplier, count, zero_point, to_int8, out)
             : RequantizeRowS32Of<false>(sum, bias, multiplier, count, zero_point, to_int8, out);
+}
+
+// requantize_channels_f32 (isa_kernels.h): sixteen channels a step, then eight, then one at a
+// time, each pixel's row from the same column operands.
+void RequantizeChannelsF32(const int32_t* sum, const int32_t* bias, const float* multiplier,
+                           int64_t channels, int64_t pixels, int32_t zero_point, bool to_int8,
+                           uint8_t* out) {
+  const float low_bound = kRequantizeShift + static_cast<float>((to_int8 ? -128 : 0) - zero_point);
+  const float high_bound =
+      kRequantizeShift + static_cast<float>((to_int8 ? 127 : 255) - zero_point);
+  const int32_t offset_bits = kRequantizeShiftBits - zero_point;
+  const __m256 low = _mm256_set1_ps(low_bound), high = _mm256_set1_ps(high_bound);
+  const __m256i offset = _mm256_set1_epi32(offset_bits);
+  const auto total_of = [&](const int32_t* s, int64_t c) {
+    const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c));
+    return bias != nullptr
+               ? _mm256_add_epi32(sums,
+                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + c)))
+               : sums;
+  };
+  // Eight int32 output values to their low bytes, in order, in the low 8 bytes.
+  const auto bytes_of = [](__m256i value) {
+    const __m128i words =
+        _mm_packs_epi32(_mm256_castsi256_si128(value), _mm256_extracti128_si256(value, 1));
+    return _mm_shuffle_epi8(
+        words, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+  };
+  for (int64_t p = 0; p < pixels; ++p) {
+    const int32_t* s = sum + p * channels;
+    uint8_t* o = out + p * channels;
+    int64_t c = 0;
+    for (; c + 16 <= channels; c += 16) {
+      const __m128i first = bytes_of(
+          RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c), low, high, offset));
+      const __m128i second = bytes_of(RequantizeLanesAvx2(
+          total_of(s, c + 8), _mm256_loadu_ps(multiplier + c + 8), low, high, offset));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm_unpacklo_epi64(first, second));
+    }
+    for (; c + 8 <= channels; c += 8)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
+                       bytes_of(RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c),
+                                                    low, high, offset)));
+    for (; c < channels; ++c) {
+      const auto total = static_cast<int32_t>(static_cast<uint32_t>(s[c]) +
+                                              static_cast<uint32_t>(bias != nullptr ? bias[c] : 0));
+      o[c] = RequantizeOne(total, multiplier[c], low_bound, high_bound, offset_bits);
+    }
+  }
 }
 
 // QLinearAdd's row as a plain loop the level vectorizes, with contraction off: a fused
@@ -1371,18 +1450,8 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 }
 
 #if defined(__AVX2__)
-// The requantizing store of the AVX2 tiles (QgemmStore::out8), exact to the double-precision
-// RequantizeRowS32 in three single-precision steps: one fused multiply-add s * m + 1.5 * 2^23 of
-// the float sum s and the float multiplier m rounds the exact product once, to an integer
-// (floats in [2^23, 2^24) are the integers), half to even (the offset is even), and the bits of
-// that float are 0x4B400000 plus the rounded product while |s * m| < 2^22; clamped as floats to
-// the output range, the bits minus 0x4B400000 minus the zero point are the output. s is exact
-// while |sum| < 2^24; past it (and past 2^22 for the product) |s * m| >= 2^24 |m| >= 1024 when
-// |m| >= 2^-14 (QgemmCanRequantize, qgemm.cc): the rounding is monotonic, so it clamps as the
-// exact product does.
-constexpr float kRequantizeShift = 0x1.8p23f;
-constexpr int32_t kRequantizeShiftBits = 0x4B400000;
 
+// The AVX2 tiles' requantizing store (QgemmStore::out8), by RequantizeLanesAvx2.
 // Row r's sixteen sums with their terms (+ term - zero * row_sums[r], the row term only when
 // row_sums is given) requantized as above, packed to the 16 output bytes in column order.
 struct RequantizeTileAvx2 {
@@ -1411,10 +1480,7 @@ struct RequantizeTileAvx2 {
       __m256i total = _mm256_add_epi32(sums[h], term[h]);
       if (row_sum != nullptr)
         total = _mm256_sub_epi32(total, _mm256_mullo_epi32(zero[h], _mm256_set1_epi32(*row_sum)));
-      const __m256 shifted =
-          _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), scale[h], _mm256_set1_ps(kRequantizeShift));
-      value[h] = _mm256_sub_epi32(
-          _mm256_castps_si256(_mm256_min_ps(_mm256_max_ps(shifted, low), high)), offset);
+      value[h] = RequantizeLanesAvx2(total, scale[h], low, high, offset);
     }
     // The values fit the output type: int16 words (lanes: columns 0-3, 8-11 | 4-7, 12-15), their
     // low bytes gathered into each lane's first eight, the lanes' dwords put in column order.
@@ -2189,10 +2255,12 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
 #endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,
+                             .requantize_channels_f32 = &RequantizeChannelsF32,
                              .qlinear_add_u8 = &QLinearAddU8,
                              .qlinear_add_s8 = &QLinearAddS8,
 #else
                              .requantize_row_s32 = nullptr,
+                             .requantize_channels_f32 = nullptr,
                              .qlinear_add_u8 = nullptr,
                              .qlinear_add_s8 = nullptr,
 #endif
