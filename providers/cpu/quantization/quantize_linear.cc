@@ -258,6 +258,21 @@ class DequantizeLinear final : public OpKernel {
                                              "x_zero_point", opset_ >= 13, axis_, block_size_);
     Tensor& y = context.Output(0, x.Shape(), out_type);
     if (y.NumElements() == 0) return;
+    if (out_type == E::kFloat && scale.Type() == E::kFloat &&
+        layout.mode != ScaleLayout::Mode::kBlocked) {
+      switch (x.Type()) {
+        case E::kUint8:
+          return DequantizeFast<uint8_t>(context, x, scale, zero_point, layout, y);
+        case E::kInt8:
+          return DequantizeFast<int8_t>(context, x, scale, zero_point, layout, y);
+        case E::kUint16:
+          return DequantizeFast<uint16_t>(context, x, scale, zero_point, layout, y);
+        case E::kInt16:
+          return DequantizeFast<int16_t>(context, x, scale, zero_point, layout, y);
+        default:
+          break;
+      }
+    }
     const std::vector<double> scales = ElementsAsDouble(scale);
     const std::vector<double> zeros =
         zero_point != nullptr ? ElementsAsDouble(*zero_point) : std::vector<double>();
@@ -275,6 +290,39 @@ class DequantizeLinear final : public OpKernel {
   }
 
  private:
+  // 8- and 16-bit x, float scales (per tensor or per axis), float y, over the intra-op pool: x -
+  // zero_point is exact in float and its product with the scale rounds once, as the double
+  // product rounded to float of the general path does.
+  template <typename T>
+  static void DequantizeFast(OpKernelContext& context, const Tensor& x, const Tensor& scale,
+                             const Tensor* zero_point, const ScaleLayout& layout, Tensor& y) {
+    const T* in = x.Data<T>();
+    const float* scales = scale.Data<float>();
+    const T* zeros = zero_point != nullptr ? zero_point->Data<T>() : nullptr;
+    float* out = y.MutableData<float>();
+    // Rows of elements sharing one scale: per axis, row r is (o, d) = (r / axis_dim, r %
+    // axis_dim) of `inner` elements; per tensor, chunks of the whole.
+    const bool per_axis = layout.mode == ScaleLayout::Mode::kPerAxis;
+    const int64_t total = x.NumElements();
+    const int64_t row_size = per_axis ? layout.inner : int64_t{16384};
+    const int64_t rows =
+        per_axis ? layout.outer * layout.axis_dim : (total + row_size - 1) / row_size;
+    ThreadPool::TryParallelFor(
+        context.IntraOpThreadPool(), rows, static_cast<double>(row_size),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t s = per_axis ? r % layout.axis_dim : 0;
+            const float factor = scales[s];
+            const float zero = zeros != nullptr ? static_cast<float>(zeros[s]) : 0.0f;
+            const int64_t first = r * row_size, count = std::min(row_size, total - first);
+            const T* from = in + first;
+            float* to = out + first;
+            for (int64_t i = 0; i < count; ++i)
+              to[i] = (static_cast<float>(from[i]) - zero) * factor;
+          }
+        });
+  }
+
   int opset_;
   int64_t axis_;
   int64_t block_size_;
