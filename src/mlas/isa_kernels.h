@@ -101,6 +101,26 @@ struct QgemmStore {
   }
 };
 
+// One output row of an 8-bit channels-last depthwise convolution for depthwise_nhwc_q8: pixels
+// [0, pixels) whose taps all lie inside the input row (the caller does the others). Tap t (row
+// kh = t / kernel_w, column kw = t % kernel_w) of pixel i reads `channels` values at rows[kh] +
+// first + i * step + kw * dilation (offsets in elements; a padding row is a row of x_zero).
+struct DepthwiseQ8Row {
+  const uint8_t* const* rows = nullptr;
+  int64_t kernel_h = 0, kernel_w = 0;
+  int64_t first = 0, step = 0, dilation = 0;
+  int64_t pixels = 0;
+  bool x_signed = false;
+  // depthwise_q8.h's packed weights, terms and multipliers (channels a multiple of 16).
+  const int16_t* weights = nullptr;
+  const int32_t* terms = nullptr;
+  const float* multipliers = nullptr;
+  int64_t channels = 0;
+  int32_t y_zero = 0;
+  bool y_signed = false;
+  uint8_t* out = nullptr;  // pixel i's channels at out + i * channels
+};
+
 struct IsaKernels {
   // ---- SGEMM (driven by mlas/sgemm.cc; formats in mlas/sgemm.h) ----
   // The micro-kernel's tile: rows a multiple of kSgemmPanelRows that divides kSgemmRowBlock,
@@ -224,6 +244,11 @@ struct IsaKernels {
   void (*depthwise_nhwc_s32)(const void* const* rows, const int64_t* columns, int64_t kernel_h,
                              int64_t kernel_w, int64_t out_w, const float* weights,
                              int64_t channels, int32_t x_zero, bool x_signed, int32_t* sums);
+  // The same sums, computed from DepthwiseQ8Row's packed operands (x times the shifted weights
+  // plus the terms, which hold the bias less x_zero times the weights' sum: wrapping, the same
+  // value) and requantized as requantize_channels_f32 does into the row's 8-bit Y. The caller
+  // checks the multipliers as for requantize_channels_f32. nullptr on the baseline level.
+  void (*depthwise_nhwc_q8)(const DepthwiseQ8Row& row);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.
   void (*normalize_f32)(float* dst, const float* src, int64_t count, double mean, double multiplier,

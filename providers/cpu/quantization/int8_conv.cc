@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "framework/scratch_buffer.h"
+#include "mlas/depthwise_q8.h"
 #include "mlas/isa_kernels.h"
 
 namespace prism::cpu::quantization {
@@ -477,6 +478,89 @@ std::vector<float> SinglePrecisionMultipliers(const Int8ConvArgs& args, int64_t 
   return multipliers;
 }
 
+// RunDepthwiseChannelsLast on the level's depthwise_nhwc_q8 (int16 pairs of taps, requantized in
+// its registers) for the pixels whose taps lie inside the input row (a padding row reads a row of
+// x_zero, which the packed terms take back out); the few others per row (columns in the padding)
+// on depthwise_nhwc_s32 and requantize_channels_f32. taps[k * C + c]: the shifted weights as
+// floats; single: the float multipliers; columns as RunDepthwiseChannelsLast's.
+void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
+                    const std::vector<float>& taps, const std::vector<float>& single,
+                    const std::vector<int64_t>& columns, ThreadPool* pool) {
+  const int64_t channels = g.out_channels;
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
+  const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
+  const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
+  const int64_t kernel_size = kernel_h * kernel_w;
+  std::vector<int32_t> shifted(static_cast<size_t>(channels * kernel_size));
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t k = 0; k < kernel_size; ++k)
+      shifted[static_cast<size_t>(c * kernel_size + k)] =
+          static_cast<int32_t>(taps[static_cast<size_t>(k * channels + c)]);
+  const mlas::DepthwiseQ8Operands packed = mlas::PackDepthwiseQ8(
+      shifted.data(), channels, kernel_size, args.bias, args.x_zero, single.data());
+  const std::vector<uint8_t> zero_row(static_cast<size_t>(in_w * channels),
+                                      static_cast<uint8_t>(args.x_zero));
+  // Output columns [inside_begin, inside_end) read only columns inside the input.
+  const int64_t stride_w = g.strides[1], pad_w = g.pads_begin[1], dilation_w = g.dilations[1];
+  int64_t inside_begin = 0;
+  while (inside_begin < out_w && inside_begin * stride_w - pad_w < 0) ++inside_begin;
+  int64_t inside_end = out_w;
+  while (inside_end > inside_begin &&
+         (inside_end - 1) * stride_w - pad_w + (kernel_w - 1) * dilation_w >= in_w)
+    --inside_end;
+  const auto* x = static_cast<const uint8_t*>(args.x);
+  const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  const int64_t row_size = out_w * channels;
+  ThreadPool::TryParallelFor(
+      pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int32_t> sums(static_cast<size_t>(channels));
+        std::vector<const void*> rows(static_cast<size_t>(kernel_h));
+        std::vector<const uint8_t*> padded_rows(static_cast<size_t>(kernel_h));
+        for (int64_t image_row = begin; image_row < end; ++image_row) {
+          const int64_t n = image_row / out_h, oh = image_row % out_h;
+          for (int64_t kh = 0; kh < kernel_h; ++kh) {
+            const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
+            const uint8_t* row =
+                ih >= 0 && ih < in_h ? x + (n * in_h + ih) * in_w * channels : nullptr;
+            rows[static_cast<size_t>(kh)] = row;
+            padded_rows[static_cast<size_t>(kh)] = row != nullptr ? row : zero_row.data();
+          }
+          uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + image_row * row_size;
+          // The columns reading padding, one pixel at a time.
+          const auto edge = [&](int64_t ow) {
+            kernels.depthwise_nhwc_s32(rows.data(), columns.data() + ow * kernel_w, kernel_h,
+                                       kernel_w, 1, taps.data(), channels, args.x_zero,
+                                       args.x_signed, sums.data());
+            kernels.requantize_channels_f32(sums.data(), args.bias, single.data(), channels, 1,
+                                            static_cast<int32_t>(args.y_zero), args.y_signed,
+                                            y + ow * channels);
+          };
+          for (int64_t ow = 0; ow < inside_begin; ++ow) edge(ow);
+          if (inside_end > inside_begin) {
+            mlas::DepthwiseQ8Row row;
+            row.rows = padded_rows.data();
+            row.kernel_h = kernel_h;
+            row.kernel_w = kernel_w;
+            row.first = (inside_begin * stride_w - pad_w) * channels;
+            row.step = stride_w * channels;
+            row.dilation = dilation_w * channels;
+            row.pixels = inside_end - inside_begin;
+            row.x_signed = args.x_signed;
+            row.weights = packed.weights.data();
+            row.terms = packed.terms.data();
+            row.multipliers = packed.multipliers.data();
+            row.channels = channels;
+            row.y_zero = static_cast<int32_t>(args.y_zero);
+            row.y_signed = args.y_signed;
+            row.out = y + inside_begin * channels;
+            kernels.depthwise_nhwc_q8(row);
+          }
+          for (int64_t ow = std::max(inside_begin, inside_end); ow < out_w; ++ow) edge(ow);
+        }
+      });
+}
+
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
 // for every kernel offset whose input pixel lies inside (padding is x_zero: it adds nothing),
 // that pixel's channels times the offset's zero-point-shifted weights (the level's
@@ -522,6 +606,10 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
     }
   const auto* x = static_cast<const uint8_t*>(args.x);
   const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
+  const auto depthwise_q8 = mlas::ActiveKernels().depthwise_nhwc_q8;
+  if (depthwise_q8 != nullptr && !single.empty() && channels % mlas::kDepthwiseQ8Block == 0 &&
+      kernel_size <= mlas::kDepthwiseQ8MaxTaps)
+    return RunDepthwiseQ8(g, args, taps, single, columns, pool);
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {

@@ -25,6 +25,7 @@
 #include <immintrin.h>
 #endif
 
+#include "mlas/depthwise_q8.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
 #include "mlas/qgemm.h"
@@ -2173,6 +2174,70 @@ void DepthwiseNhwcRow(const void* const* rows, const int64_t* columns, int64_t k
   }
 }
 
+#if defined(__AVX2__)
+// depthwise_nhwc_q8 (isa_kernels.h): a pixel's taps as pointers advanced by `step` a pixel; per
+// block of 16 channels, each pair of taps' bytes widened to int16 and interleaved (vpunpck{l,h}wd:
+// channels {0-3, 8-11} and {4-7, 12-15}, the packed weights' order), multiplied with vpmaddwd
+// (exact: |x| <= 255, |w| <= 255), then requantized as RequantizeLanesAvx2 and packed back to
+// channel order.
+template <bool kSigned>
+void DepthwiseNhwcQ8Of(const DepthwiseQ8Row& r) {
+  const int64_t taps = r.kernel_h * r.kernel_w, pairs = (taps + 1) / 2;
+  const int64_t blocks = r.channels / kDepthwiseQ8Block;
+  const uint8_t* at[kDepthwiseQ8MaxTaps + 1];
+  for (int64_t t = 0; t < taps; ++t)
+    at[t] = r.rows[t / r.kernel_w] + r.first + (t % r.kernel_w) * r.dilation;
+  at[taps] = at[taps - 1];  // an odd last tap's partner (zero weights)
+  const __m256 low =
+      _mm256_set1_ps(kRequantizeShift + static_cast<float>((r.y_signed ? -128 : 0) - r.y_zero));
+  const __m256 high =
+      _mm256_set1_ps(kRequantizeShift + static_cast<float>((r.y_signed ? 127 : 255) - r.y_zero));
+  const __m256i offset = _mm256_set1_epi32(kRequantizeShiftBits - r.y_zero);
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10,
+                       12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  const auto widen = [](const uint8_t* x) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+    return kSigned ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
+  };
+  for (int64_t i = 0; i < r.pixels; ++i) {
+    const int64_t pixel = i * r.step;
+    uint8_t* out = r.out + i * r.channels;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t c = b * kDepthwiseQ8Block;
+      __m256i acc_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.terms + c));
+      __m256i acc_high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.terms + c + 8));
+      const int16_t* w = r.weights + b * pairs * 2 * kDepthwiseQ8Block;
+      for (int64_t p = 0; p < pairs; ++p, w += 2 * kDepthwiseQ8Block) {
+        const __m256i xa = widen(at[2 * p] + pixel + c);
+        const __m256i xb = widen(at[2 * p + 1] + pixel + c);
+        acc_low = _mm256_add_epi32(
+            acc_low, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w))));
+        acc_high = _mm256_add_epi32(
+            acc_high,
+            _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb),
+                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16))));
+      }
+      const __m256i value_low =
+          RequantizeLanesAvx2(acc_low, _mm256_loadu_ps(r.multipliers + c), low, high, offset);
+      const __m256i value_high =
+          RequantizeLanesAvx2(acc_high, _mm256_loadu_ps(r.multipliers + c + 8), low, high, offset);
+      // Words in channel order ({0-3, 4-7} | {8-11, 12-15}), their low bytes gathered.
+      const __m256i bytes =
+          _mm256_shuffle_epi8(_mm256_packs_epi32(value_low, value_high), low_bytes);
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(out + c),
+          _mm_unpacklo_epi64(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1)));
+    }
+  }
+}
+
+void DepthwiseNhwcQ8(const DepthwiseQ8Row& row) {
+  row.x_signed ? DepthwiseNhwcQ8Of<true>(row) : DepthwiseNhwcQ8Of<false>(row);
+}
+#endif
+
 void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t kernel_h,
                       int64_t kernel_w, int64_t out_w, const float* weights, int64_t channels,
                       int32_t x_zero, bool x_signed, int32_t* sums) {
@@ -2270,6 +2335,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .depthwise2d_f32 = &DepthwiseConv2DF32,
                              .depthwise2d_f64 = &Depthwise2D<double>,
                              .depthwise_nhwc_s32 = &DepthwiseNhwcS32,
+#if defined(__AVX2__)
+                             .depthwise_nhwc_q8 = &DepthwiseNhwcQ8,
+#else
+                             .depthwise_nhwc_q8 = nullptr,
+#endif
                              .normalize_f32 = &NormalizeF32,
                              .clamp_f32 = &ClampF32,
                              .erf_f32 = &ErfF32,
