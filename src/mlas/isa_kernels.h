@@ -188,8 +188,11 @@ struct IsaKernels {
   // level's does).
   bool qgemm_vnni_requantizes;
   // Whether qgemm_block takes QgemmStore::out8 (the AVX2 tiles requantize from their registers;
-  // wide and mixed B included). Neither reads QgemmStore::a_rows.
+  // wide and mixed B included).
   bool qgemm_block_requantizes;
+  // Whether qgemm_block reads QgemmStore::a_rows for a narrow or mixed B (the AVX2 4-row tiles:
+  // rows a_stride apart, 4 bytes a group).
+  bool qgemm_block_reads_a_rows;
   // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
   // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
   // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum

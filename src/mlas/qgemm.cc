@@ -498,12 +498,13 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   std::vector<int32_t> row_sums(any_column_zero ? static_cast<size_t>(m) : 0);
   const auto* a_bytes = static_cast<const uint8_t*>(a);
   const uint32_t flip = a_signed ? 0x80 : 0;
-  // A requantizing product of a uint8 A whose depth is whole groups, on whole tiles of B: the
-  // kernel can read A's rows where they are (the caller's, or a row source's buffer) for its
-  // whole 12-row tiles (QgemmStore::a_rows), and then only a last partial panel is packed.
-  const bool in_place_ok = requantize != nullptr && vnni && !a_signed &&
-                           k % kQgemmDepthGroup == 0 && n % (2 * kQgemmPanelCols) == 0 &&
-                           tile_rows == 12;
+  // A requantizing product of a uint8 A whose depth is whole groups (for the VNNI kernel, on
+  // whole 32-column tiles of B; for qgemm_block, a narrow or mixed B): the kernel can read A's
+  // rows where they are (the caller's, or a row source's buffer) for its whole 12-row panels
+  // (QgemmStore::a_rows), and then only a last partial panel is packed.
+  const bool in_place_ok =
+      requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 && tile_rows == 12 &&
+      (vnni ? n % (2 * kQgemmPanelCols) == 0 : !wide && kernels.qgemm_block_reads_a_rows);
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
   struct RowsInPlace {

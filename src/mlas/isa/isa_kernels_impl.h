@@ -1581,7 +1581,8 @@ template <int kUsedRows>
 // have one, so this is not the tile's loop.
 template <int kUsedRows>
 inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
-                               int64_t a_group_stride, int64_t groups, const QgemmStore& store) {
+                               int64_t a_group_stride, int64_t a_row_stride, int64_t groups,
+                               const QgemmStore& store) {
   for (int32_t f = store.fixup_begin[0]; f < store.fixup_begin[1]; ++f) {
     const int64_t g = store.fixup_group[f] - store.fixup_group0;
     if (g < 0 || g >= groups) continue;
@@ -1593,7 +1594,7 @@ inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
             reinterpret_cast<const __m256i*>(w + pair * kQgemmGroupBytes + 32 * h));
     const uint8_t* ag = a + g * a_group_stride;
     for (int r = 0; r < kUsedRows; ++r) {
-      const uint8_t* q = ag + 4 * r;
+      const uint8_t* q = ag + r * a_row_stride;
       const __m256i x[2] = {_mm256_set1_epi32(static_cast<int32_t>(q[0] | uint32_t{q[1]} << 16)),
                             _mm256_set1_epi32(static_cast<int32_t>(q[2] | uint32_t{q[3]} << 16))};
       for (int h = 0; h < 2; ++h)
@@ -1614,8 +1615,9 @@ inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
 // machine).
 template <int kUsedRows = 4>
 [[gnu::noinline]] void QgemmTile4x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
-                                     const int8_t* b, int64_t rows, int64_t cols,
-                                     const QgemmStore& store, int32_t* c, int64_t ldc) {
+                                     int64_t a_row_stride, const int8_t* b, int64_t rows,
+                                     int64_t cols, const QgemmStore& store, int32_t* c,
+                                     int64_t ldc) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kUsedRows][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
@@ -1626,9 +1628,9 @@ template <int kUsedRows = 4>
   if constexpr (kUsedRows == 4) {
     if (groups > 0) {
       __m256i b0, b1, x, product0, product1;
-#define PRISM_NARROW_ROW(a_offset, acc0, acc1)     \
-  "vpbroadcastd " #a_offset                        \
-  "(%[a]), %[x]\n\t"                               \
+#define PRISM_NARROW_ROW(a_address, acc0, acc1)    \
+  "vpbroadcastd " a_address                        \
+  ", %[x]\n\t"                                     \
   "vpmaddubsw %[b0], %[x], %[product0]\n\t"        \
   "vpmaddubsw %[b1], %[x], %[product1]\n\t"        \
   "vpmaddwd %[ones], %[product0], %[product0]\n\t" \
@@ -1636,30 +1638,31 @@ template <int kUsedRows = 4>
   "vpaddd %[product0], %[" #acc0 "], %[" #acc0     \
   "]\n\t"                                          \
   "vpaddd %[product1], %[" #acc1 "], %[" #acc1 "]\n\t"
-      int64_t count = groups;
+      const int8_t* const b_end = b + groups * kQgemmGroupBytes;
       asm volatile(
           "1:\n\t"
           "vmovdqu (%[b]), %[b0]\n\t"
           "vmovdqu 32(%[b]), %[b1]\n\t"
-          PRISM_NARROW_ROW(0, acc00, acc01)
-          PRISM_NARROW_ROW(4, acc10, acc11)
-          PRISM_NARROW_ROW(8, acc20, acc21)
-          PRISM_NARROW_ROW(12, acc30, acc31)
+          PRISM_NARROW_ROW("(%[a])", acc00, acc01)
+          PRISM_NARROW_ROW("(%[a],%[row_stride],1)", acc10, acc11)
+          PRISM_NARROW_ROW("(%[a],%[row_stride],2)", acc20, acc21)
+          PRISM_NARROW_ROW("(%[a],%[row_stride3],1)", acc30, acc31)
           "add %[a_step], %[a]\n\t"
           "add $64, %[b]\n\t"
-          "dec %[count]\n\t"
-          "jnz 1b\n\t"
+          "cmp %[b_end], %[b]\n\t"
+          "jne 1b\n\t"
           : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
             [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
             [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b0] "=&x"(b0), [b1] "=&x"(b1),
             [x] "=&x"(x), [product0] "=&x"(product0), [product1] "=&x"(product1), [a] "+r"(a),
-            [b] "+r"(b), [count] "+r"(count)
-          : [a_step] "r"(a_group_stride), [ones] "x"(ones)
+            [b] "+r"(b)
+          : [a_step] "r"(a_group_stride), [row_stride] "r"(a_row_stride),
+            [row_stride3] "r"(3 * a_row_stride), [b_end] "r"(b_end), [ones] "x"(ones)
           : "cc", "memory");
 #undef PRISM_NARROW_ROW
     }
     if (store.fixup_begin != nullptr)
-      AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, groups, store);
+      AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, a_row_stride, groups, store);
     StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
     return;
   }
@@ -1670,7 +1673,7 @@ template <int kUsedRows = 4>
 #pragma GCC unroll 4
     for (int r = 0; r < kUsedRows; ++r) {
       int32_t quad;
-      std::memcpy(&quad, a + 4 * r, sizeof quad);
+      std::memcpy(&quad, a + r * a_row_stride, sizeof quad);
       const __m256i x = _mm256_set1_epi32(quad);
       acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
@@ -1678,7 +1681,8 @@ template <int kUsedRows = 4>
     a += a_group_stride;
     b += kQgemmGroupBytes;
   }
-  if (store.fixup_begin != nullptr) AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, groups, store);
+  if (store.fixup_begin != nullptr)
+    AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, a_row_stride, groups, store);
   StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
 
@@ -1853,11 +1857,17 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
         : count == 2
             ? QgemmTileWide4x16<2>(groups, rows, stride, panel, 2, cols, tile_store, tile, ldc)
             : QgemmTileWide4x16(groups, rows, stride, panel, count, cols, tile_store, tile, ldc);
+      else if (store.a_rows != nullptr && (i / kRows + 1) * kRows <= m)
+        // A's rows where they are (QgemmStore::a_rows) for a whole panel's tiles: 4 bytes a
+        // group, rows a_stride apart.
+        QgemmTile4x16(groups, store.a_rows + i * store.a_stride, kQgemmGroup, store.a_stride, panel,
+                      count, cols, tile_store, tile, ldc);
       else
-        count == 1 ? QgemmTile4x16<1>(groups, rows, stride, panel, 1, cols, tile_store, tile, ldc)
+        count == 1
+            ? QgemmTile4x16<1>(groups, rows, stride, 4, panel, 1, cols, tile_store, tile, ldc)
         : count == 2
-            ? QgemmTile4x16<2>(groups, rows, stride, panel, 2, cols, tile_store, tile, ldc)
-            : QgemmTile4x16(groups, rows, stride, panel, count, cols, tile_store, tile, ldc);
+            ? QgemmTile4x16<2>(groups, rows, stride, 4, panel, 2, cols, tile_store, tile, ldc)
+            : QgemmTile4x16(groups, rows, stride, 4, panel, count, cols, tile_store, tile, ldc);
     }
   }
 }
@@ -2315,8 +2325,10 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
 #endif
 #if defined(__AVX2__)
                              .qgemm_block_requantizes = true,
+                             .qgemm_block_reads_a_rows = true,
 #else
                              .qgemm_block_requantizes = false,
+                             .qgemm_block_reads_a_rows = false,
 #endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,
