@@ -273,40 +273,39 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   // the compiler vectorizes (the byte-by-byte loop with an early exit took a sixth of a
   // quantized resnet50's session creation).
   int32_t* sums = packed.column_sums_.data();
+  // With widen_if_needed, the same pass marks which (panel, depth group) blocks break the bound
+  // (few of them: the mixed form, qgemm.h) from the row pair's per-column flags.
+  const int64_t group_count = (k + kQgemmDepthGroup - 1) / kQgemmDepthGroup;
+  std::vector<uint8_t> outside_blocks(
+      widen_if_needed ? static_cast<size_t>(panels * group_count) : 0, 0);
+  std::vector<uint8_t> column_outside(static_cast<size_t>(n));
   int64_t p = 0;
   for (; p + 1 < k; p += 2) {
     const uint8_t* first = bytes + p * ldb;
     const uint8_t* second = first + ldb;
-    int outside = 0;
+    uint8_t outside = 0;
     for (int64_t j = 0; j < n; ++j) {
       const int b0 = static_cast<int8_t>(first[j] ^ flip);
       const int b1 = static_cast<int8_t>(second[j] ^ flip);
       sums[j] += b0 + b1;
       const int positive = (b0 > 0 ? b0 : 0) + (b1 > 0 ? b1 : 0);
       const int negative = (b0 < 0 ? b0 : 0) + (b1 < 0 ? b1 : 0);
-      outside |= (positive > 128) | (negative < -128);
+      const auto flag = static_cast<uint8_t>((positive > 128) | (negative < -128));
+      column_outside[static_cast<size_t>(j)] = flag;
+      outside |= flag;
     }
-    if (outside != 0) packed.within_pair_bound_ = false;
+    if (outside == 0) continue;
+    packed.within_pair_bound_ = false;
+    if (!widen_if_needed) continue;
+    for (int64_t j = 0; j < n; ++j)
+      if (column_outside[static_cast<size_t>(j)] != 0)
+        outside_blocks[static_cast<size_t>(j / kQgemmPanelCols * group_count +
+                                           p / kQgemmDepthGroup)] = 1;
   }
   for (; p < k; ++p)
     for (int64_t j = 0; j < n; ++j) sums[j] += value(p, j);
-  // Which (panel, depth group) blocks break the bound; few of them: the mixed form (qgemm.h).
-  std::vector<uint8_t> outside_blocks;
   int64_t outside_count = 0;
-  const int64_t group_count = (k + kQgemmDepthGroup - 1) / kQgemmDepthGroup;
-  if (widen_if_needed && !packed.within_pair_bound_) {
-    outside_blocks.assign(static_cast<size_t>(panels * group_count), 0);
-    for (int64_t q = 0; q + 1 < k; q += 2)
-      for (int64_t j = 0; j < n; ++j) {
-        const int b0 = value(q, j), b1 = value(q + 1, j);
-        const int positive = (b0 > 0 ? b0 : 0) + (b1 > 0 ? b1 : 0);
-        const int negative = (b0 < 0 ? b0 : 0) + (b1 < 0 ? b1 : 0);
-        if (positive > 128 || negative < -128)
-          outside_blocks[static_cast<size_t>(j / kQgemmPanelCols * group_count +
-                                             q / kQgemmDepthGroup)] = 1;
-      }
-    for (const uint8_t flag : outside_blocks) outside_count += flag;
-  }
+  for (const uint8_t flag : outside_blocks) outside_count += flag;
   packed.wide_ = widen_if_needed && !packed.within_pair_bound_ &&
                  outside_count * kMixedMaxOutsideShare > panels * group_count;
   const bool mixed = widen_if_needed && !packed.within_pair_bound_ && !packed.wide_;
