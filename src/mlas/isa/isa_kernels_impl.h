@@ -1137,23 +1137,58 @@ void BiasActivationRow(float* out, const float* sum, int64_t count, float bias, 
 constexpr float kRequantizeShift = 0x1.8p23f;
 constexpr int32_t kRequantizeShiftBits = 0x4B400000;
 
-// The output values (int32, within the output type) of eight sums: low and high are the shift
-// plus the clamp bounds less the zero point, offset the shift's bits less the zero point.
-[[gnu::always_inline]] inline __m256i RequantizeLanesAvx2(__m256i total, __m256 scale, __m256 low,
-                                                          __m256 high, __m256i offset) {
+// The output range of those steps: the shift plus the clamp bounds less the zero point, and the
+// shift's bits less the zero point, as scalars (the tails) and vectors.
+struct RequantizeRangeAvx2 {
+  float low_bound, high_bound;
+  int32_t offset_bits;
+  __m256 low, high;
+  __m256i offset;
+
+  RequantizeRangeAvx2(float low_less_zero, float high_less_zero, int32_t zero_point)
+      : low_bound(kRequantizeShift + low_less_zero),
+        high_bound(kRequantizeShift + high_less_zero),
+        offset_bits(kRequantizeShiftBits - zero_point),
+        low(_mm256_set1_ps(low_bound)),
+        high(_mm256_set1_ps(high_bound)),
+        offset(_mm256_set1_epi32(offset_bits)) {}
+  // uint8 or int8 (to_int8) output with this zero point.
+  static RequantizeRangeAvx2 For(int32_t zero_point, bool to_int8) {
+    return RequantizeRangeAvx2(static_cast<float>((to_int8 ? -128 : 0) - zero_point),
+                               static_cast<float>((to_int8 ? 127 : 255) - zero_point), zero_point);
+  }
+};
+
+// The output values (int32, within the output type) of eight sums.
+[[gnu::always_inline]] inline __m256i RequantizeLanesAvx2(__m256i total, __m256 scale,
+                                                          const RequantizeRangeAvx2& range) {
   const __m256 shifted =
       _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), scale, _mm256_set1_ps(kRequantizeShift));
-  return _mm256_sub_epi32(_mm256_castps_si256(_mm256_min_ps(_mm256_max_ps(shifted, low), high)),
-                          offset);
+  return _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_min_ps(_mm256_max_ps(shifted, range.low), range.high)),
+      range.offset);
 }
 
 // The same for one sum (the tails).
-inline uint8_t RequantizeOne(int32_t total, float scale, float low, float high, int32_t offset) {
-  const float shifted =
-      std::min(std::max(std::fma(static_cast<float>(total), scale, kRequantizeShift), low), high);
+inline uint8_t RequantizeOne(int32_t total, float scale, const RequantizeRangeAvx2& range) {
+  const float shifted = std::min(
+      std::max(std::fma(static_cast<float>(total), scale, kRequantizeShift), range.low_bound),
+      range.high_bound);
   int32_t bits;
   std::memcpy(&bits, &shifted, sizeof(bits));
-  return static_cast<uint8_t>(bits - offset);
+  return static_cast<uint8_t>(bits - range.offset_bits);
+}
+
+// Sixteen output values (columns 0-7 in first, 8-15 in second; they fit the output type) to their
+// low bytes in column order: int16 words (lanes: columns 0-3, 8-11 | 4-7, 12-15), their low bytes
+// gathered into each lane's first eight, the lanes' dwords put in column order.
+[[gnu::always_inline]] inline __m128i OutputBytes16Avx2(__m256i first, __m256i second) {
+  const __m256i words = _mm256_packs_epi32(first, second);
+  const __m256i low_bytes = _mm256_shuffle_epi8(
+      words, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6,
+                              8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(low_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7)));
 }
 
 // Intrinsics on AVX-512 and AVX2 (the baseline table has none: its caller's SSE2 loop runs
@@ -1269,12 +1304,7 @@ void RequantizeRowS32(const int32_t* sum, const int32_t* bias, const double* mul
 void RequantizeChannelsF32(const int32_t* sum, const int32_t* bias, const float* multiplier,
                            int64_t channels, int64_t pixels, int32_t zero_point, bool to_int8,
                            uint8_t* out) {
-  const float low_bound = kRequantizeShift + static_cast<float>((to_int8 ? -128 : 0) - zero_point);
-  const float high_bound =
-      kRequantizeShift + static_cast<float>((to_int8 ? 127 : 255) - zero_point);
-  const int32_t offset_bits = kRequantizeShiftBits - zero_point;
-  const __m256 low = _mm256_set1_ps(low_bound), high = _mm256_set1_ps(high_bound);
-  const __m256i offset = _mm256_set1_epi32(offset_bits);
+  const RequantizeRangeAvx2 range = RequantizeRangeAvx2::For(zero_point, to_int8);
   const auto total_of = [&](const int32_t* s, int64_t c) {
     const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c));
     return bias != nullptr
@@ -1282,7 +1312,8 @@ void RequantizeChannelsF32(const int32_t* sum, const int32_t* bias, const float*
                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + c)))
                : sums;
   };
-  // Eight int32 output values to their low bytes, in order, in the low 8 bytes.
+  // Eight int32 output values to their low bytes, in order, in the low 8 bytes (the tail of
+  // eight; sixteen go through OutputBytes16Avx2).
   const auto bytes_of = [](__m256i value) {
     const __m128i words =
         _mm_packs_epi32(_mm256_castsi256_si128(value), _mm256_extracti128_si256(value, 1));
@@ -1293,21 +1324,20 @@ void RequantizeChannelsF32(const int32_t* sum, const int32_t* bias, const float*
     const int32_t* s = sum + p * channels;
     uint8_t* o = out + p * channels;
     int64_t c = 0;
-    for (; c + 16 <= channels; c += 16) {
-      const __m128i first = bytes_of(
-          RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c), low, high, offset));
-      const __m128i second = bytes_of(RequantizeLanesAvx2(
-          total_of(s, c + 8), _mm256_loadu_ps(multiplier + c + 8), low, high, offset));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm_unpacklo_epi64(first, second));
-    }
+    for (; c + 16 <= channels; c += 16)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(o + c),
+          OutputBytes16Avx2(
+              RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c), range),
+              RequantizeLanesAvx2(total_of(s, c + 8), _mm256_loadu_ps(multiplier + c + 8), range)));
     for (; c + 8 <= channels; c += 8)
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
-                       bytes_of(RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c),
-                                                    low, high, offset)));
+      _mm_storel_epi64(
+          reinterpret_cast<__m128i*>(o + c),
+          bytes_of(RequantizeLanesAvx2(total_of(s, c), _mm256_loadu_ps(multiplier + c), range)));
     for (; c < channels; ++c) {
       const auto total = static_cast<int32_t>(static_cast<uint32_t>(s[c]) +
                                               static_cast<uint32_t>(bias != nullptr ? bias[c] : 0));
-      o[c] = RequantizeOne(total, multiplier[c], low_bound, high_bound, offset_bits);
+      o[c] = RequantizeOne(total, multiplier[c], range);
     }
   }
 }
@@ -1456,14 +1486,13 @@ inline void StoreQgemmTile(int64_t rows, int64_t cols, const int32_t* sums, cons
 // Row r's sixteen sums with their terms (+ term - zero * row_sums[r], the row term only when
 // row_sums is given) requantized as above, packed to the 16 output bytes in column order.
 struct RequantizeTileAvx2 {
-  __m256 scale[2], low, high;
-  __m256i term[2], zero[2], offset;
+  RequantizeRangeAvx2 range;
+  __m256 scale[2];
+  __m256i term[2], zero[2];
 
   RequantizeTileAvx2(const float* scales, const int32_t* terms, const int32_t* zeros,
-                     const QgemmRequantizeConstants& k) {
-    low = _mm256_set1_ps(kRequantizeShift + k.low);
-    high = _mm256_set1_ps(kRequantizeShift + k.high);
-    offset = _mm256_set1_epi32(kRequantizeShiftBits - k.zero_point);
+                     const QgemmRequantizeConstants& k)
+      : range(k.low, k.high, k.zero_point) {
     for (int h = 0; h < 2; ++h) {
       scale[h] = _mm256_loadu_ps(scales + 8 * h);
       term[h] = terms != nullptr
@@ -1481,16 +1510,9 @@ struct RequantizeTileAvx2 {
       __m256i total = _mm256_add_epi32(sums[h], term[h]);
       if (row_sum != nullptr)
         total = _mm256_sub_epi32(total, _mm256_mullo_epi32(zero[h], _mm256_set1_epi32(*row_sum)));
-      value[h] = RequantizeLanesAvx2(total, scale[h], low, high, offset);
+      value[h] = RequantizeLanesAvx2(total, scale[h], range);
     }
-    // The values fit the output type: int16 words (lanes: columns 0-3, 8-11 | 4-7, 12-15), their
-    // low bytes gathered into each lane's first eight, the lanes' dwords put in column order.
-    const __m256i words = _mm256_packs_epi32(value[0], value[1]);
-    const __m256i low_bytes = _mm256_shuffle_epi8(
-        words, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4,
-                                6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
-    return _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(low_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7)));
+    return OutputBytes16Avx2(value[0], value[1]);
   }
 };
 
@@ -2209,11 +2231,7 @@ void DepthwiseNhwcQ8Of(const DepthwiseQ8Row& r) {
   for (int64_t t = 0; t < taps; ++t)
     at[t] = r.rows[t / r.kernel_w] + r.first + (t % r.kernel_w) * r.dilation;
   at[taps] = at[taps - 1];  // an odd last tap's partner (zero weights)
-  const __m256 low =
-      _mm256_set1_ps(kRequantizeShift + static_cast<float>((r.y_signed ? -128 : 0) - r.y_zero));
-  const __m256 high =
-      _mm256_set1_ps(kRequantizeShift + static_cast<float>((r.y_signed ? 127 : 255) - r.y_zero));
-  const __m256i offset = _mm256_set1_epi32(kRequantizeShiftBits - r.y_zero);
+  const RequantizeRangeAvx2 range = RequantizeRangeAvx2::For(r.y_zero, r.y_signed);
   const __m256i low_bytes =
       _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10,
                        12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -2241,9 +2259,9 @@ void DepthwiseNhwcQ8Of(const DepthwiseQ8Row& r) {
                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16))));
       }
       const __m256i value_low =
-          RequantizeLanesAvx2(acc_low, _mm256_loadu_ps(r.multipliers + c), low, high, offset);
+          RequantizeLanesAvx2(acc_low, _mm256_loadu_ps(r.multipliers + c), range);
       const __m256i value_high =
-          RequantizeLanesAvx2(acc_high, _mm256_loadu_ps(r.multipliers + c + 8), low, high, offset);
+          RequantizeLanesAvx2(acc_high, _mm256_loadu_ps(r.multipliers + c + 8), range);
       // Words in channel order ({0-3, 4-7} | {8-11, 12-15}), their low bytes gathered.
       const __m256i bytes =
           _mm256_shuffle_epi8(_mm256_packs_epi32(value_low, value_high), low_bytes);
