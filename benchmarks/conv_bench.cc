@@ -1,15 +1,17 @@
 // Convolution microbenchmarks (Google Benchmark): every distinct Conv layer shape of the bench
-// models resnet50 and mobilenetv2 (../shared/bench; the table below was read from them with
-// onnx shape inference), run by Prism's CPU EP (a one-node session: NCHW, weights prepacked as
-// the session does, the bias in the GEMM's epilogue) beside oneDNN's convolution primitive in the
-// same binary (Debian's libdnnl: source, weights and destination in the blocked layouts it
-// chooses, weights reordered once outside the timing; the reorders of the activations into and
-// out of that layout are timed on their own, as `dnnl_reorders`), and beside Prism's NCHWc direct
-// convolution called through mlas (mlas/nchwc.h; `nchwc`: input and output in the blocked layout,
-// channels padded to the block, filter packed once outside the timing, the bias in the kernel's
-// store, Prism's intra-op pool), the pair the NCHWc graph rewrite puts in a model. Counters:
-// GFLOP/s and the layer's number of occurrences in its model, so that benchmarks/conv_table.py can
-// sum a model's convolution time.
+// models resnet50 and mobilenetv2, and squeezenet1_1's 3x3 layers (../shared/bench; the table
+// below was read from them with onnx shape inference), run by Prism's CPU EP (a one-node session:
+// NCHW, weights prepacked as the session does, the bias in the GEMM's epilogue) beside oneDNN's
+// convolution primitive in the same binary (Debian's libdnnl: source, weights and destination in
+// the blocked layouts it chooses, weights reordered once outside the timing; the reorders of the
+// activations into and out of that layout are timed on their own, as `dnnl_reorders`), and beside
+// Prism's NCHWc direct convolution called through mlas (mlas/nchwc.h; `nchwc`: input and output
+// in the blocked layout, channels padded to the block, filter packed once outside the timing, the
+// bias in the kernel's store, Prism's intra-op pool), the pair the NCHWc graph rewrite puts in a
+// model, and for 3x3 stride-1 layers its Winograd F(2x2, 3x3) convolution (`winograd`,
+// mlas/nchwc_winograd.h, the same blocked tensors). Counters: GFLOP/s (of the direct
+// convolution's multiply-adds, for every variant) and the layer's number of occurrences in its
+// model, so that benchmarks/conv_table.py can sum a model's convolution time.
 //
 //   build/prism_conv_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //       --benchmark_out=conv.json --benchmark_out_format=json     (one command line)
@@ -20,6 +22,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -27,7 +30,9 @@
 
 #include "common/thread_pool.h"
 #include "graph/model.h"
+#include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
+#include "mlas/nchwc_winograd.h"
 #include "onnx/onnx_pb.h"
 #include "session/inference_session.h"
 
@@ -111,6 +116,11 @@ const Layer kLayers[] = {
     {"mobilenetv2", 960, 7, 7, 160, 1, 1, 1, 0, 1, 2},
     {"mobilenetv2", 960, 7, 7, 320, 1, 1, 1, 0, 1, 1},
     {"mobilenetv2", 320, 7, 7, 1280, 1, 1, 1, 0, 1, 1},
+    // squeezenet1_1's 3x3 expand layers (the rest of it: 1x1 layers and the first convolution).
+    {"squeezenet1_1", 16, 55, 55, 64, 3, 3, 1, 1, 1, 2},
+    {"squeezenet1_1", 32, 27, 27, 128, 3, 3, 1, 1, 1, 2},
+    {"squeezenet1_1", 48, 13, 13, 192, 3, 3, 1, 1, 1, 2},
+    {"squeezenet1_1", 64, 13, 13, 256, 3, 3, 1, 1, 1, 2},
 };
 
 std::vector<float> RandomValues(int64_t count, uint32_t seed) {
@@ -198,8 +208,8 @@ void PrismConv(benchmark::State& state, const Layer& l) {
   SetCounters(state, l);
 }
 
-// Prism's NCHWc convolution on blocked tensors: the first layer (3 channels) reads plain NCHW,
-// group == channels layers are depthwise, the rest blocked.
+// Prism's NCHWc direct convolution on blocked tensors: the first layer (3 channels) reads plain
+// NCHW, group == channels layers are depthwise, the rest blocked.
 void PrismNchwcConv(benchmark::State& state, const Layer& l) {
   const int64_t b = prism::mlas::NchwcBlockSize();
   auto round_up = [b](int64_t c) { return (c + b - 1) / b * b; };
@@ -233,6 +243,53 @@ void PrismNchwcConv(benchmark::State& state, const Layer& l) {
   for (auto _ : state) {
     pool.ParallelFor(items, cost, [&](int64_t begin, int64_t end) {
       prism::mlas::NchwcConv(shape, x.data(), packed.data(), epilogue, y.data(), begin, end);
+    });
+    benchmark::DoNotOptimize(y.data());
+  }
+  SetCounters(state, l);
+}
+
+// The blocked shape `nchwc` runs for a layer.
+prism::mlas::NchwcConvShape BlockedShape(const Layer& l) {
+  const int64_t b = prism::mlas::NchwcBlockSize();
+  auto round_up = [b](int64_t c) { return (c + b - 1) / b * b; };
+  prism::mlas::NchwcConvShape shape;
+  shape.input_channels = round_up(l.channels);
+  shape.output_channels = round_up(l.filters);
+  shape.input_h = l.height;
+  shape.input_w = l.width;
+  shape.output_h = l.OutH();
+  shape.output_w = l.OutW();
+  shape.kernel_h = l.kernel_h;
+  shape.kernel_w = l.kernel_w;
+  shape.stride_h = shape.stride_w = l.stride;
+  shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = l.pad;
+  return shape;
+}
+
+// The same layer by the Winograd F(2x2, 3x3) algorithm (mlas/nchwc_winograd.h), its transformed
+// filter packed once outside the timing (3x3, stride 1 layers only).
+void PrismWinogradConv(benchmark::State& state, const Layer& l) {
+  const prism::mlas::NchwcConvShape shape = BlockedShape(l);
+  const std::vector<float> w =
+      RandomValues(shape.output_channels * shape.input_channels * l.kernel_h * l.kernel_w, 2);
+  const prism::mlas::NchwcWinogradFilter filter =
+      prism::mlas::NchwcWinogradFilter::Pack(shape, w.data());
+  const std::vector<float> bias = RandomValues(shape.output_channels, 3);
+  const std::vector<float> x = RandomValues(shape.input_channels * l.height * l.width, 1);
+  std::vector<float> y(static_cast<size_t>(shape.output_channels * l.OutH() * l.OutW()));
+  prism::mlas::NchwcConvEpilogue epilogue;
+  epilogue.bias = bias.data();
+  prism::ThreadPool pool(static_cast<int>(state.range(0)));
+  // PRISM_BENCH_WINOGRAD_TILES sets the tiles per work item (how the plan's choice was measured).
+  const char* tiles = std::getenv("PRISM_BENCH_WINOGRAD_TILES");
+  const prism::mlas::NchwcWinogradPlan plan = prism::mlas::NchwcWinogradPlanFor(
+      shape, state.range(0), tiles != nullptr ? std::atoll(tiles) : 0);
+  const int64_t items = plan.WorkItems(1);
+  const double cost = l.Flops() / static_cast<double>(items);
+  for (auto _ : state) {
+    pool.ParallelFor(items, cost, [&](int64_t begin, int64_t end) {
+      prism::mlas::NchwcWinogradConv(shape, plan, x.data(), filter, epilogue, y.data(), begin, end);
     });
     benchmark::DoNotOptimize(y.data());
   }
@@ -328,6 +385,13 @@ const bool kRegistered = [] {
         ->Arg(2)
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
+    if (layer.group == 1 &&
+        prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), BlockedShape(layer)))
+      benchmark::RegisterBenchmark(("conv/" + name + "/winograd").c_str(), PrismWinogradConv, layer)
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
 #if defined(PRISM_BENCH_WITH_DNNL)
     benchmark::RegisterBenchmark(("conv/" + name + "/dnnl").c_str(), DnnlConvolution, layer)
         ->Arg(1)

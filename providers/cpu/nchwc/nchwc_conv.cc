@@ -8,7 +8,9 @@
 // shape OIHW, so that a saved optimized model means the same in both runtimes. The attributes are
 // ONNX Conv's plus FusedConv's activation and activation_params: Relu, LeakyRelu and Clip run
 // inside the kernel's store with the bias and the sum; Tanh, Sigmoid and HardSigmoid after it over
-// Y. W, a constant initializer, is packed once at session creation (PrePack).
+// Y. W, a constant initializer, is packed once at session creation (PrePack); for a 3x3, stride 1
+// convolution also in the Winograd form (mlas/nchwc_winograd.h), which runs instead of the direct
+// kernel on the shapes where it measured faster.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
 #include "mlas/nchwc_filter_order.h"
+#include "mlas/nchwc_winograd.h"
 #include "providers/cpu/contrib/fused_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
 
@@ -31,10 +34,12 @@ std::string Join(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-// A packed filter and the geometry it was packed for (the parts W decides).
+// A packed filter and the geometry it was packed for (the parts W decides); the Winograd form too
+// where the convolution may run by it (the direct form stays: small planes, and the way back to W).
 struct NchwcPackedFilter {
   mlas::NchwcConvShape shape;
   std::vector<float> floats;
+  std::optional<mlas::NchwcWinogradFilter> winograd;
 };
 
 class NchwcConv final : public OpKernel {
@@ -79,13 +84,15 @@ class NchwcConv final : public OpKernel {
       return "";
     if (!FilterShape(weight.Shape()).has_value()) return "";
     return "mlas.nchwc.filter.f32(b=" + std::to_string(mlas::NchwcBlockSize()) +
-           ",group=" + std::to_string(group_) + ")";
+           ",group=" + std::to_string(group_) +
+           (PacksWinograd(*FilterShape(weight.Shape())) ? ",winograd" : "") + ")";
   }
 
   PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
-    auto packed = std::make_shared<NchwcPackedFilter>(Pack(weight));
+    auto packed = std::make_shared<NchwcPackedFilter>(Pack(weight, /*with_winograd=*/true));
     PrePackedWeight result;
-    result.bytes = packed->floats.size() * sizeof(float);
+    result.bytes =
+        packed->floats.size() * sizeof(float) + (packed->winograd ? packed->winograd->Bytes() : 0);
     result.type = weight.Type();
     result.shape = weight.Shape();
     result.unpack = [packed, dims = weight.Shape()] {
@@ -117,7 +124,7 @@ class NchwcConv final : public OpKernel {
                     node, ": NCHWc Conv input W must be a 4-D float tensor, got ", w.Describe());
       w_shape = w.Shape();
       CheckFilter(w_shape);
-      filter = std::make_shared<const NchwcPackedFilter>(Pack(w));
+      filter = std::make_shared<const NchwcPackedFilter>(Pack(w, /*with_winograd=*/false));
     }
     PRISM_ENFORCE(x.Type() == ElementType::kFloat && x.Shape().Rank() == 4, kInvalidArgument, node,
                   ": NCHWc Conv input X must be a 4-D float tensor, got ", x.Describe());
@@ -157,18 +164,22 @@ class NchwcConv final : public OpKernel {
     epilogue.beta = activation_.beta;
     const float* input = x.Data<float>();
     float* output = y.MutableData<float>();
-    const int64_t items = mlas::NchwcConvWorkItems(shape);
-    // Multiply-adds per item: a row of a group of output blocks.
-    const int64_t item_channels =
-        shape.IsDepthwise() ? b
-                            : std::min(mlas::kNchwcConvBlocksPerItem * b, shape.output_channels);
-    const double cost = 2.0 * static_cast<double>(shape.output_w * item_channels) *
-                        static_cast<double>((shape.IsDepthwise() ? 1 : shape.input_channels) *
-                                            shape.kernel_h * shape.kernel_w);
-    ThreadPool::TryParallelFor(
-        context.IntraOpThreadPool(), items, cost, [&](int64_t begin, int64_t end) {
-          mlas::NchwcConv(shape, input, filter->floats.data(), epilogue, output, begin, end);
-        });
+    ThreadPool* pool = context.IntraOpThreadPool();
+    const int64_t threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
+    if (filter->winograd && mlas::NchwcWinogradPays(shape, threads)) {
+      const mlas::NchwcWinogradPlan plan = mlas::NchwcWinogradPlanFor(shape, threads);
+      const int64_t items = plan.WorkItems(shape.batch);
+      // Per item: its tiles' share of the direct convolution's multiply-adds, about what the
+      // transformed products and the transforms cost together.
+      const double cost = 2.0 * static_cast<double>(plan.batch * 4 * shape.output_channels) *
+                          static_cast<double>(shape.input_channels * 9) / 2.0;
+      ThreadPool::TryParallelFor(pool, items, cost, [&](int64_t begin, int64_t end) {
+        mlas::NchwcWinogradConv(shape, plan, input, *filter->winograd, epilogue, output, begin,
+                                end);
+      });
+    } else {
+      RunDirect(shape, input, *filter, epilogue, output, pool);
+    }
     if (activation_after_) {
       const int64_t count = y.NumElements();
       constexpr int64_t kChunk = 16384;
@@ -182,6 +193,47 @@ class NchwcConv final : public OpKernel {
   }
 
  private:
+  static void RunDirect(const mlas::NchwcConvShape& shape, const float* input,
+                        const NchwcPackedFilter& filter, const mlas::NchwcConvEpilogue& epilogue,
+                        float* output, ThreadPool* pool) {
+    const int64_t b = mlas::NchwcBlockSize();
+    const int64_t items = mlas::NchwcConvWorkItems(shape);
+    // Multiply-adds per item: a row of a group of output blocks.
+    const int64_t item_channels =
+        shape.IsDepthwise() ? b
+                            : std::min(mlas::kNchwcConvBlocksPerItem * b, shape.output_channels);
+    const double cost = 2.0 * static_cast<double>(shape.output_w * item_channels) *
+                        static_cast<double>((shape.IsDepthwise() ? 1 : shape.input_channels) *
+                                            shape.kernel_h * shape.kernel_w);
+    ThreadPool::TryParallelFor(pool, items, cost, [&](int64_t begin, int64_t end) {
+      mlas::NchwcConv(shape, input, filter.floats.data(), epilogue, output, begin, end);
+    });
+  }
+
+  // Whether a filter of this shape is packed in the Winograd form too: the attributes allow it,
+  // and the input's plane (where shape inference knows it) is one where it pays at some thread
+  // count. An unknown plane packs it; each run decides.
+  bool PacksWinograd(mlas::NchwcConvShape shape) const {
+    shape.stride_h = strides_[0];
+    shape.stride_w = strides_[1];
+    shape.dilation_h = dilations_[0];
+    shape.dilation_w = dilations_[1];
+    if (!mlas::NchwcWinogradApplies(mlas::ActiveKernels(), shape)) return false;
+    const Node& node = GetNode();
+    const NodeArg* x = node.HasInput(0) ? node.Inputs()[0] : nullptr;
+    if (x == nullptr || !x->shape || x->shape->dims.size() != 4 || !x->shape->dims[2].IsKnown() ||
+        !x->shape->dims[3].IsKnown())
+      return true;
+    shape.input_h = x->shape->dims[2].value;
+    shape.input_w = x->shape->dims[3].value;
+    try {
+      ResolveGeometry(shape, node.Describe());
+    } catch (const Exception&) {
+      return false;  // no output at this size: the run reports it
+    }
+    return mlas::NchwcWinogradPays(shape, 1) || mlas::NchwcWinogradPays(shape, 2);
+  }
+
   void ParseActivation(const OpKernelInfo& info) {
     using Kind = FusedActivation::Kind;
     const std::string node = GetNode().Describe();
@@ -269,14 +321,21 @@ class NchwcConv final : public OpKernel {
     return {w[0], w[1], w[2], w[3], mlas::NchwcBlockSize()};
   }
 
-  // W comes in onnxruntime's order; mlas packs from OIHW.
-  NchwcPackedFilter Pack(const Tensor& w) const {
+  // W comes in onnxruntime's order; mlas packs from OIHW. The Winograd form only for a constant
+  // W (packed once): it costs more than a run's convolution to make.
+  NchwcPackedFilter Pack(const Tensor& w, bool with_winograd) const {
     CheckFilter(w.Shape());
     NchwcPackedFilter packed;
     packed.shape = *FilterShape(w.Shape());
     packed.floats.resize(static_cast<size_t>(mlas::NchwcPackedFilterFloats(packed.shape)));
     mlas::NchwcPackOrderedFilter(mlas::ActiveKernels(), packed.shape, w.Data<float>(),
                                  packed.floats.data());
+    if (with_winograd && PacksWinograd(packed.shape)) {
+      std::vector<float> oihw(static_cast<size_t>(w.NumElements()));
+      mlas::NchwcUnpackFilter(mlas::ActiveKernels(), packed.shape, packed.floats.data(),
+                              oihw.data());
+      packed.winograd = mlas::NchwcWinogradFilter::Pack(packed.shape, oihw.data());
+    }
     return packed;
   }
 

@@ -2287,6 +2287,7 @@ void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t k
 }
 
 #include "mlas/isa/nchwc_kernels.h"
+#include "mlas/isa/nchwc_winograd_kernels.h"
 
 #if defined(__AVX512F__)
 #include "mlas/isa/sgemm_avx512.h"
@@ -2401,7 +2402,9 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .nchwc_reorder_input_f32 = &NchwcReorderInputF32,
                              .nchwc_reorder_output_f32 = &NchwcReorderOutputF32,
                              .nchwc_conv_f32 = &NchwcConvF32,
-                             .nchwc_pool_f32 = &NchwcPoolF32};
+                             .nchwc_pool_f32 = &NchwcPoolF32,
+                             .nchwc_winograd_input_f32 = &NchwcWinogradInputF32,
+                             .nchwc_winograd_output_f32 = &NchwcWinogradOutputF32};
 
 }  // namespace prism::mlas::PRISM_ISA_NAMESPACE
 

@@ -30,6 +30,7 @@ struct NchwcLanes {
   static V Zero() { return _mm512_setzero_ps(); }
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   // The masked forms: gcc 12's _mm512_max_ps passes an undefined vector that -Wuninitialized
   // flags once inlined into a tile's unrolled stores (a false positive of its header).
@@ -78,6 +79,9 @@ struct NchwcLanes {
   }
   static V Add(V a, V b) {
     return a + b;
+  }
+  static V Sub(V a, V b) {
+    return a - b;
   }
   static V Mul(V a, V b) {
     return a * b;

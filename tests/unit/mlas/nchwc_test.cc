@@ -13,6 +13,7 @@
 #include "isa_levels.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
+#include "mlas/nchwc_winograd.h"
 
 namespace prism::mlas {
 namespace {
@@ -69,7 +70,11 @@ double Activate(double v, int activation, double a, double b) {
   }
 }
 
-void CheckConv(const ConvCase& t, std::mt19937& rng) {
+// kDirect: NchwcConv; else the Winograd algorithm (nchwc_winograd.h) with that many tiles per
+// work item (0: the plan's own choice).
+constexpr int64_t kDirect = -1;
+
+void CheckConv(const ConvCase& t, std::mt19937& rng, int64_t winograd_batch = kDirect) {
   const int64_t oh = OutSize(t.h, t.kh, t.sh, t.dh, t.pt, t.pb);
   const int64_t ow = OutSize(t.w, t.kw, t.sw, t.dw, t.pl, t.pr);
   ASSERT_GT(oh, 0);
@@ -152,6 +157,13 @@ void CheckConv(const ConvCase& t, std::mt19937& rng) {
     std::vector<float> packed(static_cast<size_t>(NchwcPackedFilterFloats(kernels, shape)), 7.0f);
     ASSERT_EQ(packed.size(), padded.size());
     NchwcPackFilter(kernels, shape, padded.data(), packed.data());
+    const bool winograd = winograd_batch != kDirect;
+    if (winograd) {
+      ASSERT_TRUE(NchwcWinogradApplies(kernels, shape));
+    }
+    const NchwcWinogradFilter winograd_filter =
+        winograd ? NchwcWinogradFilter::Pack(shape, padded.data()) : NchwcWinogradFilter();
+    const NchwcWinogradPlan plan = NchwcWinogradPlanFor(shape, 3, winograd_batch);
     std::vector<float> padded_bias(static_cast<size_t>(mp), 0.0f);
     std::copy(bias.begin(), bias.end(), padded_bias.begin());
     // Padded input lanes hold garbage (finite): the zero filter taps must cancel them.
@@ -165,12 +177,18 @@ void CheckConv(const ConvCase& t, std::mt19937& rng) {
     epilogue.beta = beta;
     std::vector<float> out(static_cast<size_t>(t.n * mp * oh * ow),
                            std::numeric_limits<float>::quiet_NaN());
-    const int64_t items = NchwcConvWorkItems(kernels, shape);
+    const int64_t items =
+        winograd ? plan.WorkItems(shape.batch) : NchwcConvWorkItems(kernels, shape);
     // Three uneven ranges, as three threads would get them.
-    const int64_t cut1 = items / 3, cut2 = items * 3 / 4;
-    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), 0, cut1);
-    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), cut1, cut2);
-    NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), cut2, items);
+    const int64_t cuts[4] = {0, items / 3, items * 3 / 4, items};
+    for (int r = 0; r < 3; ++r) {
+      if (winograd)
+        NchwcWinogradConv(kernels, shape, plan, input.data(), winograd_filter, epilogue, out.data(),
+                          cuts[r], cuts[r + 1]);
+      else
+        NchwcConv(kernels, shape, input.data(), packed.data(), epilogue, out.data(), cuts[r],
+                  cuts[r + 1]);
+    }
     for (int64_t i = 0; i < t.n; ++i)
       for (int64_t o = 0; o < mp; ++o)
         for (int64_t s = 0; s < oh * ow; ++s) {
@@ -257,6 +275,48 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
   };
   for (const ConvCase& t : cases) {
     CheckConv(t, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The Winograd F(2x2, 3x3) algorithm against the same double-precision reference and tolerance:
+// random 3x3 stride-1 shapes (odd output sizes, so that tiles hang over the edges; padding on
+// any side, up to 2), batches of tiles from one to the plan's own, every epilogue.
+TEST(NchwcTest, WinogradMatchesTheReferenceOnEveryLevel) {
+  std::mt19937 rng(23);
+  auto pick = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const int64_t batches[] = {0, 1, 5, 6, 13};
+  for (int trial = 0; trial < 60; ++trial) {
+    ConvCase t{};
+    t.n = pick(1, 2);
+    t.c = pick(1, 70);
+    t.m = pick(1, 70);
+    t.h = pick(1, 17);
+    t.w = pick(1, 21);
+    t.kh = t.kw = 3;
+    t.sh = t.sw = t.dh = t.dw = 1;
+    t.pt = pick(0, 2);
+    t.pl = pick(0, 2);
+    t.pb = pick(0, 2);
+    t.pr = pick(0, 2);
+    if (t.h + t.pt + t.pb < 3) t.pb = 3 - t.h - t.pt;
+    if (t.w + t.pl + t.pr < 3) t.pr = 3 - t.w - t.pl;
+    t.bias = trial % 2 == 0;
+    t.sum = trial / 2 % 2 == 0;
+    t.activation = trial / 4 % 4;
+    CheckConv(t, rng, batches[trial % 5]);
+    if (HasFatalFailure()) return;
+  }
+  // resnet50's shapes (smaller planes), the plan's own batches.
+  const ConvCase network[] = {
+      {1, 64, 64, 22, 22, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, true, kActivationRelu},
+      {1, 128, 128, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, false, kActivationRelu},
+      {2, 256, 256, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true, 0},
+  };
+  for (const ConvCase& t : network) {
+    CheckConv(t, rng, 0);
     if (HasFatalFailure()) return;
   }
 }

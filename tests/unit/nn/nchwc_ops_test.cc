@@ -1,6 +1,7 @@
 // The com.microsoft.nchwc ops on the CPU EP (providers/cpu/nchwc/): one-node models against a
 // naive double-precision convolution / pooling computed in NCHW and laid out in NCHWc here, for
-// the three Conv kinds (constant W, prepacked, and W as a graph input), bias, Sum, the kernel's
+// the three Conv kinds (constant W, prepacked, and W as a graph input; 3x3 stride-1 layers by
+// Winograd's algorithm where W is constant), bias, Sum, the kernel's
 // and the after-kernel activations, auto_pad, pools with ceil_mode and both average divisors,
 // the reorders; and the refusals of what the ops do not support, naming the node.
 #include <gtest/gtest.h>
@@ -189,6 +190,15 @@ TEST(NchwcOpsTest, BlockedConvMatchesTheNaiveConvolution) {
   RunConv(Kind::kBlocked, {1, 16, 10, 7, 16, 3, 3, 2, 1, 0, 1}, false, false, "");
   // 1x1 and an activation after the kernel.
   RunConv(Kind::kBlocked, {1, 40, 5, 5, 24, 1, 1, 1, 0, 0, 1}, true, true, "HardSigmoid");
+}
+
+// A 3x3, stride 1 convolution of at least 16 channels on a plane of at least 32 output tiles of
+// 2 x 2 runs by the Winograd algorithm (mlas/nchwc_winograd.h) when W is constant, directly when
+// W is a graph input: both against the naive convolution.
+TEST(NchwcOpsTest, WinogradConvMatchesTheNaiveConvolution) {
+  RunConv(Kind::kBlocked, {2, 20, 13, 12, 37, 3, 3, 1, 1, 1, 1}, true, true, "Relu");
+  RunConv(Kind::kBlocked, {1, 33, 15, 14, 16, 3, 3, 1, 0, 2, 1}, true, false, "HardSigmoid");
+  RunConv(Kind::kBlocked, {1, 20, 13, 12, 37, 3, 3, 1, 1, 1, 1}, false, true, "");
 }
 
 TEST(NchwcOpsTest, NchwInputConvMatchesTheNaiveConvolution) {
