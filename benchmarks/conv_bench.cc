@@ -269,12 +269,12 @@ prism::mlas::NchwcConvShape BlockedShape(const Layer& l) {
 
 // The same layer by the Winograd F(2x2, 3x3) algorithm (mlas/nchwc_winograd.h), its transformed
 // filter packed once outside the timing (3x3, stride 1 layers only).
-void PrismWinogradConv(benchmark::State& state, const Layer& l) {
+void PrismWinogradConv(benchmark::State& state, const Layer& l, int output_tile) {
   const prism::mlas::NchwcConvShape shape = BlockedShape(l);
   const std::vector<float> w =
       RandomValues(shape.output_channels * shape.input_channels * l.kernel_h * l.kernel_w, 2);
   const prism::mlas::NchwcWinogradFilter filter =
-      prism::mlas::NchwcWinogradFilter::Pack(shape, w.data());
+      prism::mlas::NchwcWinogradFilter::Pack(shape, w.data(), output_tile);
   const std::vector<float> bias = RandomValues(shape.output_channels, 3);
   const std::vector<float> x = RandomValues(shape.input_channels * l.height * l.width, 1);
   std::vector<float> y(static_cast<size_t>(shape.output_channels * l.OutH() * l.OutW()));
@@ -284,7 +284,7 @@ void PrismWinogradConv(benchmark::State& state, const Layer& l) {
   // PRISM_BENCH_WINOGRAD_TILES sets the tiles per work item (how the plan's choice was measured).
   const char* tiles = std::getenv("PRISM_BENCH_WINOGRAD_TILES");
   const prism::mlas::NchwcWinogradPlan plan = prism::mlas::NchwcWinogradPlanFor(
-      shape, state.range(0), tiles != nullptr ? std::atoll(tiles) : 0);
+      shape, output_tile, state.range(0), tiles != nullptr ? std::atoll(tiles) : 0);
   const int64_t items = plan.WorkItems(1);
   const double cost = l.Flops() / static_cast<double>(items);
   for (auto _ : state) {
@@ -386,12 +386,17 @@ const bool kRegistered = [] {
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
     if (layer.group == 1 &&
-        prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), BlockedShape(layer)))
-      benchmark::RegisterBenchmark(("conv/" + name + "/winograd").c_str(), PrismWinogradConv, layer)
-          ->Arg(1)
-          ->Arg(2)
-          ->UseRealTime()
-          ->Unit(benchmark::kMicrosecond);
+        prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), BlockedShape(layer))) {
+      for (int tile : {2, 4})
+        benchmark::RegisterBenchmark(
+            ("conv/" + name + "/winograd" + (tile == 4 ? "4" : "")).c_str(),
+            [tile](benchmark::State& state, const Layer& l) { PrismWinogradConv(state, l, tile); },
+            layer)
+            ->Arg(1)
+            ->Arg(2)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+    }
 #if defined(PRISM_BENCH_WITH_DNNL)
     benchmark::RegisterBenchmark(("conv/" + name + "/dnnl").c_str(), DnnlConvolution, layer)
         ->Arg(1)

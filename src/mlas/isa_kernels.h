@@ -308,16 +308,18 @@ struct IsaKernels {
                          int64_t end);
   void (*nchwc_pool_f32)(const NchwcPoolShape& shape, const float* input, float* output,
                          int64_t begin, int64_t end);
-  // The Winograd F(2x2, 3x3) transforms of tiles [tile_begin, tile_end) of one image
-  // (mlas/nchwc_winograd.h: tiles row-major over a grid tiles_w wide; point p of a tile's
-  // channel c at p * point_stride + (tile - tile_begin) * channels + c).
-  void (*nchwc_winograd_input_f32)(const NchwcConvShape& shape, const float* image, int64_t tiles_w,
-                                   int64_t tile_begin, int64_t tile_end, float* transformed,
-                                   int64_t point_stride);
-  void (*nchwc_winograd_output_f32)(const NchwcConvShape& shape, const float* products,
-                                    int64_t point_stride, int64_t tiles_w, int64_t tile_begin,
-                                    int64_t tile_end, const NchwcConvEpilogue& epilogue,
-                                    float* output_image, const float* sum_image);
+  // The Winograd F(2x2, 3x3) and F(4x4, 3x3) transforms (output_tile 2 or 4) of tiles
+  // [tile_begin, tile_end) of one image (mlas/nchwc_winograd.h: tiles row-major over a grid
+  // tiles_w wide; point p of a tile's channel c at p * point_stride + (tile - tile_begin) *
+  // channels + c).
+  void (*nchwc_winograd_input_f32)(const NchwcConvShape& shape, int output_tile, const float* image,
+                                   int64_t tiles_w, int64_t tile_begin, int64_t tile_end,
+                                   float* transformed, int64_t point_stride);
+  void (*nchwc_winograd_output_f32)(const NchwcConvShape& shape, int output_tile,
+                                    const float* products, int64_t point_stride, int64_t tiles_w,
+                                    int64_t tile_begin, int64_t tile_end,
+                                    const NchwcConvEpilogue& epilogue, float* output_image,
+                                    const float* sum_image);
 };
 
 // The table of a level; a level this build lacks gives the baseline table.

@@ -7,6 +7,27 @@
 
 namespace prism::mlas {
 
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t Tiles(const NchwcConvShape& s, int output_tile) {
+  return CeilDiv(s.output_h, output_tile) * CeilDiv(s.output_w, output_tile);
+}
+
+// G of F(2x2, 3x3) and of F(4x4, 3x3), one row per point.
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
+                              {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                              {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                              {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                              {0, 0, 1}};
+
+}  // namespace
+
 bool NchwcWinogradApplies(const IsaKernels& kernels, const NchwcConvShape& s) {
   const int64_t b = kernels.nchwc_block;
   return !s.input_is_nchw && s.groups == 1 && s.kernel_h == 3 && s.kernel_w == 3 &&
@@ -15,46 +36,51 @@ bool NchwcWinogradApplies(const IsaKernels& kernels, const NchwcConvShape& s) {
          s.output_channels % b == 0;
 }
 
-bool NchwcWinogradPays(const NchwcConvShape& s, int64_t threads) {
-  (void)threads;
+bool NchwcWinogradPays(const NchwcConvShape& s, int output_tile) {
   // Measured (prism_conv_bench, resnet50's and squeezenet1_1's 3x3 layers, 1 and 2 threads):
-  // faster from 16 input channels on planes of at least 13 x 13; on 7 x 7 (16 tiles) each point's
-  // packed U is read for too few tiles, and resnet50's 512-channel layer ran as fast as directly.
-  const int64_t tiles = ((s.output_h + 1) / 2) * ((s.output_w + 1) / 2);
-  return s.input_channels >= 16 && s.output_channels >= 16 && tiles >= 32;
+  // faster from 16 input channels when the plane has enough tiles to amortize reading each
+  // point's packed U once per batch of tiles. F(2x2): from 13 x 13 planes (on 7 x 7, 16 tiles,
+  // resnet50's 512-channel layer ran as fast as directly). F(4x4): from 24 x 24 planes (resnet50's
+  // 28 x 28 and 56 x 56 layers, squeezenet1_1's 27 x 27 and 55 x 55: 1.7 to 2 times faster than
+  // F(2x2)); on 14 x 14 (16 tiles) it ran as fast as F(2x2) and on 7 x 7 slower than directly.
+  if (s.input_channels < 16 || s.output_channels < 16) return false;
+  const int64_t tiles = Tiles(s, output_tile);
+  return output_tile == 4 ? tiles >= 36 : tiles >= 32;
 }
 
-namespace {
-
-// G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
-constexpr double kG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-
-int64_t CeilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
+int NchwcWinogradBestTile(const NchwcConvShape& s) {
+  if (NchwcWinogradPays(s, 4)) return 4;
+  return NchwcWinogradPays(s, 2) ? 2 : 0;
 }
 
-}  // namespace
-
-NchwcWinogradFilter NchwcWinogradFilter::Pack(const NchwcConvShape& s, const float* oihw) {
+NchwcWinogradFilter NchwcWinogradFilter::Pack(const NchwcConvShape& s, const float* oihw,
+                                              int output_tile) {
   const int64_t cp = s.input_channels, mp = s.output_channels;
   NchwcWinogradFilter filter;
-  std::vector<float> u(static_cast<size_t>(cp * mp));
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) {
-      // U[i][j] = sum over a, c of G[i][a] g[a][c] G[j][c], in double, rounded once.
-      for (int64_t co = 0; co < mp; ++co) {
-        for (int64_t ci = 0; ci < cp; ++ci) {
-          const float* g = oihw + (co * cp + ci) * 9;
-          double sum = 0;
-          for (int a = 0; a < 3; ++a)
-            for (int c = 0; c < 3; ++c)
-              sum += kG[i][a] * static_cast<double>(g[a * 3 + c]) * kG[j][c];
-          u[static_cast<size_t>(ci * mp + co)] = static_cast<float>(sum);
-        }
-      }
-      filter.points_.push_back(PackedMatrixB::Pack(false, cp, mp, u.data(), mp));
+  filter.output_tile_ = output_tile;
+  const int side = output_tile + 2;
+  const double(*g_rows)[3] = output_tile == 4 ? kG4 : kG2;
+  // U for every point at once, [point][ci][co]: per channel pair G g ((m + 2) x 3) and then
+  // (G g) G^T, in double, each value rounded once.
+  const size_t point_floats = static_cast<size_t>(cp * mp);
+  std::vector<float> u(static_cast<size_t>(side * side) * point_floats);
+  for (int64_t co = 0; co < mp; ++co) {
+    for (int64_t ci = 0; ci < cp; ++ci) {
+      const float* g = oihw + (co * cp + ci) * 9;
+      double gg[6][3];
+      for (int i = 0; i < side; ++i)
+        for (int c = 0; c < 3; ++c)
+          gg[i][c] = g_rows[i][0] * g[c] + g_rows[i][1] * g[3 + c] + g_rows[i][2] * g[6 + c];
+      const size_t at = static_cast<size_t>(ci * mp + co);
+      for (int i = 0; i < side; ++i)
+        for (int j = 0; j < side; ++j)
+          u[static_cast<size_t>(i * side + j) * point_floats + at] = static_cast<float>(
+              gg[i][0] * g_rows[j][0] + gg[i][1] * g_rows[j][1] + gg[i][2] * g_rows[j][2]);
     }
   }
+  for (int p = 0; p < side * side; ++p)
+    filter.points_.push_back(
+        PackedMatrixB::Pack(false, cp, mp, u.data() + static_cast<size_t>(p) * point_floats, mp));
   return filter;
 }
 
@@ -64,16 +90,19 @@ size_t NchwcWinogradFilter::Bytes() const {
   return bytes;
 }
 
-NchwcWinogradPlan NchwcWinogradPlanFor(const NchwcConvShape& s, int64_t threads, int64_t batch) {
+NchwcWinogradPlan NchwcWinogradPlanFor(const NchwcConvShape& s, int output_tile, int64_t threads,
+                                       int64_t batch) {
   NchwcWinogradPlan plan;
-  plan.tiles_h = CeilDiv(s.output_h, 2);
-  plan.tiles_w = CeilDiv(s.output_w, 2);
+  plan.output_tile = output_tile;
+  plan.tiles_h = CeilDiv(s.output_h, output_tile);
+  plan.tiles_w = CeilDiv(s.output_w, output_tile);
   const int64_t tiles = plan.tiles_h * plan.tiles_w;
   if (batch <= 0) {
-    // About 36 tiles per item: measured on resnet50's layers (batches of 12 to 196 tiles), 30 to
-    // 60 were fastest; fewer re-read the point's packed U more often, more leave the cache.
-    constexpr int64_t kTilesPerItem = 36;
-    int64_t batches = CeilDiv(tiles, kTilesPerItem);
+    // F(2x2): about 36 tiles per item, measured on resnet50's layers (batches of 12 to 196
+    // tiles): 30 to 60 were fastest; fewer re-read the points' packed U more often, more leave
+    // the cache. F(4x4): 32 and 64 tiles about alike, 8 and 16 slower.
+    const int64_t tiles_per_item = output_tile == 4 ? 32 : 36;
+    int64_t batches = CeilDiv(tiles, tiles_per_item);
     // Items in a multiple of the threads where an image has few of them (as even as can be).
     const int64_t per_image = CeilDiv(std::max<int64_t>(threads, 1), s.batch);
     if (batches < 4 * per_image) batches = CeilDiv(batches, per_image) * per_image;
@@ -93,22 +122,24 @@ void NchwcWinogradConv(const IsaKernels& kernels, const NchwcConvShape& s,
   const int64_t input_image = cp * s.input_h * s.input_w;
   const int64_t output_image = mp * s.output_h * s.output_w;
   const int64_t v_point = plan.batch * cp, m_point = plan.batch * mp;
+  const int points = WinogradPoints(plan.output_tile);
   thread_local std::vector<float> scratch;
-  const size_t floats = static_cast<size_t>(kWinogradPoints * (v_point + m_point));
+  const size_t floats = static_cast<size_t>(points * (v_point + m_point));
   if (scratch.size() < floats) scratch.resize(floats);
   float* v = scratch.data();
-  float* m = v + kWinogradPoints * v_point;
+  float* m = v + points * v_point;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / plan.batches_per_image;
     const int64_t tile_begin = (item % plan.batches_per_image) * plan.batch;
     const int64_t tile_end = std::min(tiles, tile_begin + plan.batch);
-    kernels.nchwc_winograd_input_f32(s, input + n * input_image, plan.tiles_w, tile_begin, tile_end,
-                                     v, v_point);
-    for (int p = 0; p < kWinogradPoints; ++p)
+    kernels.nchwc_winograd_input_f32(s, plan.output_tile, input + n * input_image, plan.tiles_w,
+                                     tile_begin, tile_end, v, v_point);
+    for (int p = 0; p < points; ++p)
       SgemmPackedB(kernels, false, tile_end - tile_begin, v + p * v_point, cp, 1.0f,
                    filter.Point(p), 0.0f, m + p * m_point, mp, nullptr);
     kernels.nchwc_winograd_output_f32(
-        s, m, m_point, plan.tiles_w, tile_begin, tile_end, epilogue, output + n * output_image,
+        s, plan.output_tile, m, m_point, plan.tiles_w, tile_begin, tile_end, epilogue,
+        output + n * output_image,
         epilogue.sum != nullptr ? epilogue.sum + n * output_image : nullptr);
   }
 }

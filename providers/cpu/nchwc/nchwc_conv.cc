@@ -84,8 +84,7 @@ class NchwcConv final : public OpKernel {
       return "";
     if (!FilterShape(weight.Shape()).has_value()) return "";
     return "mlas.nchwc.filter.f32(b=" + std::to_string(mlas::NchwcBlockSize()) +
-           ",group=" + std::to_string(group_) +
-           (PacksWinograd(*FilterShape(weight.Shape())) ? ",winograd" : "") + ")";
+           ",group=" + std::to_string(group_) + WinogradSuffix(*FilterShape(weight.Shape())) + ")";
   }
 
   PrePackedWeight PrePack(int /*input_index*/, const Tensor& weight) const override {
@@ -166,13 +165,14 @@ class NchwcConv final : public OpKernel {
     float* output = y.MutableData<float>();
     ThreadPool* pool = context.IntraOpThreadPool();
     const int64_t threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
-    if (filter->winograd && mlas::NchwcWinogradPays(shape, threads)) {
-      const mlas::NchwcWinogradPlan plan = mlas::NchwcWinogradPlanFor(shape, threads);
+    if (filter->winograd && mlas::NchwcWinogradPays(shape, filter->winograd->OutputTile())) {
+      const mlas::NchwcWinogradPlan plan =
+          mlas::NchwcWinogradPlanFor(shape, filter->winograd->OutputTile(), threads);
       const int64_t items = plan.WorkItems(shape.batch);
-      // Per item: its tiles' share of the direct convolution's multiply-adds, about what the
+      // Per item: its tiles' share of the direct convolution's multiply-adds, about twice what the
       // transformed products and the transforms cost together.
-      const double cost = 2.0 * static_cast<double>(plan.batch * 4 * shape.output_channels) *
-                          static_cast<double>(shape.input_channels * 9) / 2.0;
+      const double cost = static_cast<double>(plan.batch * plan.output_tile * plan.output_tile) *
+                          static_cast<double>(shape.output_channels * shape.input_channels * 9);
       ThreadPool::TryParallelFor(pool, items, cost, [&](int64_t begin, int64_t end) {
         mlas::NchwcWinogradConv(shape, plan, input, *filter->winograd, epilogue, output, begin,
                                 end);
@@ -210,28 +210,33 @@ class NchwcConv final : public OpKernel {
     });
   }
 
-  // Whether a filter of this shape is packed in the Winograd form too: the attributes allow it,
-  // and the input's plane (where shape inference knows it) is one where it pays at some thread
-  // count. An unknown plane packs it; each run decides.
-  bool PacksWinograd(mlas::NchwcConvShape shape) const {
+  // The output tile of the Winograd form a filter of this shape is packed in too, or 0: the
+  // attributes allow it, and the input's plane (where shape inference knows it) is one where
+  // it pays. An unknown plane packs F(2x2), which pays on more planes; each run decides.
+  int WinogradTile(mlas::NchwcConvShape shape) const {
     shape.stride_h = strides_[0];
     shape.stride_w = strides_[1];
     shape.dilation_h = dilations_[0];
     shape.dilation_w = dilations_[1];
-    if (!mlas::NchwcWinogradApplies(mlas::ActiveKernels(), shape)) return false;
+    if (!mlas::NchwcWinogradApplies(mlas::ActiveKernels(), shape)) return 0;
     const Node& node = GetNode();
     const NodeArg* x = node.HasInput(0) ? node.Inputs()[0] : nullptr;
     if (x == nullptr || !x->shape || x->shape->dims.size() != 4 || !x->shape->dims[2].IsKnown() ||
         !x->shape->dims[3].IsKnown())
-      return true;
+      return 2;
     shape.input_h = x->shape->dims[2].value;
     shape.input_w = x->shape->dims[3].value;
     try {
       ResolveGeometry(shape, node.Describe());
     } catch (const Exception&) {
-      return false;  // no output at this size: the run reports it
+      return 0;  // no output at this size: the run reports it
     }
-    return mlas::NchwcWinogradPays(shape, 1) || mlas::NchwcWinogradPays(shape, 2);
+    return mlas::NchwcWinogradBestTile(shape);
+  }
+
+  std::string WinogradSuffix(const mlas::NchwcConvShape& shape) const {
+    const int tile = WinogradTile(shape);
+    return tile == 0 ? "" : ",winograd=" + std::to_string(tile);
   }
 
   void ParseActivation(const OpKernelInfo& info) {
@@ -330,11 +335,12 @@ class NchwcConv final : public OpKernel {
     packed.floats.resize(static_cast<size_t>(mlas::NchwcPackedFilterFloats(packed.shape)));
     mlas::NchwcPackOrderedFilter(mlas::ActiveKernels(), packed.shape, w.Data<float>(),
                                  packed.floats.data());
-    if (with_winograd && PacksWinograd(packed.shape)) {
+    const int winograd_tile = with_winograd ? WinogradTile(packed.shape) : 0;
+    if (winograd_tile != 0) {
       std::vector<float> oihw(static_cast<size_t>(w.NumElements()));
       mlas::NchwcUnpackFilter(mlas::ActiveKernels(), packed.shape, packed.floats.data(),
                               oihw.data());
-      packed.winograd = mlas::NchwcWinogradFilter::Pack(packed.shape, oihw.data());
+      packed.winograd = mlas::NchwcWinogradFilter::Pack(packed.shape, oihw.data(), winograd_tile);
     }
     return packed;
   }

@@ -70,11 +70,10 @@ double Activate(double v, int activation, double a, double b) {
   }
 }
 
-// kDirect: NchwcConv; else the Winograd algorithm (nchwc_winograd.h) with that many tiles per
-// work item (0: the plan's own choice).
-constexpr int64_t kDirect = -1;
-
-void CheckConv(const ConvCase& t, std::mt19937& rng, int64_t winograd_batch = kDirect) {
+// winograd_tile 0: NchwcConv; 2 or 4: the Winograd algorithm (nchwc_winograd.h) with that output
+// tile and winograd_batch tiles per work item (0: the plan's own choice).
+void CheckConv(const ConvCase& t, std::mt19937& rng, int winograd_tile = 0,
+               int64_t winograd_batch = 0) {
   const int64_t oh = OutSize(t.h, t.kh, t.sh, t.dh, t.pt, t.pb);
   const int64_t ow = OutSize(t.w, t.kw, t.sw, t.dw, t.pl, t.pr);
   ASSERT_GT(oh, 0);
@@ -157,13 +156,15 @@ void CheckConv(const ConvCase& t, std::mt19937& rng, int64_t winograd_batch = kD
     std::vector<float> packed(static_cast<size_t>(NchwcPackedFilterFloats(kernels, shape)), 7.0f);
     ASSERT_EQ(packed.size(), padded.size());
     NchwcPackFilter(kernels, shape, padded.data(), packed.data());
-    const bool winograd = winograd_batch != kDirect;
+    const bool winograd = winograd_tile != 0;
     if (winograd) {
       ASSERT_TRUE(NchwcWinogradApplies(kernels, shape));
     }
     const NchwcWinogradFilter winograd_filter =
-        winograd ? NchwcWinogradFilter::Pack(shape, padded.data()) : NchwcWinogradFilter();
-    const NchwcWinogradPlan plan = NchwcWinogradPlanFor(shape, 3, winograd_batch);
+        winograd ? NchwcWinogradFilter::Pack(shape, padded.data(), winograd_tile)
+                 : NchwcWinogradFilter();
+    const NchwcWinogradPlan plan =
+        NchwcWinogradPlanFor(shape, winograd ? winograd_tile : 2, 3, winograd_batch);
     std::vector<float> padded_bias(static_cast<size_t>(mp), 0.0f);
     std::copy(bias.begin(), bias.end(), padded_bias.begin());
     // Padded input lanes hold garbage (finite): the zero filter taps must cancel them.
@@ -279,16 +280,17 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
   }
 }
 
-// The Winograd F(2x2, 3x3) algorithm against the same double-precision reference and tolerance:
-// random 3x3 stride-1 shapes (odd output sizes, so that tiles hang over the edges; padding on
-// any side, up to 2), batches of tiles from one to the plan's own, every epilogue.
+// The Winograd F(2x2, 3x3) and F(4x4, 3x3) algorithms against the same double-precision
+// reference and tolerance: random 3x3 stride-1 shapes (output sizes not a multiple of the tile,
+// so that tiles hang over the edges; padding on any side, up to 2), batches of tiles from one to
+// the plan's own, every epilogue.
 TEST(NchwcTest, WinogradMatchesTheReferenceOnEveryLevel) {
   std::mt19937 rng(23);
   auto pick = [&rng](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
   const int64_t batches[] = {0, 1, 5, 6, 13};
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 120; ++trial) {
     ConvCase t{};
     t.n = pick(1, 2);
     t.c = pick(1, 70);
@@ -306,18 +308,20 @@ TEST(NchwcTest, WinogradMatchesTheReferenceOnEveryLevel) {
     t.bias = trial % 2 == 0;
     t.sum = trial / 2 % 2 == 0;
     t.activation = trial / 4 % 4;
-    CheckConv(t, rng, batches[trial % 5]);
+    CheckConv(t, rng, trial % 2 == 0 ? 2 : 4, batches[trial / 2 % 5]);
     if (HasFatalFailure()) return;
   }
-  // resnet50's shapes (smaller planes), the plan's own batches.
+  // resnet50's channel counts (smaller planes), the plan's own batches, both tiles.
   const ConvCase network[] = {
       {1, 64, 64, 22, 22, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, true, kActivationRelu},
       {1, 128, 128, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, true, false, kActivationRelu},
       {2, 256, 256, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true, 0},
   };
   for (const ConvCase& t : network) {
-    CheckConv(t, rng, 0);
-    if (HasFatalFailure()) return;
+    for (int tile : {2, 4}) {
+      CheckConv(t, rng, tile);
+      if (HasFatalFailure()) return;
+    }
   }
 }
 

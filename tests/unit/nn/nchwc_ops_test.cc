@@ -193,10 +193,11 @@ TEST(NchwcOpsTest, BlockedConvMatchesTheNaiveConvolution) {
 }
 
 // A 3x3, stride 1 convolution of at least 16 channels on a plane of at least 32 output tiles of
-// 2 x 2 runs by the Winograd algorithm (mlas/nchwc_winograd.h) when W is constant, directly when
-// W is a graph input: both against the naive convolution.
+// 2 x 2 runs by the Winograd algorithm (mlas/nchwc_winograd.h) when W is constant, F(4x4) from 36
+// tiles of 4 x 4, directly when W is a graph input: all against the naive convolution.
 TEST(NchwcOpsTest, WinogradConvMatchesTheNaiveConvolution) {
   RunConv(Kind::kBlocked, {2, 20, 13, 12, 37, 3, 3, 1, 1, 1, 1}, true, true, "Relu");
+  RunConv(Kind::kBlocked, {1, 24, 24, 23, 20, 3, 3, 1, 1, 1, 1}, true, true, "Relu");
   RunConv(Kind::kBlocked, {1, 33, 15, 14, 16, 3, 3, 1, 0, 2, 1}, true, false, "HardSigmoid");
   RunConv(Kind::kBlocked, {1, 20, 13, 12, 37, 3, 3, 1, 1, 1, 1}, false, true, "");
 }
