@@ -68,7 +68,8 @@ Sample BilinearSample(double y, double x, int64_t height, int64_t width) {
 
 // sampling_ratio 0: ceil(extent / bins) samples per bin. A region's coordinates come from an input,
 // so the extent may be NaN or astronomically large (the fuzzer found both): such a region is
-// refused rather than converted to an integer out of range or sampled billions of times.
+// refused rather than converted to an integer out of range or sampled billions of times. A
+// negative extent (half_pixel regions are not clamped) takes no samples, however large it is.
 int64_t AdaptiveGrid(double extent, int64_t bins, int64_t region, const char* axis) {
   constexpr double kMaxSamplesPerBin = 1 << 16;
   const double grid = std::ceil(extent / static_cast<double>(bins));
@@ -77,7 +78,7 @@ int64_t AdaptiveGrid(double extent, int64_t bins, int64_t region, const char* ax
   PRISM_ENFORCE(grid <= kMaxSamplesPerBin, kInvalidArgument, "region ", region, " of rois has a ",
                 axis, " of ", extent, ", which would take ", grid,
                 " samples per bin with sampling_ratio 0 (at most 65536)");
-  return std::max<int64_t>(static_cast<int64_t>(grid), 0);
+  return grid <= 0 ? 0 : static_cast<int64_t>(grid);
 }
 
 template <typename T>

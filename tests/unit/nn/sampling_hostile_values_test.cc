@@ -45,6 +45,17 @@ TEST(SamplingHostileValuesTest, RoiAlignRefusesRegionsWithoutAFiniteSamplingGrid
   ExpectRoiAlignError(kHuge, "samples per bin with sampling_ratio 0 (at most 65536)");
 }
 
+TEST(SamplingHostileValuesTest, RoiAlignRegionOfHugeNegativeExtentSamplesNothing) {
+  // half_pixel regions keep a negative extent: -3.4e38 wide gives ceil(-3.4e38) samples per bin,
+  // none (the fuzzer found it converted to an integer out of range), so the bin averages nothing.
+  OpTester test("RoiAlign", 16);
+  test.Input<float>("X", {1, 1, 4, 4}, std::vector<float>(16, 1.0f));
+  test.Input<float>("rois", {1, 4}, {0, 0, -kHuge, 3});
+  test.Input<int64_t>("batch_indices", {1}, {0});
+  test.Output<float>("Y", {1, 1, 1, 1}, {0});
+  test.Run();
+}
+
 TEST(SamplingHostileValuesTest, RoiAlignRegionOfNaNWithAFixedRatioSamplesZero) {
   // With sampling_ratio 2 there is no count to take; NaN sample positions read nothing.
   OpTester test("RoiAlign", 16);
