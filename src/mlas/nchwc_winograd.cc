@@ -17,14 +17,47 @@ int64_t Tiles(const NchwcConvShape& s, int output_tile) {
   return CeilDiv(s.output_h, output_tile) * CeilDiv(s.output_w, output_tile);
 }
 
-// G of F(2x2, 3x3) and of F(4x4, 3x3), one row per point.
-constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
-                              {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                              {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                              {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                              {0, 0, 1}};
+// G t for one column t of a filter (3 taps) into m + 2 values, in double (the sums of three
+// floats are exact there): F(2x2): G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; F(4x4):
+// G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1].
+template <int kTile>
+void FilterLine(double t0, double t1, double t2, double* out) {
+  if constexpr (kTile == 2) {
+    out[0] = t0;
+    out[1] = (t0 + t1 + t2) * 0.5;
+    out[2] = (t0 - t1 + t2) * 0.5;
+    out[3] = t2;
+  } else {
+    out[0] = t0 * 0.25;
+    out[1] = -(t0 + t1 + t2) / 6;
+    out[2] = -(t0 - t1 + t2) / 6;
+    out[3] = t0 / 24 + t1 / 12 + t2 / 6;
+    out[4] = t0 / 24 - t1 / 12 + t2 / 6;
+    out[5] = t2;
+  }
+}
+
+// U = G g G^T of every (input, output) channel pair into u[point][ci][co], each value rounded to
+// float once. Output channels innermost: each point's U is written in order.
+template <int kTile>
+void TransformFilters(const float* oihw, int64_t cp, int64_t mp, float* u) {
+  constexpr int kSide = kTile + 2;
+  const size_t point_floats = static_cast<size_t>(cp * mp);
+  for (int64_t ci = 0; ci < cp; ++ci) {
+    for (int64_t co = 0; co < mp; ++co) {
+      const float* g = oihw + (co * cp + ci) * 9;
+      double columns[3][kSide];  // G g, column by column
+      for (int c = 0; c < 3; ++c) FilterLine<kTile>(g[c], g[3 + c], g[6 + c], columns[c]);
+      const size_t at = static_cast<size_t>(ci * mp + co);
+      for (int i = 0; i < kSide; ++i) {
+        double row[kSide];
+        FilterLine<kTile>(columns[0][i], columns[1][i], columns[2][i], row);
+        for (int j = 0; j < kSide; ++j)
+          u[static_cast<size_t>(i * kSide + j) * point_floats + at] = static_cast<float>(row[j]);
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -59,25 +92,12 @@ NchwcWinogradFilter NchwcWinogradFilter::Pack(const NchwcConvShape& s, const flo
   NchwcWinogradFilter filter;
   filter.output_tile_ = output_tile;
   const int side = output_tile + 2;
-  const double(*g_rows)[3] = output_tile == 4 ? kG4 : kG2;
-  // U for every point at once, [point][ci][co]: per channel pair G g ((m + 2) x 3) and then
-  // (G g) G^T, in double, each value rounded once.
   const size_t point_floats = static_cast<size_t>(cp * mp);
   std::vector<float> u(static_cast<size_t>(side * side) * point_floats);
-  for (int64_t co = 0; co < mp; ++co) {
-    for (int64_t ci = 0; ci < cp; ++ci) {
-      const float* g = oihw + (co * cp + ci) * 9;
-      double gg[6][3];
-      for (int i = 0; i < side; ++i)
-        for (int c = 0; c < 3; ++c)
-          gg[i][c] = g_rows[i][0] * g[c] + g_rows[i][1] * g[3 + c] + g_rows[i][2] * g[6 + c];
-      const size_t at = static_cast<size_t>(ci * mp + co);
-      for (int i = 0; i < side; ++i)
-        for (int j = 0; j < side; ++j)
-          u[static_cast<size_t>(i * side + j) * point_floats + at] = static_cast<float>(
-              gg[i][0] * g_rows[j][0] + gg[i][1] * g_rows[j][1] + gg[i][2] * g_rows[j][2]);
-    }
-  }
+  if (output_tile == 4)
+    TransformFilters<4>(oihw, cp, mp, u.data());
+  else
+    TransformFilters<2>(oihw, cp, mp, u.data());
   for (int p = 0; p < side * side; ++p)
     filter.points_.push_back(
         PackedMatrixB::Pack(false, cp, mp, u.data() + static_cast<size_t>(p) * point_floats, mp));
