@@ -208,9 +208,9 @@ void PrismConv(benchmark::State& state, const Layer& l) {
   SetCounters(state, l);
 }
 
-// Prism's NCHWc direct convolution on blocked tensors: the first layer (3 channels) reads plain
-// NCHW, group == channels layers are depthwise, the rest blocked.
-void PrismNchwcConv(benchmark::State& state, const Layer& l) {
+// The NCHWc shape of a layer: its first layer (few channels) reads plain NCHW, group == channels
+// layers are depthwise, the rest blocked; channels padded to the block.
+prism::mlas::NchwcConvShape NchwcShape(const Layer& l) {
   const int64_t b = prism::mlas::NchwcBlockSize();
   auto round_up = [b](int64_t c) { return (c + b - 1) / b * b; };
   prism::mlas::NchwcConvShape shape;
@@ -227,6 +227,13 @@ void PrismNchwcConv(benchmark::State& state, const Layer& l) {
   shape.kernel_w = l.kernel_w;
   shape.stride_h = shape.stride_w = l.stride;
   shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = l.pad;
+  return shape;
+}
+
+// Prism's NCHWc direct convolution on blocked tensors.
+void PrismNchwcConv(benchmark::State& state, const Layer& l) {
+  const prism::mlas::NchwcConvShape shape = NchwcShape(l);
+  const bool depthwise = shape.IsDepthwise();
   const int64_t cin_w = depthwise ? 1 : shape.input_channels;
   const std::vector<float> w =
       RandomValues(shape.output_channels * cin_w * l.kernel_h * l.kernel_w, 2);
@@ -249,28 +256,10 @@ void PrismNchwcConv(benchmark::State& state, const Layer& l) {
   SetCounters(state, l);
 }
 
-// The blocked shape `nchwc` runs for a layer.
-prism::mlas::NchwcConvShape BlockedShape(const Layer& l) {
-  const int64_t b = prism::mlas::NchwcBlockSize();
-  auto round_up = [b](int64_t c) { return (c + b - 1) / b * b; };
-  prism::mlas::NchwcConvShape shape;
-  shape.input_channels = round_up(l.channels);
-  shape.output_channels = round_up(l.filters);
-  shape.input_h = l.height;
-  shape.input_w = l.width;
-  shape.output_h = l.OutH();
-  shape.output_w = l.OutW();
-  shape.kernel_h = l.kernel_h;
-  shape.kernel_w = l.kernel_w;
-  shape.stride_h = shape.stride_w = l.stride;
-  shape.pad_top = shape.pad_left = shape.pad_bottom = shape.pad_right = l.pad;
-  return shape;
-}
-
 // The same layer by the Winograd F(2x2, 3x3) algorithm (mlas/nchwc_winograd.h), its transformed
 // filter packed once outside the timing (3x3, stride 1 layers only).
 void PrismWinogradConv(benchmark::State& state, const Layer& l, int output_tile) {
-  const prism::mlas::NchwcConvShape shape = BlockedShape(l);
+  const prism::mlas::NchwcConvShape shape = NchwcShape(l);
   const std::vector<float> w =
       RandomValues(shape.output_channels * shape.input_channels * l.kernel_h * l.kernel_w, 2);
   const prism::mlas::NchwcWinogradFilter filter =
@@ -386,7 +375,7 @@ const bool kRegistered = [] {
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
     if (layer.group == 1 &&
-        prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), BlockedShape(layer))) {
+        prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), NchwcShape(layer))) {
       for (int tile : {2, 4})
         benchmark::RegisterBenchmark(
             ("conv/" + name + "/winograd" + (tile == 4 ? "4" : "")).c_str(),
