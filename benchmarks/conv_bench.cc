@@ -8,8 +8,10 @@
 // Prism's NCHWc direct convolution called through mlas (mlas/nchwc.h; `nchwc`: input and output
 // in the blocked layout, channels padded to the block, filter packed once outside the timing, the
 // bias in the kernel's store, Prism's intra-op pool), the pair the NCHWc graph rewrite puts in a
-// model, and for 3x3 stride-1 layers its Winograd F(2x2, 3x3) convolution (`winograd`,
-// mlas/nchwc_winograd.h, the same blocked tensors). Counters: GFLOP/s (of the direct
+// model, for 3x3 stride-1 layers its Winograd F(2x2, 3x3) and F(4x4, 3x3) convolutions
+// (`winograd`, `winograd4`, mlas/nchwc_winograd.h, the same blocked tensors), and `blocked`: what
+// the NCHWc op runs for the layer (the Winograd tile it picks where that pays, else the direct
+// kernel), the figure the bar against oneDNN is about. Counters: GFLOP/s (of the direct
 // convolution's multiply-adds, for every variant) and the layer's number of occurrences in its
 // model, so that benchmarks/conv_table.py can sum a model's convolution time.
 //
@@ -285,6 +287,20 @@ void PrismWinogradConv(benchmark::State& state, const Layer& l, int output_tile)
   SetCounters(state, l);
 }
 
+// What the NCHWc op runs for the layer (its bar against oneDNN): the Winograd convolution with
+// the tile it picks where that pays, else the direct one.
+void PrismBlockedConv(benchmark::State& state, const Layer& l) {
+  const prism::mlas::NchwcConvShape shape = NchwcShape(l);
+  const int tile = l.group == 1 && prism::mlas::NchwcWinogradApplies(
+                                       prism::mlas::ActiveKernels(), shape)
+                       ? prism::mlas::NchwcWinogradBestTile(shape)
+                       : 0;
+  if (tile != 0)
+    PrismWinogradConv(state, l, tile);
+  else
+    PrismNchwcConv(state, l);
+}
+
 #if defined(PRISM_BENCH_WITH_DNNL)
 struct DnnlConv {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -370,6 +386,11 @@ const bool kRegistered = [] {
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("conv/" + name + "/nchwc").c_str(), PrismNchwcConv, layer)
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("conv/" + name + "/blocked").c_str(), PrismBlockedConv, layer)
         ->Arg(1)
         ->Arg(2)
         ->UseRealTime()
