@@ -736,6 +736,120 @@ void NchwcDepthwiseRows(const NchwcConvShape& s, const float* input, const float
   }
 }
 
+// Depthwise 3x3, dilation 1, stride kStride (1 or 2): kPositions consecutive outputs of one
+// row of one block. Each input column of the tile's window row is loaded once and feeds every
+// output it belongs to (3 x kPositions multiply-adds from kStride x (kPositions - 1) + 3 loads
+// per filter row, against one load per multiply-add in NchwcDepthwiseTile); with kChecked,
+// columns outside [0, input_w) are zeros (the tiles at a row's ends), so no output runs alone
+// with clipped taps. `first` is the tile's first input column (may be negative), `origin` the
+// offset in image of input row ih's column 0 (may be negative: kh_range keeps the taps read
+// inside the input).
+template <int kStride, int kPositions, bool kChecked>
+void NchwcDepthwise3x3Tile(const NchwcConvShape& s, const float* image, int64_t origin,
+                           int64_t first, const float* filter, float* out, const float* sum,
+                           const float* bias, const NchwcStore& store, TapRange kh_range,
+                           bool prefetch_ahead) {
+  constexpr int64_t b = kNchwcBlock;
+  constexpr int kColumns = kStride * (kPositions - 1) + 3;
+  NchwcV acc[kPositions];
+#pragma GCC unroll 8
+  for (int p = 0; p < kPositions; ++p) acc[p] = NchwcLanes::Zero();
+  const int64_t row_step = s.input_w * b;
+  // The tile's columns inside the input (all of them unless kChecked).
+  const int64_t column_lo = kChecked ? std::max<int64_t>(0, -first) : 0;
+  const int64_t column_hi = kChecked ? std::min<int64_t>(kColumns, s.input_w - first) : kColumns;
+  for (int64_t kh = kh_range.lo; kh < kh_range.hi; ++kh) {
+    const int64_t taps = origin + kh * row_step + first * b;
+    const NchwcV w0 = NchwcLanes::Load(filter + (kh * 3 + 0) * b);
+    const NchwcV w1 = NchwcLanes::Load(filter + (kh * 3 + 1) * b);
+    const NchwcV w2 = NchwcLanes::Load(filter + (kh * 3 + 2) * b);
+#pragma GCC unroll 32
+    for (int c = 0; c < kColumns; ++c) {
+      if (kChecked && (c < column_lo || c >= column_hi)) continue;
+      const NchwcV x = NchwcLanes::Load(image + (taps + c * b));
+      // Column c is tap kw of output p where c = kStride * p + kw.
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw) {
+        const int p = (c - kw) / kStride;
+        if (c - kw < 0 || (c - kw) % kStride != 0 || p >= kPositions) continue;
+        acc[p] = NchwcLanes::Fma(x, kw == 0 ? w0 : (kw == 1 ? w1 : w2), acc[p]);
+      }
+    }
+  }
+  // The input rows the next output row reads first, on their way into the cache.
+  if (prefetch_ahead) {
+    const int64_t ahead = origin + (kStride + 2) * row_step + first * b;
+#pragma GCC unroll 16
+    for (int c = 0; c < kColumns; c += 2) {
+      if (kChecked && (c < column_lo || c >= column_hi)) continue;
+      __builtin_prefetch(image + (ahead + c * b));
+      if constexpr (kStride == 2) __builtin_prefetch(image + (ahead - row_step + c * b));
+    }
+  }
+  NchwcStoreRun<kPositions>(store, acc, out, sum, bias);
+}
+
+template <int kStride, int kPositions, bool kChecked>
+void NchwcDepthwise3x3TileOfWidth(int64_t width, const NchwcConvShape& s, const float* image,
+                                  int64_t origin, int64_t first, const float* filter, float* out,
+                                  const float* sum, const float* bias, const NchwcStore& store,
+                                  TapRange kh_range, bool prefetch_ahead) {
+  if constexpr (kPositions > 1) {
+    if (width < kPositions)
+      return NchwcDepthwise3x3TileOfWidth<kStride, kPositions - 1, kChecked>(
+          width, s, image, origin, first, filter, out, sum, bias, store, kh_range, prefetch_ahead);
+  }
+  NchwcDepthwise3x3Tile<kStride, kPositions, kChecked>(s, image, origin, first, filter, out, sum,
+                                                       bias, store, kh_range, prefetch_ahead);
+}
+
+// Whether NchwcDepthwise3x3Rows computes this depthwise convolution.
+inline bool NchwcDepthwise3x3Applies(const NchwcConvShape& s) {
+  return s.kernel_h == 3 && s.kernel_w == 3 && s.dilation_h == 1 && s.dilation_w == 1 &&
+         (s.stride_w == 1 || s.stride_w == 2);
+}
+
+// Rows [row_begin, row_end) of block `block` of image n, 3x3 filters (NchwcDepthwise3x3Applies):
+// tiles of 8 outputs along each row, the row's ends zero-filled in the tiles that reach them.
+template <int kStride>
+void NchwcDepthwise3x3Rows(const NchwcConvShape& s, const float* input, const float* packed,
+                           const NchwcConvEpilogue& epilogue, const NchwcStore& store,
+                           float* output, int64_t n, int64_t block, int64_t row_begin,
+                           int64_t row_end) {
+  constexpr int64_t b = kNchwcBlock;
+  constexpr int64_t kWidth = 8;
+  const int64_t blocks = s.output_channels / b;
+  const float* image = input + (n * blocks + block) * s.input_h * s.input_w * b;
+  const float* filter = packed + block * 9 * b;
+  const int64_t plane_offset = (n * blocks + block) * s.output_h * s.output_w * b;
+  const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
+  for (int64_t oh = row_begin; oh < row_end; ++oh) {
+    const int64_t ih = oh * s.stride_h - s.pad_top;
+    const TapRange kh_range = ClipTaps(ih, 3, 1, s.input_h);
+    const int64_t origin = ih * s.input_w * b;  // ih may be -1: an offset, not a pointer
+    // The rows the next output row adds are inside the input: prefetched as the tiles go.
+    const bool prefetch_ahead = ih + kStride + 2 < s.input_h;
+    float* out = output + plane_offset + oh * s.output_w * b;
+    const float* sum =
+        epilogue.sum != nullptr ? epilogue.sum + plane_offset + oh * s.output_w * b : nullptr;
+    for (int64_t ow = 0; ow < s.output_w; ow += kWidth) {
+      const int64_t width = std::min(kWidth, s.output_w - ow);
+      const int64_t first = ow * kStride - s.pad_left;
+      const int64_t last = first + kStride * (width - 1) + 2;
+      float* tile_out = out + ow * b;
+      const float* tile_sum = sum != nullptr ? sum + ow * b : nullptr;
+      if (first >= 0 && last < s.input_w)
+        NchwcDepthwise3x3TileOfWidth<kStride, kWidth, false>(width, s, image, origin, first, filter,
+                                                             tile_out, tile_sum, bias, store,
+                                                             kh_range, prefetch_ahead);
+      else
+        NchwcDepthwise3x3TileOfWidth<kStride, kWidth, true>(width, s, image, origin, first, filter,
+                                                            tile_out, tile_sum, bias, store,
+                                                            kh_range, prefetch_ahead);
+    }
+  }
+}
+
 // Depthwise on small planes: kPositions consecutive output positions (flattened over the
 // plane) of one block, their windows at source offsets in a zero-padded copy of the rows.
 template <int kPositions>
@@ -880,7 +994,11 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
       const int64_t row_end = std::min(s.output_h, oh + (end - item));
       // Narrow stride-1 planes: the edge columns would be a large share, and rows short tiles
       // (measured: 7x7 and 14x14 faster from the copy, stride 2 and 28x28 slower).
-      if (s.stride_w == 1 && s.output_w < 16)
+      if (NchwcDepthwise3x3Applies(s) && s.stride_w == 1)
+        NchwcDepthwise3x3Rows<1>(s, input, packed, epilogue, store, output, n, block, oh, row_end);
+      else if (NchwcDepthwise3x3Applies(s))
+        NchwcDepthwise3x3Rows<2>(s, input, packed, epilogue, store, output, n, block, oh, row_end);
+      else if (s.stride_w == 1 && s.output_w < 16)
         NchwcDepthwiseRowsPadded(s, input, packed, epilogue, store, output, n, block, oh, row_end);
       else
         NchwcDepthwiseRows(s, input, packed, epilogue, store, output, n, block, oh, row_end);
