@@ -826,9 +826,11 @@ void NchwcDepthwise3x3Rows(const NchwcConvShape& s, const float* input, const fl
   for (int64_t oh = row_begin; oh < row_end; ++oh) {
     const int64_t ih = oh * s.stride_h - s.pad_top;
     const TapRange kh_range = ClipTaps(ih, 3, 1, s.input_h);
-    const int64_t origin = ih * s.input_w * b;  // ih may be -1: an offset, not a pointer
-    // The rows the next output row adds are inside the input: prefetched as the tiles go.
-    const bool prefetch_ahead = ih + kStride + 2 < s.input_h;
+    const int64_t origin = ih * s.input_w * b;  // ih < 0 in the top padding: an offset
+    // The rows the next output row adds (ih + 3, and ih + 4 at stride 2) are prefetched as the
+    // tiles go when they are inside the input (rows strided as the columns: the usual case).
+    const bool prefetch_ahead =
+        s.stride_h == kStride && ih + 3 >= 0 && ih + kStride + 2 < s.input_h;
     float* out = output + plane_offset + oh * s.output_w * b;
     const float* sum =
         epilogue.sum != nullptr ? epilogue.sum + plane_offset + oh * s.output_w * b : nullptr;
