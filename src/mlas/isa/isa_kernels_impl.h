@@ -1516,42 +1516,57 @@ struct RequantizeTileAvx2 {
   }
 };
 
-// The tile's rows [0, rows) requantized to store.out8 (a ragged last panel, cols < 16, through
-// zero-padded copies of its column operands and a 16-byte buffer).
+// The requantizing store of one 16-column panel (cols of it used; `store` the panel's) for any
+// number of tiles: its multipliers and terms in registers once (a ragged panel's through
+// zero-padded copies), then row by row.
+class PanelRequantizeAvx2 {
+ public:
+  PanelRequantizeAvx2(const QgemmStore& store, int64_t cols)
+      : requantize_(Make(store, cols)), cols_(cols), stride_(store.out8_stride) {}
+
+  // Row r's sums with its row term (row_sum, when given) to the cols bytes at out.
+  [[gnu::always_inline]] void Row(const __m256i (&sums)[2], const int32_t* row_sum,
+                                  uint8_t* out) const {
+    const __m128i bytes = requantize_.Row(sums, row_sum);
+    if (cols_ == kQgemmCols) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+    } else {
+      alignas(16) uint8_t buffer[kQgemmCols];
+      _mm_store_si128(reinterpret_cast<__m128i*>(buffer), bytes);
+      std::memcpy(out, buffer, static_cast<size_t>(cols_));
+    }
+  }
+  int64_t Stride() const { return stride_; }
+
+ private:
+  static RequantizeTileAvx2 Make(const QgemmStore& store, int64_t cols) {
+    if (cols == kQgemmCols)
+      return RequantizeTileAvx2(store.out_scale, store.column_term, store.column_zero,
+                                *store.out_constants);
+    alignas(32) int32_t terms[kQgemmCols], zeros[kQgemmCols];
+    alignas(32) float scales[kQgemmCols];
+    for (int64_t j = 0; j < kQgemmCols; ++j) {
+      terms[j] = store.column_term != nullptr && j < cols ? store.column_term[j] : 0;
+      zeros[j] = store.column_zero != nullptr && j < cols ? store.column_zero[j] : 0;
+      scales[j] = j < cols ? store.out_scale[j] : 0.0f;
+    }
+    return RequantizeTileAvx2(scales, store.column_term != nullptr ? terms : nullptr,
+                              store.column_zero != nullptr ? zeros : nullptr, *store.out_constants);
+  }
+
+  RequantizeTileAvx2 requantize_;
+  int64_t cols_, stride_;
+};
+
+// The tile's rows [0, rows) requantized to store.out8.
 template <int kUsedRows>
 [[gnu::always_inline]] inline void RequantizeQgemmTileAvx2(const __m256i (&acc)[kUsedRows][2],
                                                            int64_t rows, int64_t cols,
                                                            const QgemmStore& store) {
-  const int32_t* terms = store.column_term;
-  const int32_t* zeros = store.column_zero;
-  const float* scales = store.out_scale;
-  // (Filled only for a ragged panel: zeroing them on every tile cost a K = 16 product's tile
-  // about a tenth of its time.)
-  alignas(32) int32_t term_copy[kQgemmCols], zero_copy[kQgemmCols];
-  alignas(32) float scale_copy[kQgemmCols];
-  if (cols < kQgemmCols) {
-    for (int64_t j = 0; j < kQgemmCols; ++j) {
-      term_copy[j] = terms != nullptr && j < cols ? terms[j] : 0;
-      zero_copy[j] = zeros != nullptr && j < cols ? zeros[j] : 0;
-      scale_copy[j] = j < cols ? scales[j] : 0.0f;
-    }
-    terms = terms != nullptr ? term_copy : nullptr;
-    zeros = zeros != nullptr ? zero_copy : nullptr;
-    scales = scale_copy;
-  }
-  const RequantizeTileAvx2 requantize(scales, terms, zeros, *store.out_constants);
-  for (int r = 0; r < kUsedRows && r < rows; ++r) {
-    const __m128i bytes =
-        requantize.Row(acc[r], store.row_sums != nullptr ? store.row_sums + r : nullptr);
-    uint8_t* out = store.out8 + r * store.out8_stride;
-    if (cols == kQgemmCols) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-    } else {
-      alignas(16) uint8_t row[kQgemmCols];
-      _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
-      std::memcpy(out, row, static_cast<size_t>(cols));
-    }
-  }
+  const PanelRequantizeAvx2 requantize(store, cols);
+  for (int r = 0; r < kUsedRows && r < rows; ++r)
+    requantize.Row(acc[r], store.row_sums != nullptr ? store.row_sums + r : nullptr,
+                   store.out8 + r * store.out8_stride);
 }
 
 // A tile's sums (kUsedRows x 16, acc[r][half]) written to C as `store` says, rows [0, rows):
@@ -1638,6 +1653,50 @@ inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
   }
 }
 
+#if defined(__x86_64__)
+// The 4-row depth loop of the narrow tile (below) in assembly: gcc's kept an accumulator on the
+// stack (a store and a load on every depth group), as it did in the wide tile.
+[[gnu::always_inline]] inline void NarrowDepthLoop4x16(__m256i (&acc)[4][2], int64_t groups,
+                                                       const uint8_t* a, int64_t a_group_stride,
+                                                       int64_t a_row_stride, const int8_t* b,
+                                                       __m256i ones) {
+  if (groups <= 0) return;
+  __m256i b0, b1, x, product0, product1;
+#define PRISM_NARROW_ROW(a_address, acc0, acc1)    \
+  "vpbroadcastd " a_address                        \
+  ", %[x]\n\t"                                     \
+  "vpmaddubsw %[b0], %[x], %[product0]\n\t"        \
+  "vpmaddubsw %[b1], %[x], %[product1]\n\t"        \
+  "vpmaddwd %[ones], %[product0], %[product0]\n\t" \
+  "vpmaddwd %[ones], %[product1], %[product1]\n\t" \
+  "vpaddd %[product0], %[" #acc0 "], %[" #acc0     \
+  "]\n\t"                                          \
+  "vpaddd %[product1], %[" #acc1 "], %[" #acc1 "]\n\t"
+  const int8_t* const b_end = b + groups * kQgemmGroupBytes;
+  asm volatile(
+      "1:\n\t"
+      "vmovdqu (%[b]), %[b0]\n\t"
+      "vmovdqu 32(%[b]), %[b1]\n\t"
+      PRISM_NARROW_ROW("(%[a])", acc00, acc01)
+      PRISM_NARROW_ROW("(%[a],%[row_stride],1)", acc10, acc11)
+      PRISM_NARROW_ROW("(%[a],%[row_stride],2)", acc20, acc21)
+      PRISM_NARROW_ROW("(%[a],%[row_stride3],1)", acc30, acc31)
+      "add %[a_step], %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "cmp %[b_end], %[b]\n\t"
+      "jne 1b\n\t"
+      : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
+        [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
+        [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b0] "=&x"(b0), [b1] "=&x"(b1),
+        [x] "=&x"(x), [product0] "=&x"(product0), [product1] "=&x"(product1), [a] "+r"(a),
+        [b] "+r"(b)
+      : [a_step] "r"(a_group_stride), [row_stride] "r"(a_row_stride),
+        [row_stride3] "r"(3 * a_row_stride), [b_end] "r"(b_end), [ones] "x"(ones)
+      : "cc", "memory");
+#undef PRISM_NARROW_ROW
+}
+#endif
+
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. Only the
@@ -1656,44 +1715,8 @@ template <int kUsedRows = 4>
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   const uint8_t* const a_tile = a;
 #if defined(__x86_64__)
-  // The 4-row loop in assembly: gcc's kept an accumulator on the stack (a store and a load on
-  // every depth group), as it did in the wide tile.
   if constexpr (kUsedRows == 4) {
-    if (groups > 0) {
-      __m256i b0, b1, x, product0, product1;
-#define PRISM_NARROW_ROW(a_address, acc0, acc1)    \
-  "vpbroadcastd " a_address                        \
-  ", %[x]\n\t"                                     \
-  "vpmaddubsw %[b0], %[x], %[product0]\n\t"        \
-  "vpmaddubsw %[b1], %[x], %[product1]\n\t"        \
-  "vpmaddwd %[ones], %[product0], %[product0]\n\t" \
-  "vpmaddwd %[ones], %[product1], %[product1]\n\t" \
-  "vpaddd %[product0], %[" #acc0 "], %[" #acc0     \
-  "]\n\t"                                          \
-  "vpaddd %[product1], %[" #acc1 "], %[" #acc1 "]\n\t"
-      const int8_t* const b_end = b + groups * kQgemmGroupBytes;
-      asm volatile(
-          "1:\n\t"
-          "vmovdqu (%[b]), %[b0]\n\t"
-          "vmovdqu 32(%[b]), %[b1]\n\t"
-          PRISM_NARROW_ROW("(%[a])", acc00, acc01)
-          PRISM_NARROW_ROW("(%[a],%[row_stride],1)", acc10, acc11)
-          PRISM_NARROW_ROW("(%[a],%[row_stride],2)", acc20, acc21)
-          PRISM_NARROW_ROW("(%[a],%[row_stride3],1)", acc30, acc31)
-          "add %[a_step], %[a]\n\t"
-          "add $64, %[b]\n\t"
-          "cmp %[b_end], %[b]\n\t"
-          "jne 1b\n\t"
-          : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
-            [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
-            [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b0] "=&x"(b0), [b1] "=&x"(b1),
-            [x] "=&x"(x), [product0] "=&x"(product0), [product1] "=&x"(product1), [a] "+r"(a),
-            [b] "+r"(b)
-          : [a_step] "r"(a_group_stride), [row_stride] "r"(a_row_stride),
-            [row_stride3] "r"(3 * a_row_stride), [b_end] "r"(b_end), [ones] "x"(ones)
-          : "cc", "memory");
-#undef PRISM_NARROW_ROW
-    }
+    NarrowDepthLoop4x16(acc, groups, a, a_group_stride, a_row_stride, b, ones);
     if (store.fixup_begin != nullptr)
       AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, a_row_stride, groups, store);
     StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
@@ -1718,6 +1741,69 @@ template <int kUsedRows = 4>
     AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, a_row_stride, groups, store);
   StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
 }
+
+#if defined(__x86_64__)
+// Where a run of row tiles of A is (QgemmRequantizeTiles*): the first at `a`, each next tile_step
+// further, except that after tiles_per_panel of them the next starts a panel_step after the
+// panel's first; within a tile, row r's group g at + g * group_stride + r * row_stride.
+struct QgemmTileRows {
+  const uint8_t* a;
+  int64_t tiles_per_panel, tile_step, panel_step;
+  int64_t group_stride, row_stride;
+
+  // From the tile at `tile` (its first row read) to the next.
+  const uint8_t* Next(const uint8_t* tile, int64_t& in_panel) const {
+    tile += tile_step;
+    if (++in_panel == tiles_per_panel) {
+      in_panel = 0;
+      tile += panel_step - tiles_per_panel * tile_step;
+    }
+    return tile;
+  }
+};
+
+// A tile's fix-ups (AddQgemmFixupsAvx2) out of line, on a copy of its sums: inlined into the loop
+// below, the accumulators' address made gcc keep them on the stack for every tile.
+[[gnu::noinline]] void AddQgemmFixupsTile(__m256i (&acc)[4][2], const uint8_t* a,
+                                          int64_t a_group_stride, int64_t a_row_stride,
+                                          int64_t groups, const QgemmStore& store) {
+  AddQgemmFixupsAvx2(acc, a, a_group_stride, a_row_stride, groups, store);
+}
+
+// `tiles` 4-row tiles of a narrow or mixed B's product times one 16-column panel (cols of it
+// used), requantized to store.out8 (`store`: the panel's, its rows from the first tile's). The
+// panel's multipliers, terms and fix-up range are read once for all the tiles: for a product of
+// small depth (1x1 convolutions of 16 to 32 channels) the per-tile call, QgemmStore::At and that
+// set-up took about as long as the tile's multiplies (mobilenetv2_qdq's 16 -> 96 one, K = 16).
+[[gnu::noinline]] void QgemmRequantizeTiles4x16(int64_t tiles, int64_t groups,
+                                                const QgemmTileRows& rows, const int8_t* b,
+                                                int64_t cols, const QgemmStore& store) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const PanelRequantizeAvx2 requantize(store, cols);
+  const bool fixups = store.fixup_begin != nullptr && store.fixup_begin[0] < store.fixup_begin[1];
+  const uint8_t* a = rows.a;
+  int64_t in_panel = 0;
+  uint8_t* out = store.out8;
+  const int32_t* row_sums = store.row_sums;
+  for (int64_t t = 0; t < tiles; ++t) {
+    __m256i acc[4][2];
+    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+    NarrowDepthLoop4x16(acc, groups, a, rows.group_stride, rows.row_stride, b, ones);
+    if (fixups) {
+      alignas(32) __m256i copy[4][2];
+      for (int r = 0; r < 4; ++r) copy[r][0] = acc[r][0], copy[r][1] = acc[r][1];
+      AddQgemmFixupsTile(copy, a, rows.group_stride, rows.row_stride, groups, store);
+      for (int r = 0; r < 4; ++r) acc[r][0] = copy[r][0], acc[r][1] = copy[r][1];
+    }
+    for (int r = 0; r < 4; ++r)
+      requantize.Row(acc[r], row_sums != nullptr ? row_sums + r : nullptr,
+                     out + r * requantize.Stride());
+    out += 4 * requantize.Stride();
+    if (row_sums != nullptr) row_sums += 4;
+    a = rows.Next(a, in_panel);
+  }
+}
+#endif
 
 // The same tile of a wide product (mlas/qgemm.h): A's rows as int16 (row r's group at a + 8 r),
 // B's weights as int16 pairs; vpmaddwd sums each pair of products into an int32 lane, exact for
@@ -1802,15 +1888,10 @@ template <int kUsedRows = 4>
 // form above with two more rows): twelve accumulators, B's two vectors, the broadcast and one
 // product in the sixteen ymm registers. Per depth group 16 loads for 24 vpmaddwd, where the
 // 4-row tile does 12 for 16.
-[[gnu::noinline]] void QgemmTileWide6x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
-                                         const int8_t* b, int64_t rows, int64_t cols,
-                                         const QgemmStore& store, int32_t* c, int64_t ldc) {
-  // The accumulators live in ymm0-11 (b0, b1: ymm12-13, the broadcast ymm14, the product ymm15)
-  // and are stored to acc at the end: as operands, twelve read-write vectors exceed asm's 30.
-  alignas(32) __m256i acc[6][2];
-  if (groups <= 0) {
-    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
-  } else {
+// The 6-row wide depth loop (groups > 0), its sums stored to acc.
+[[gnu::always_inline]] inline void WideDepthLoop6x16(__m256i (&acc)[6][2], int64_t groups,
+                                                     const uint8_t* a, int64_t a_group_stride,
+                                                     const int8_t* b) {
 #define PRISM_WIDE_ROW(a_offset, acc0, acc1)    \
   "vpbroadcastd " #a_offset                     \
   "(%[a]), %%ymm14\n\t"                         \
@@ -1821,7 +1902,7 @@ template <int kUsedRows = 4>
   "vpaddd %%ymm15, %%ymm" #acc1 ", %%ymm" #acc1 "\n\t"
 #define PRISM_ZERO(r) "vpxor %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
 #define PRISM_PUT(r) "vmovdqa %%ymm" #r ", " #r "*32(%[acc])\n\t"
-    asm volatile(
+  asm volatile(
         PRISM_ZERO(0) PRISM_ZERO(1) PRISM_ZERO(2) PRISM_ZERO(3) PRISM_ZERO(4) PRISM_ZERO(5)
         PRISM_ZERO(6) PRISM_ZERO(7) PRISM_ZERO(8) PRISM_ZERO(9) PRISM_ZERO(10) PRISM_ZERO(11)
         "1:\n\t"
@@ -1854,8 +1935,44 @@ template <int kUsedRows = 4>
 #undef PRISM_PUT
 #undef PRISM_ZERO
 #undef PRISM_WIDE_ROW
+}
+
+[[gnu::noinline]] void QgemmTileWide6x16(int64_t groups, const uint8_t* a, int64_t a_group_stride,
+                                         const int8_t* b, int64_t rows, int64_t cols,
+                                         const QgemmStore& store, int32_t* c, int64_t ldc) {
+  // The accumulators live in ymm0-11 (b0, b1: ymm12-13, the broadcast ymm14, the product ymm15)
+  // and are stored to acc at the end: as operands, twelve read-write vectors exceed asm's 30.
+  alignas(32) __m256i acc[6][2];
+  if (groups <= 0) {
+    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  } else {
+    WideDepthLoop6x16(acc, groups, a, a_group_stride, b);
   }
   StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
+}
+#endif
+
+#if defined(__x86_64__)
+// `tiles` 6-row tiles of a wide product times one 16-column panel, requantized as
+// QgemmRequantizeTiles4x16 does (the same per-tile costs it saves).
+[[gnu::noinline]] void QgemmRequantizeTilesWide6x16(int64_t tiles, int64_t groups,
+                                                    const QgemmTileRows& rows, const int8_t* b,
+                                                    int64_t cols, const QgemmStore& store) {
+  const PanelRequantizeAvx2 requantize(store, cols);
+  const uint8_t* a = rows.a;
+  int64_t in_panel = 0;
+  uint8_t* out = store.out8;
+  const int32_t* row_sums = store.row_sums;
+  for (int64_t t = 0; t < tiles; ++t) {
+    alignas(32) __m256i acc[6][2];
+    WideDepthLoop6x16(acc, groups, a, rows.group_stride, b);
+    for (int r = 0; r < 6; ++r)
+      requantize.Row(acc[r], row_sums != nullptr ? row_sums + r : nullptr,
+                     out + r * requantize.Stride());
+    out += 6 * requantize.Stride();
+    if (row_sums != nullptr) row_sums += 6;
+    a = rows.Next(a, in_panel);
+  }
 }
 #endif
 
@@ -1872,7 +1989,35 @@ void QgemmBlockAvx2(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int6
     const int64_t cols = std::min(kQgemmCols, n - j);
     // A wide product on 12-row panels goes 6 rows a tile (the 6-row tile for 5 or 6 rows).
     const int64_t step = wide && kRows % 6 == 0 ? 6 : 4;
-    for (int64_t i = 0; i < m; i += step) {
+    int64_t i = 0;
+#if defined(__x86_64__)
+    if (!wide && store.out8 != nullptr) {
+      // A requantizing narrow or mixed product: the whole 4-row tiles in two calls, those of A's
+      // rows read in place (whole panels) and those of the packed panels.
+      const int64_t in_place = store.a_rows != nullptr ? m / kRows * kRows : 0;
+      if (in_place > 0)
+        QgemmRequantizeTiles4x16(in_place / 4, groups,
+                                 QgemmTileRows{store.a_rows, in_place / 4, 4 * store.a_stride, 0,
+                                               kQgemmGroup, store.a_stride},
+                                 panel, cols, store.At(0, j));
+      const int64_t packed_tiles = (m - in_place) / 4;
+      if (packed_tiles > 0)
+        QgemmRequantizeTiles4x16(packed_tiles, groups,
+                                 QgemmTileRows{a + in_place / kRows * a_panel_stride, kRows / 4, 16,
+                                               a_panel_stride, kRows * 4, 4},
+                                 panel, cols, store.At(in_place, j));
+      i = in_place + 4 * packed_tiles;
+    } else if (wide && kRows % 6 == 0 && store.out8 != nullptr && groups > 0) {
+      // A requantizing wide product: its whole 6-row tiles in one call.
+      const int64_t tiles = m / 6;
+      if (tiles > 0)
+        QgemmRequantizeTilesWide6x16(
+            tiles, groups, QgemmTileRows{a, kRows / 6, 6 * 8, a_panel_stride, kRows * 8, 8}, panel,
+            cols, store.At(0, j));
+      i = 6 * tiles;
+    }
+#endif
+    for (; i < m; i += step) {
       const uint8_t* rows = a + i / kRows * a_panel_stride + i % kRows * 4 * value_bytes;
       const int64_t stride = kRows * 4 * value_bytes;
       const int64_t count = std::min<int64_t>(step, m - i);
