@@ -3,6 +3,8 @@
 // depthwise 2-D convolutions (one input and one output channel per group) run directly.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -611,7 +613,8 @@ class QLinearConv final : public Int8ConvBase {
   explicit QLinearConv(const OpKernelInfo& info)
       : Int8ConvBase(info, 3),
         channels_last_(GetNode().Domain() == "com.microsoft" &&
-                       info.IntOr("channels_last", 0) != 0) {}
+                       info.IntOr("channels_last", 0) != 0),
+        constant_operands_(ConstantOperands(info)) {}
 
   void Compute(OpKernelContext& context) const override {
     const Tensor& x = context.RequiredInput(0);
@@ -636,8 +639,16 @@ class QLinearConv final : public Int8ConvBase {
       x_shape = TensorShape(dims);
     }
     ConvPlan plan = PlanFromShape(x_shape, weight_.Shape(context), bias);
-    const quantization::QLinearConvQuantization quantization(GetNode(), context, plan.out_channels,
-                                                             weight_.Type(context));
+    // The quantization parameters' checks and multipliers: once, when they are constants.
+    std::optional<quantization::QLinearConvQuantization> per_run;
+    if (constant_operands_)
+      std::call_once(quantization_once_, [&] {
+        quantization_.emplace(GetNode(), context, plan.out_channels, weight_.Type(context));
+      });
+    else
+      per_run.emplace(GetNode(), context, plan.out_channels, weight_.Type(context));
+    const quantization::QLinearConvQuantization& quantization =
+        constant_operands_ ? *quantization_ : *per_run;
     TensorShape y_shape = plan.output_shape;
     if (channels_last_) {
       std::vector<int64_t> dims = {plan.batch};
@@ -660,12 +671,25 @@ class QLinearConv final : public Int8ConvBase {
     args.multipliers = quantization.Multipliers();
     args.y_zero = quantization.YZeroPoint();
     args.channels_last = channels_last_;
+    args.cache = constant_operands_ ? &cache_ : nullptr;
     quantization::RunInt8Conv(Int8Geometry(plan), args, context.IntraOpThreadPool(),
                               context.TempAllocator());
   }
 
  private:
+  // Whether W, the scales, the zero points and the bias are all constant initializers (or
+  // absent): then what is derived from them is the same on every run.
+  static bool ConstantOperands(const OpKernelInfo& info) {
+    for (size_t i = 1; i <= 8; ++i)
+      if (info.GetNode().HasInput(i) && info.ConstantInput(i) == nullptr) return false;
+    return true;
+  }
+
   bool channels_last_;
+  bool constant_operands_;
+  mutable std::once_flag quantization_once_;
+  mutable std::optional<quantization::QLinearConvQuantization> quantization_;
+  quantization::Int8ConvCache cache_;
 };
 
 // FusedConv (com.microsoft, float): Conv, then + Z and an activation (contrib/fused_conv.cc).

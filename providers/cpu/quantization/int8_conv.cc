@@ -481,23 +481,16 @@ std::vector<float> SinglePrecisionMultipliers(const Int8ConvArgs& args, int64_t 
 // RunDepthwiseChannelsLast on the level's depthwise_nhwc_q8 (int16 pairs of taps, requantized in
 // its registers) for the pixels whose taps lie inside the input row (a padding row reads a row of
 // x_zero, which the packed terms take back out); the few others per row (columns in the padding)
-// on depthwise_nhwc_s32 and requantize_channels_f32. taps[k * C + c]: the shifted weights as
-// floats; single: the float multipliers; columns as RunDepthwiseChannelsLast's.
+// on the same kernel, one gathered pixel at a time. packed: the operands (PrepareDepthwise);
+// columns as RunDepthwiseChannelsLast's.
 void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
-                    const std::vector<float>& taps, const std::vector<float>& single,
-                    const std::vector<int64_t>& columns, ThreadPool* pool) {
+                    const mlas::DepthwiseQ8Operands& packed, const std::vector<int64_t>& columns,
+                    ThreadPool* pool) {
   const int64_t channels = g.out_channels;
   const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
   const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
   const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
   const int64_t kernel_size = kernel_h * kernel_w;
-  std::vector<int32_t> shifted(static_cast<size_t>(channels * kernel_size));
-  for (int64_t c = 0; c < channels; ++c)
-    for (int64_t k = 0; k < kernel_size; ++k)
-      shifted[static_cast<size_t>(c * kernel_size + k)] =
-          static_cast<int32_t>(taps[static_cast<size_t>(k * channels + c)]);
-  const mlas::DepthwiseQ8Operands packed = mlas::PackDepthwiseQ8(
-      shifted.data(), channels, kernel_size, args.bias, args.x_zero, single.data());
   const std::vector<uint8_t> zero_row(static_cast<size_t>(in_w * channels),
                                       static_cast<uint8_t>(args.x_zero));
   // Output columns [inside_begin, inside_end) read only columns inside the input.
@@ -514,9 +507,13 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {
-        std::vector<int32_t> sums(static_cast<size_t>(channels));
         std::vector<const void*> rows(static_cast<size_t>(kernel_h));
         std::vector<const uint8_t*> padded_rows(static_cast<size_t>(kernel_h));
+        // An edge pixel's taps, row kh's at patch_rows[kh] (kernel_w pixels of C channels).
+        std::vector<uint8_t> patch(static_cast<size_t>(kernel_size * channels));
+        std::vector<const uint8_t*> patch_rows(static_cast<size_t>(kernel_h));
+        for (int64_t kh = 0; kh < kernel_h; ++kh)
+          patch_rows[static_cast<size_t>(kh)] = patch.data() + kh * kernel_w * channels;
         for (int64_t image_row = begin; image_row < end; ++image_row) {
           const int64_t n = image_row / out_h, oh = image_row % out_h;
           for (int64_t kh = 0; kh < kernel_h; ++kh) {
@@ -527,38 +524,112 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
             padded_rows[static_cast<size_t>(kh)] = row != nullptr ? row : zero_row.data();
           }
           uint8_t* y = static_cast<uint8_t*>(args.y_8bit) + image_row * row_size;
-          // The columns reading padding, one pixel at a time.
+          mlas::DepthwiseQ8Row row;
+          row.kernel_h = kernel_h;
+          row.kernel_w = kernel_w;
+          row.x_signed = args.x_signed;
+          row.weights = packed.weights.data();
+          row.terms = packed.terms.data();
+          row.multipliers = packed.multipliers.data();
+          row.channels = channels;
+          row.y_zero = static_cast<int32_t>(args.y_zero);
+          row.y_signed = args.y_signed;
+          // A column reading padding: its taps gathered into the patch (x_zero where they fall
+          // into the padding, which the packed terms take back out as for a padding row), then
+          // the same kernel on that one pixel. (The 32-bit kernel and a separate requantization
+          // made 7x7 layers' edge columns, two of seven, cost about as much as the rest.)
           const auto edge = [&](int64_t ow) {
-            kernels.depthwise_nhwc_s32(rows.data(), columns.data() + ow * kernel_w, kernel_h,
-                                       kernel_w, 1, taps.data(), channels, args.x_zero,
-                                       args.x_signed, sums.data());
-            kernels.requantize_channels_f32(sums.data(), args.bias, single.data(), channels, 1,
-                                            static_cast<int32_t>(args.y_zero), args.y_signed,
-                                            y + ow * channels);
+            for (int64_t kh = 0; kh < kernel_h; ++kh)
+              for (int64_t kw = 0; kw < kernel_w; ++kw) {
+                const auto* from = static_cast<const uint8_t*>(rows[static_cast<size_t>(kh)]);
+                const int64_t column = columns[static_cast<size_t>(ow * kernel_w + kw)];
+                uint8_t* to = patch.data() + (kh * kernel_w + kw) * channels;
+                if (from != nullptr && column >= 0)
+                  std::memcpy(to, from + column, static_cast<size_t>(channels));
+                else
+                  std::memset(to, static_cast<uint8_t>(args.x_zero), static_cast<size_t>(channels));
+              }
+            row.rows = patch_rows.data();
+            row.first = 0;
+            row.step = 0;
+            row.dilation = channels;
+            row.pixels = 1;
+            row.out = y + ow * channels;
+            kernels.depthwise_nhwc_q8(row);
           };
           for (int64_t ow = 0; ow < inside_begin; ++ow) edge(ow);
           if (inside_end > inside_begin) {
-            mlas::DepthwiseQ8Row row;
             row.rows = padded_rows.data();
-            row.kernel_h = kernel_h;
-            row.kernel_w = kernel_w;
             row.first = (inside_begin * stride_w - pad_w) * channels;
             row.step = stride_w * channels;
             row.dilation = dilation_w * channels;
             row.pixels = inside_end - inside_begin;
-            row.x_signed = args.x_signed;
-            row.weights = packed.weights.data();
-            row.terms = packed.terms.data();
-            row.multipliers = packed.multipliers.data();
-            row.channels = channels;
-            row.y_zero = static_cast<int32_t>(args.y_zero);
-            row.y_signed = args.y_signed;
             row.out = y + inside_begin * channels;
             kernels.depthwise_nhwc_q8(row);
           }
           for (int64_t ow = std::max(inside_begin, inside_end); ow < out_w; ++ow) edge(ow);
         }
       });
+}
+
+}  // namespace
+
+struct Int8ConvCache::Depthwise {
+  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
+  // one row of weights per offset.
+  std::vector<float> taps;
+  // The float multipliers (SinglePrecisionMultipliers; empty where they do not serve).
+  std::vector<float> single;
+  // Whether the level's depthwise_nhwc_q8 runs it, and its packed operands then.
+  bool q8 = false;
+  mlas::DepthwiseQ8Operands packed;
+};
+
+Int8ConvCache::Int8ConvCache() = default;
+Int8ConvCache::~Int8ConvCache() = default;
+
+const Int8ConvCache::Depthwise& Int8ConvCache::GetDepthwise(
+    const std::function<std::unique_ptr<Depthwise>()>& build) const {
+  std::call_once(depthwise_once_, [&] { depthwise_ = build(); });
+  return *depthwise_;
+}
+
+namespace {
+
+// The operands of a channels-last depthwise convolution that depend only on W and the
+// quantization parameters (Int8ConvCache::Depthwise).
+std::unique_ptr<Int8ConvCache::Depthwise> PrepareDepthwise(const Int8ConvGeometry& g,
+                                                           const Int8ConvArgs& args) {
+  auto operands = std::make_unique<Int8ConvCache::Depthwise>();
+  const int64_t channels = g.out_channels;
+  const int64_t kernel_size = g.kernel[0] * g.kernel[1];
+  const std::vector<uint8_t>& weights = args.w->Depthwise();  // [C, kernel_h, kernel_w]
+  const bool w_signed = args.w->Type() == ElementType::kInt8;
+  operands->taps.resize(static_cast<size_t>(kernel_size * channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const int32_t w_zero =
+        args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      const uint8_t byte = weights[static_cast<size_t>(c * kernel_size + k)];
+      const int32_t value =
+          w_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
+      operands->taps[static_cast<size_t>(k * channels + c)] = static_cast<float>(value - w_zero);
+    }
+  }
+  operands->single = SinglePrecisionMultipliers(args, channels);
+  operands->q8 = mlas::ActiveKernels().depthwise_nhwc_q8 != nullptr && !operands->single.empty() &&
+                 channels % mlas::kDepthwiseQ8Block == 0 &&
+                 kernel_size <= mlas::kDepthwiseQ8MaxTaps;
+  if (operands->q8) {
+    std::vector<int32_t> shifted(static_cast<size_t>(channels * kernel_size));
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < kernel_size; ++k)
+        shifted[static_cast<size_t>(c * kernel_size + k)] =
+            static_cast<int32_t>(operands->taps[static_cast<size_t>(k * channels + c)]);
+    operands->packed = mlas::PackDepthwiseQ8(shifted.data(), channels, kernel_size, args.bias,
+                                             args.x_zero, operands->single.data());
+  }
+  return operands;
 }
 
 // A 2-D depthwise convolution on channels-last X and Y: each output pixel's row of C sums adds,
@@ -572,26 +643,16 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
   const int64_t out_h = g.out_spatial[0], out_w = g.out_spatial[1];
   const int64_t kernel_h = g.kernel[0], kernel_w = g.kernel[1];
   const int64_t kernel_size = kernel_h * kernel_w;
-  const std::vector<uint8_t>& weights = args.w->Depthwise();  // [C, kernel_h, kernel_w]
-  const bool w_signed = args.w->Type() == ElementType::kInt8;
-  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
-  // one row of weights per offset.
-  std::vector<float> taps(static_cast<size_t>(kernel_size * channels));
-  for (int64_t c = 0; c < channels; ++c) {
-    const int32_t w_zero =
-        args.w_zero_per_channel != nullptr ? args.w_zero_per_channel[c] : args.w_zero;
-    for (int64_t k = 0; k < kernel_size; ++k) {
-      const uint8_t byte = weights[static_cast<size_t>(c * kernel_size + k)];
-      const int32_t value =
-          w_signed ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
-      taps[static_cast<size_t>(k * channels + c)] = static_cast<float>(value - w_zero);
-    }
-  }
+  std::unique_ptr<Int8ConvCache::Depthwise> derived;
+  const Int8ConvCache::Depthwise& operands =
+      args.cache != nullptr ? args.cache->GetDepthwise([&] { return PrepareDepthwise(g, args); })
+                            : *(derived = PrepareDepthwise(g, args));
+  const std::vector<float>& taps = operands.taps;
+  const std::vector<float>& single = operands.single;
   // An output row is out_w pixels of C channels, contiguous in Y: requantized in one call, in
   // single precision with the per-channel operands where the level can, else with the
   // multipliers and biases repeated for each pixel.
   const int64_t row_size = out_w * channels;
-  const std::vector<float> single = SinglePrecisionMultipliers(args, channels);
   const RepeatedChannels row = args.y_8bit != nullptr && single.empty()
                                    ? RepeatChannels(args, channels, out_w)
                                    : RepeatedChannels{};
@@ -606,10 +667,7 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
     }
   const auto* x = static_cast<const uint8_t*>(args.x);
   const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
-  const auto depthwise_q8 = mlas::ActiveKernels().depthwise_nhwc_q8;
-  if (depthwise_q8 != nullptr && !single.empty() && channels % mlas::kDepthwiseQ8Block == 0 &&
-      kernel_size <= mlas::kDepthwiseQ8MaxTaps)
-    return RunDepthwiseQ8(g, args, taps, single, columns, pool);
+  if (operands.q8) return RunDepthwiseQ8(g, args, operands.packed, columns, pool);
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {

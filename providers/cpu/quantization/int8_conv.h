@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,27 @@ class PackedConvWeights {
 std::string PackedConvWeightsFormat(const Tensor& w, int64_t group);
 PrePackedWeight PrePackConvWeights(const Tensor& w, int64_t group);
 
+// What RunInt8Conv derives from W and the quantization parameters alone (for a channels-last
+// depthwise convolution: the shifted taps, the float multipliers and the depthwise kernel's packed
+// operands), kept between runs by a kernel whose W, scales, zero points and bias are all
+// constants: built by the first run that needs it, shared by the later and concurrent ones. (Per
+// run, a 7x7 layer of 960 channels spent twice its multiply-adds' time deriving them.)
+class Int8ConvCache {
+ public:
+  struct Depthwise;  // int8_conv.cc
+  Int8ConvCache();
+  ~Int8ConvCache();
+  Int8ConvCache(const Int8ConvCache&) = delete;
+  Int8ConvCache& operator=(const Int8ConvCache&) = delete;
+
+  // The depthwise operands, from `build` at the first call (a throw leaves it unbuilt).
+  const Depthwise& GetDepthwise(const std::function<std::unique_ptr<Depthwise>()>& build) const;
+
+ private:
+  mutable std::once_flag depthwise_once_;
+  mutable std::unique_ptr<Depthwise> depthwise_;
+};
+
 // One call's operands and output stage.
 struct Int8ConvArgs {
   const void* x = nullptr;
@@ -104,6 +127,9 @@ struct Int8ConvArgs {
   // the 8-bit output only): X is read in place as the channels-last image and each requantized
   // tile lands in Y's rows as it is.
   bool channels_last = false;
+  // Where the operands derived from W and the quantization parameters are kept between runs
+  // (only when those are the same on every run); nullptr: derived on each call.
+  const Int8ConvCache* cache = nullptr;
 };
 
 void RunInt8Conv(const Int8ConvGeometry& geometry, const Int8ConvArgs& args, ThreadPool* pool,
