@@ -1536,6 +1536,13 @@ class PanelRequantizeAvx2 {
       std::memcpy(out, buffer, static_cast<size_t>(cols_));
     }
   }
+  // A tile's kRows rows (row r's term from row_sums[r] when given) to out, out + stride, ...
+  template <int kRows>
+  [[gnu::always_inline]] void Rows(const __m256i (&sums)[kRows][2], const int32_t* row_sums,
+                                   uint8_t* out) const {
+    for (int r = 0; r < kRows; ++r)
+      Row(sums[r], row_sums != nullptr ? row_sums + r : nullptr, out + r * stride_);
+  }
   int64_t Stride() const { return stride_; }
 
  private:
@@ -1795,9 +1802,7 @@ struct QgemmTileRows {
       AddQgemmFixupsTile(copy, a, rows.group_stride, rows.row_stride, groups, store);
       for (int r = 0; r < 4; ++r) acc[r][0] = copy[r][0], acc[r][1] = copy[r][1];
     }
-    for (int r = 0; r < 4; ++r)
-      requantize.Row(acc[r], row_sums != nullptr ? row_sums + r : nullptr,
-                     out + r * requantize.Stride());
+    requantize.Rows(acc, row_sums, out);
     out += 4 * requantize.Stride();
     if (row_sums != nullptr) row_sums += 4;
     a = rows.Next(a, in_panel);
@@ -1966,9 +1971,7 @@ template <int kUsedRows = 4>
   for (int64_t t = 0; t < tiles; ++t) {
     alignas(32) __m256i acc[6][2];
     WideDepthLoop6x16(acc, groups, a, rows.group_stride, b);
-    for (int r = 0; r < 6; ++r)
-      requantize.Row(acc[r], row_sums != nullptr ? row_sums + r : nullptr,
-                     out + r * requantize.Stride());
+    requantize.Rows(acc, row_sums, out);
     out += 6 * requantize.Stride();
     if (row_sums != nullptr) row_sums += 6;
     a = rows.Next(a, in_panel);
