@@ -291,10 +291,7 @@ void PrismWinogradConv(benchmark::State& state, const Layer& l, int output_tile)
 // the tile it picks where that pays, else the direct one.
 void PrismBlockedConv(benchmark::State& state, const Layer& l) {
   const prism::mlas::NchwcConvShape shape = NchwcShape(l);
-  const int tile =
-      l.group == 1 && prism::mlas::NchwcWinogradApplies(prism::mlas::ActiveKernels(), shape)
-          ? prism::mlas::NchwcWinogradBestTile(shape)
-          : 0;
+  const int tile = prism::mlas::NchwcWinogradBestTile(prism::mlas::ActiveKernels(), shape);
   if (tile != 0)
     PrismWinogradConv(state, l, tile);
   else

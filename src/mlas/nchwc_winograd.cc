@@ -81,7 +81,8 @@ bool NchwcWinogradPays(const NchwcConvShape& s, int output_tile) {
   return output_tile == 4 ? tiles >= 36 : tiles >= 32;
 }
 
-int NchwcWinogradBestTile(const NchwcConvShape& s) {
+int NchwcWinogradBestTile(const IsaKernels& kernels, const NchwcConvShape& s) {
+  if (!NchwcWinogradApplies(kernels, s)) return 0;
   if (NchwcWinogradPays(s, 4)) return 4;
   return NchwcWinogradPays(s, 2) ? 2 : 0;
 }

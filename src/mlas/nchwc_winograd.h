@@ -40,10 +40,11 @@ constexpr int WinogradPoints(int output_tile) {
 // the block), group 1, a 3x3 filter, stride 1, dilation 1 (any padding).
 bool NchwcWinogradApplies(const IsaKernels& kernels, const NchwcConvShape& shape);
 
-// The output tile (2 or 4) expected to beat the direct kernel on this shape, or 0 where the
-// direct kernel is as fast: the channel counts and plane sizes measured (benchmarks/RESULTS.md,
-// "Winograd").
-int NchwcWinogradBestTile(const NchwcConvShape& shape);
+// The output tile (2 or 4) the NCHWc convolution runs this shape with: one expected to beat the
+// direct kernel where NchwcWinogradApplies, from the channel counts and plane sizes measured
+// (benchmarks/RESULTS.md, "Winograd"); 0 (the direct kernel) otherwise. The op and
+// prism_conv_bench's `blocked` variant both ask here.
+int NchwcWinogradBestTile(const IsaKernels& kernels, const NchwcConvShape& shape);
 // Whether the algorithm with this output tile is expected to beat the direct kernel.
 bool NchwcWinogradPays(const NchwcConvShape& shape, int output_tile);
 

@@ -231,7 +231,7 @@ class NchwcConv final : public OpKernel {
     } catch (const Exception&) {
       return 0;  // no output at this size: the run reports it
     }
-    return mlas::NchwcWinogradBestTile(shape);
+    return mlas::NchwcWinogradBestTile(mlas::ActiveKernels(), shape);
   }
 
   std::string WinogradSuffix(const mlas::NchwcConvShape& shape) const {

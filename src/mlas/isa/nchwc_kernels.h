@@ -677,6 +677,25 @@ void NchwcDepthwiseTileOfWidth(int64_t width, const NchwcConvShape& s, const flo
                                  kw_range);
 }
 
+// What the depthwise rows functions below read and write for one (image n, channel block): the
+// block's input plane, its packed filter (kernel_h * kernel_w vectors), the offset of its output
+// plane (in Y and in the epilogue's sum) and its bias (nullptr: none).
+struct NchwcDepthwiseBlock {
+  const float* image;
+  const float* filter;
+  int64_t plane_offset;
+  const float* bias;
+
+  static NchwcDepthwiseBlock Of(const NchwcConvShape& s, const float* input, const float* packed,
+                                const NchwcConvEpilogue& epilogue, int64_t n, int64_t block) {
+    constexpr int64_t b = kNchwcBlock;
+    const int64_t plane = n * (s.output_channels / b) + block;
+    return {input + plane * s.input_h * s.input_w * b, packed + block * s.kernel_h * s.kernel_w * b,
+            plane * s.output_h * s.output_w * b,
+            epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr};
+  }
+};
+
 // Rows [row_begin, row_end) of block `block` of image n. The columns whose windows stay inside
 // the input, and the clipped taps of the others, are the same for every row: worked out once.
 void NchwcDepthwiseRows(const NchwcConvShape& s, const float* input, const float* packed,
@@ -684,11 +703,8 @@ void NchwcDepthwiseRows(const NchwcConvShape& s, const float* input, const float
                         int64_t n, int64_t block, int64_t row_begin, int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const int64_t blocks = s.output_channels / b;
-  const float* image = input + (n * blocks + block) * s.input_h * s.input_w * b;
-  const float* filter = packed + block * s.kernel_h * s.kernel_w * b;
-  const int64_t plane_offset = (n * blocks + block) * s.output_h * s.output_w * b;
-  const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
+  const auto [image, filter, plane_offset, bias] =
+      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
   const TapRange interior =
       InteriorPositions(s.output_w, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.input_w);
   const int64_t step = s.stride_w * b;
@@ -818,11 +834,8 @@ void NchwcDepthwise3x3Rows(const NchwcConvShape& s, const float* input, const fl
                            int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const int64_t blocks = s.output_channels / b;
-  const float* image = input + (n * blocks + block) * s.input_h * s.input_w * b;
-  const float* filter = packed + block * 9 * b;
-  const int64_t plane_offset = (n * blocks + block) * s.output_h * s.output_w * b;
-  const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
+  const auto [image, filter, plane_offset, bias] =
+      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
   for (int64_t oh = row_begin; oh < row_end; ++oh) {
     const int64_t ih = oh * s.stride_h - s.pad_top;
     const TapRange kh_range = ClipTaps(ih, 3, 1, s.input_h);
@@ -897,14 +910,11 @@ void NchwcDepthwiseRowsPadded(const NchwcConvShape& s, const float* input, const
                               int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const int64_t blocks = s.output_channels / b;
-  const float* image = input + (n * blocks + block) * s.input_h * s.input_w * b;
+  const auto [image, filter, plane_offset, bias] =
+      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
   const NchwcSource src = NchwcSourceOf<false>(s, image, 1, b, row_begin, row_end);
-  const float* filter = packed + block * s.kernel_h * s.kernel_w * b;
-  const int64_t plane_offset = (n * blocks + block) * s.output_h * s.output_w * b;
   float* out = output + plane_offset;
   const float* sum = epilogue.sum != nullptr ? epilogue.sum + plane_offset : nullptr;
-  const float* bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
   NchwcPositionWalk walk{row_begin,    0, s.output_w, src.window_row_step, src.window_col_step,
                          src.first_row};
   const int64_t end = row_end * s.output_w;
