@@ -122,6 +122,25 @@ write("model", "hann-window-size-int32-max.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("W", TensorProto.FLOAT, None)]))
 
+# MelWeightMatrix with num_mel_bins INT32_MAX (found by CI's fuzz smoke): the kernel filled a
+# vector of that many bin edges (16 GiB) and the double matrix before asking for its output
+# (libFuzzer: out-of-memory (malloc(17179869184))).
+write("model", "melweightmatrix-bins-int32-max.onnx", model_bytes(
+    [helper.make_node("Constant", [], ["bins"],
+                      value=helper.make_tensor("bins", TensorProto.INT64, [], [2147483647])),
+     helper.make_node("Constant", [], ["dft"],
+                      value=helper.make_tensor("dft", TensorProto.INT64, [], [16])),
+     helper.make_node("Constant", [], ["rate"],
+                      value=helper.make_tensor("rate", TensorProto.INT64, [], [1000])),
+     helper.make_node("Constant", [], ["low"],
+                      value=helper.make_tensor("low", TensorProto.FLOAT, [], [0.0])),
+     helper.make_node("Constant", [], ["high"],
+                      value=helper.make_tensor("high", TensorProto.FLOAT, [], [500.0])),
+     helper.make_node("MelWeightMatrix", ["bins", "dft", "rate", "low", "high"], ["M"],
+                      name="mel")],
+    [],
+    [helper.make_tensor_value_info("M", TensorProto.FLOAT, None)]))
+
 # GridSample (cubic, zeros padding) with a grid coordinate of 3.4e38: the tap index was converted
 # to int64 out of range (UBSan: float-cast-overflow in AxisTapsOf; the reflection fold likewise).
 # Far-outside coordinates now clamp to where every tap reads padding (or fold in double).

@@ -13,10 +13,13 @@
 // division, then triangles rising from bin i to bin i + 1 and falling to bin i + 2 (a zero-width
 // rise puts a single 1 at the centre). A bin outside the [0, dft_length / 2] rows it writes to is
 // refused: the reference would index out of range (or wrap around a negative index).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "framework/scratch_buffer.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/signal/twiddle.h"
@@ -50,9 +53,9 @@ ElementType OutputDatatype(const OpKernelInfo& info) {
 
 template <typename T>
 struct WriteDoubles {
-  void operator()(const std::vector<double>& values, Tensor& output) const {
+  void operator()(const double* values, Tensor& output) const {
     T* out = output.MutableData<T>();
-    for (size_t i = 0; i < values.size(); ++i) out[i] = FromCompute<T>(values[i]);
+    for (int64_t i = 0; i < output.NumElements(); ++i) out[i] = FromCompute<T>(values[i]);
   }
 };
 
@@ -81,22 +84,23 @@ class Window final : public OpKernel {
                   "output_datatype ",
                   ElementTypeName(output_type_), " cannot represent");
     // The output first: its size is checked against the session's limits before the scratch
-    // of the same length (found by the model fuzzer: a size of INT32_MAX allocated 16 GiB of
-    // doubles here first).
+    // of the same length, which the session's allocator checks too (found by the model fuzzer:
+    // a size of INT32_MAX allocated 16 GiB of doubles here first).
     Tensor& output = context.Output(0, TensorShape({size}), output_type_);
-    std::vector<double> values(static_cast<size_t>(size));
+    ScratchBuffer<double> values(context.TempAllocator(), static_cast<size_t>(size));
     for (int64_t n = 0; n < size; ++n) {
       if (period == 0) {
-        values[n] = std::nan("");
+        values.data()[n] = std::nan("");
         continue;
       }
       const double cos1 = Twiddle(n % period, period, 1.0).real();
       const double cos2 = Twiddle((2 * n) % period, period, 1.0).real();
       // The reference's order of operations: an integer output truncates a peak that another
       // order would round to 0.9999999999999999 instead of 1.
-      values[n] = (-coefficients_.a1 * cos1 + coefficients_.a2 * cos2) + coefficients_.a0;
+      values.data()[n] = (-coefficients_.a1 * cos1 + coefficients_.a2 * cos2) + coefficients_.a0;
     }
-    DispatchByType<WriteDoubles, WindowOutputTypes>(output_type_, node.OpType(), values, output);
+    DispatchByType<WriteDoubles, WindowOutputTypes>(output_type_, node.OpType(), values.data(),
+                                                    output);
   }
 
  private:
@@ -150,9 +154,18 @@ class MelWeightMatrix final : public OpKernel {
                   ": sample_rate must be positive, got ", sample_rate);
     const double low_mel = EdgeToMel(context.RequiredInput(3), "lower_edge_hertz");
     const double high_mel = EdgeToMel(context.RequiredInput(4), "upper_edge_hertz");
+    const int64_t rows = dft_length / 2 + 1;
+    // The sizes the inputs ask for are checked before anything is allocated: the output's
+    // against the session's limits by its allocator, then the work arrays' as its scratch
+    // (found by the model fuzzer: a num_mel_bins near 2^31 asked for 16 GiB of bin edges here).
+    PRISM_ENFORCE(num_mel_bins <= (std::numeric_limits<int64_t>::max() / 8 - 2) / rows,
+                  kInvalidArgument, node.Describe(), ": the ", rows, " x ", num_mel_bins,
+                  " weight matrix of dft_length ", dft_length, " and num_mel_bins ", num_mel_bins,
+                  " is too large");
+    Tensor& output = context.Output(0, TensorShape({rows, num_mel_bins}), output_type_);
     const int64_t points = num_mel_bins + 2;
     const double mel_step = (high_mel - low_mel) / static_cast<double>(points);
-    std::vector<int64_t> bins(static_cast<size_t>(points));
+    ScratchBuffer<int64_t> bins(context.TempAllocator(), static_cast<size_t>(points));
     for (int64_t i = 0; i < points; ++i) {
       const double mel = static_cast<double>(i) * mel_step + low_mel;
       const double hertz = 700.0 * std::expm1(mel / 2595.0 * std::log(10.0));
@@ -161,19 +174,19 @@ class MelWeightMatrix final : public OpKernel {
       PRISM_ENFORCE(std::isfinite(bin) && std::fabs(bin) < 0x1p62, kInvalidArgument,
                     node.Describe(), ": mel point ", i, " maps to frequency bin ", bin,
                     ", out of any range (edges ", low_mel, " and ", high_mel, " mel)");
-      bins[i] = static_cast<int64_t>(bin);
+      bins.data()[i] = static_cast<int64_t>(bin);
     }
-    const int64_t rows = dft_length / 2 + 1;
-    std::vector<double> matrix(static_cast<size_t>(rows * num_mel_bins), 0.0);
+    ScratchBuffer<double> matrix(context.TempAllocator(), static_cast<size_t>(rows * num_mel_bins));
+    std::fill(matrix.data(), matrix.data() + matrix.size(), 0.0);
     auto set = [&](int64_t row, int64_t column, double value) {
       PRISM_ENFORCE(row >= 0 && row < rows, kInvalidArgument, node.Describe(),
                     ": the triangle of mel bin ", column, " reaches spectrogram bin ", row,
                     ", outside [0, ", rows, ") for dft_length ", dft_length,
                     " (upper_edge_hertz above sample_rate / 2, or a negative edge)");
-      matrix[row * num_mel_bins + column] = value;
+      matrix.data()[row * num_mel_bins + column] = value;
     };
     for (int64_t i = 0; i < num_mel_bins; ++i) {
-      const int64_t left = bins[i], center = bins[i + 1], right = bins[i + 2];
+      const int64_t left = bins.data()[i], center = bins.data()[i + 1], right = bins.data()[i + 2];
       const int64_t rise = center - left;
       if (rise == 0) {
         set(center, i, 1.0);
@@ -186,8 +199,8 @@ class MelWeightMatrix final : public OpKernel {
         for (int64_t j = center; j < right; ++j)
           set(j, i, static_cast<double>(right - j) / static_cast<double>(fall));
     }
-    Tensor& output = context.Output(0, TensorShape({rows, num_mel_bins}), output_type_);
-    DispatchByType<WriteDoubles, WindowOutputTypes>(output_type_, node.OpType(), matrix, output);
+    DispatchByType<WriteDoubles, WindowOutputTypes>(output_type_, node.OpType(), matrix.data(),
+                                                    output);
   }
 
  private:

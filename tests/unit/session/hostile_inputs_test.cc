@@ -102,6 +102,33 @@ TEST(ResourceLimitsTest, KernelScratchIsNotAllocatedBeforeTheCheckedOutput) {
       "bytes per tensor (session.max_tensor_bytes)");
 }
 
+TEST(ResourceLimitsTest, MelWeightMatrixScratchIsNotAllocatedBeforeTheCheckedOutput) {
+  // Found by CI's fuzz smoke: MelWeightMatrix filled a vector of num_mel_bins + 2 bin edges (and
+  // then the double matrix) before asking for its output: INT32_MAX bins took 16 GiB.
+  onnx::ModelProto model = MakeModel(17);
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "bins", TensorProto::INT64, std::vector<DimSpec>{});
+  AddInput(graph, "dft", TensorProto::INT64, std::vector<DimSpec>{});
+  AddInput(graph, "rate", TensorProto::INT64, std::vector<DimSpec>{});
+  AddInput(graph, "low", TensorProto::FLOAT, std::vector<DimSpec>{});
+  AddInput(graph, "high", TensorProto::FLOAT, std::vector<DimSpec>{});
+  AddNode(graph, "MelWeightMatrix", {"bins", "dft", "rate", "low", "high"}, {"M"}, "mel");
+  AddOutput(graph, "M", TensorProto::FLOAT);
+  auto session = MakeSession(model, {}, Limited("16777216", ""));
+  PRISM_EXPECT_ERROR(
+      CaptureError([&] {
+        session->Run(RunOptions{}, {"bins", "dft", "rate", "low", "high"},
+                     {Value(MakeTensor<int64_t>({}, {INT32_MAX})),
+                      Value(MakeTensor<int64_t>({}, {16})), Value(MakeTensor<int64_t>({}, {1000})),
+                      Value(MakeTensor<float>({}, {0.0f})), Value(MakeTensor<float>({}, {500.0f}))},
+                     {});
+      }),
+      kRuntimeException,
+      "MelWeightMatrix node 'mel' (CPUExecutionProvider) failed: output 0 'M' of shape "
+      "[9,2147483647] (float) needs 77309411292 bytes, more than the session's limit of 16777216 "
+      "bytes per tensor (session.max_tensor_bytes)");
+}
+
 TEST(ResourceLimitsTest, ConstantFoldingStaysWithinTheTensorLimit) {
   // ConstantOfShape(a constant [2^28]) is foldable at session creation: with the limit it is left
   // unfolded, and its run fails naming the node, instead of 1 GiB being filled while loading.

@@ -184,6 +184,20 @@ TEST(SignalOpsTest, MelWeightMatrixTriangles) {
   test.Run();
 }
 
+// A num_mel_bins whose matrix cannot be held is an error before anything is allocated (the
+// model fuzzer's input fuzz/regressions/model/melweightmatrix-bins-int32-max.onnx asked for
+// 16 GiB of bin edges first).
+TEST(SignalOpsTest, MelWeightMatrixTooLargeIsAnError) {
+  OpTester test("MelWeightMatrix", 17);
+  test.Input<int64_t>("num_mel_bins", {}, {int64_t{1} << 62});
+  test.Input<int64_t>("dft_length", {}, {16});
+  test.Input<int64_t>("sample_rate", {}, {1000});
+  test.Input<float>("lower_edge_hertz", {}, {0});
+  test.Input<float>("upper_edge_hertz", {}, {500});
+  test.Output<float>("output", {0}, {});
+  test.ExpectFailure("the 9 x 4611686018427387904 weight matrix of dft_length 16");
+}
+
 TEST(SignalOpsTest, MelWeightMatrixRoundsTheEdgesInTheirOwnType) {
   // 160 Hz at dft_length 19 and 3200 Hz lies exactly on bin 1 (20 * 160 / 3200): the reference's
   // mel edge, rounded to float32 at each step, maps back just above 160 Hz (bin 1), where a
