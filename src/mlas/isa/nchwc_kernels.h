@@ -679,7 +679,8 @@ void NchwcDepthwiseTileOfWidth(int64_t width, const NchwcConvShape& s, const flo
 
 // What the depthwise rows functions below read and write for one (image n, channel block): the
 // block's input plane, its packed filter (kernel_h * kernel_w vectors), the offset of its output
-// plane (in Y and in the epilogue's sum) and its bias (nullptr: none).
+// plane (in Y and in the epilogue's sum) and its bias (nullptr: none). Its users copy the fields
+// into named locals: clang 14 cannot capture a structured binding in a lambda.
 struct NchwcDepthwiseBlock {
   const float* image;
   const float* filter;
@@ -703,8 +704,9 @@ void NchwcDepthwiseRows(const NchwcConvShape& s, const float* input, const float
                         int64_t n, int64_t block, int64_t row_begin, int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const auto [image, filter, plane_offset, bias] =
-      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const NchwcDepthwiseBlock at = NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const float *image = at.image, *filter = at.filter, *bias = at.bias;
+  const int64_t plane_offset = at.plane_offset;
   const TapRange interior =
       InteriorPositions(s.output_w, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.input_w);
   const int64_t step = s.stride_w * b;
@@ -834,8 +836,9 @@ void NchwcDepthwise3x3Rows(const NchwcConvShape& s, const float* input, const fl
                            int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const auto [image, filter, plane_offset, bias] =
-      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const NchwcDepthwiseBlock at = NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const float *image = at.image, *filter = at.filter, *bias = at.bias;
+  const int64_t plane_offset = at.plane_offset;
   for (int64_t oh = row_begin; oh < row_end; ++oh) {
     const int64_t ih = oh * s.stride_h - s.pad_top;
     const TapRange kh_range = ClipTaps(ih, 3, 1, s.input_h);
@@ -910,8 +913,9 @@ void NchwcDepthwiseRowsPadded(const NchwcConvShape& s, const float* input, const
                               int64_t row_end) {
   constexpr int64_t b = kNchwcBlock;
   constexpr int64_t kWidth = 8;
-  const auto [image, filter, plane_offset, bias] =
-      NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const NchwcDepthwiseBlock at = NchwcDepthwiseBlock::Of(s, input, packed, epilogue, n, block);
+  const float *image = at.image, *filter = at.filter, *bias = at.bias;
+  const int64_t plane_offset = at.plane_offset;
   const NchwcSource src = NchwcSourceOf<false>(s, image, 1, b, row_begin, row_end);
   float* out = output + plane_offset;
   const float* sum = epilogue.sum != nullptr ? epilogue.sum + plane_offset : nullptr;
