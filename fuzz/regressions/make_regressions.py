@@ -141,6 +141,16 @@ write("model", "melweightmatrix-bins-int32-max.onnx", model_bytes(
     [],
     [helper.make_tensor_value_info("M", TensorProto.FLOAT, None)]))
 
+# ConcatFromSequence with new_axis=1 at the first tensor's last axis over a sequence whose second
+# tensor has a lower rank (found by CI's fuzz smoke): the new axis was inserted past the second
+# tensor's dims (AddressSanitizer: heap-buffer-overflow). Such a tensor is refused now.
+write("model", "concatfromsequence-new-axis-lower-rank.onnx", model_bytes(
+    [helper.make_node("SequenceConstruct", ["A", "B"], ["S"], name="pack"),
+     helper.make_node("ConcatFromSequence", ["S"], ["Y"], name="stack", axis=2, new_axis=1)],
+    [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2, 2]),
+     helper.make_tensor_value_info("B", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)]))
+
 # GridSample (cubic, zeros padding) with a grid coordinate of 3.4e38: the tap index was converted
 # to int64 out of range (UBSan: float-cast-overflow in AxisTapsOf; the reflection fold likewise).
 # Far-outside coordinates now clamp to where every tap reads padding (or fold in double).

@@ -135,7 +135,9 @@ class ConcatFromSequence final : public OpKernel {
                   new_axis_ ? " stacked along a new axis" : "");
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + out_rank : axis_);
 
-    // Each tensor seen with the new axis (length 1) in place, so stacking is concatenating.
+    // Each tensor seen with the new axis (length 1) in place, so stacking is concatenating
+    // (only for a tensor of the first's rank, which the loop below checks first: a tensor of
+    // lower rank put the new axis past its end, found by CI's fuzz smoke).
     auto viewed_dims = [&](const Tensor& t) {
       std::vector<int64_t> dims = t.Shape().Dims();
       if (new_axis_) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(axis), 1);
@@ -145,8 +147,8 @@ class ConcatFromSequence final : public OpKernel {
     out_dims[axis] = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& t = tensors[i];
-      const std::vector<int64_t> dims = viewed_dims(t);
-      bool compatible = t.Type() == first.Type() && dims.size() == out_dims.size();
+      bool compatible = t.Type() == first.Type() && static_cast<int64_t>(t.Shape().Rank()) == rank;
+      const std::vector<int64_t> dims = compatible ? viewed_dims(t) : std::vector<int64_t>{};
       for (size_t d = 0; compatible && d < dims.size(); ++d)
         compatible = d == axis || dims[d] == out_dims[d];
       PRISM_ENFORCE(compatible, kInvalidArgument, node.Describe(), ": tensor ", i,

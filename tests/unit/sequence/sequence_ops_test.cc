@@ -566,6 +566,11 @@ TEST(SequenceOpsTest, ConcatFromSequenceAxesAndNewAxis) {
   ExpectCaseError(Concat(0, 0), {FloatSeq({p, q})},
                   {"tensor 1 of input 'input_sequence' is tensor(float)[2,1]"});
   ExpectCaseError(Concat(0, 1), {FloatSeq({p, q})}, {"cannot be stacked"});
+  // A later tensor of lower rank, the new axis at the first's last position (past the later
+  // one's end: a heap overflow found by CI's fuzz smoke) or beyond.
+  ExpectCaseError(Concat(2, 1), {FloatSeq({p, Floats({2}, {4, 5})})},
+                  {"tensor 1 of input 'input_sequence' is tensor(float)[2]", "cannot be stacked"});
+  ExpectCaseError(Concat(-1, 1), {FloatSeq({p, Floats({}, {4})})}, {"cannot be stacked"});
   ExpectCaseError(Concat(0, 0), {FloatSeq({})}, {"ConcatFromSequence", "is empty"});
 }
 
