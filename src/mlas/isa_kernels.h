@@ -84,6 +84,14 @@ struct QgemmStore {
   const int32_t* fixup_group = nullptr;
   const int8_t* fixup_data = nullptr;
   int64_t fixup_group0 = 0;
+  // A B with paired groups (mlas/qgemm.h; only for qgemm_block): the block's panel p stores its
+  // groups in the order group_order[p * group_order_stride + s] (A's group, counted from the
+  // block's first), its first paired_groups[p * paired_groups_stride] of them in pairs. nullptr:
+  // depth order, no pairs.
+  const int32_t* group_order = nullptr;
+  int64_t group_order_stride = 0;
+  const int32_t* paired_groups = nullptr;
+  int64_t paired_groups_stride = 0;
 
   // The same for the tile at (row, col) of the block.
   QgemmStore At(int64_t row, int64_t col) const {
@@ -97,6 +105,10 @@ struct QgemmStore {
     }
     if (a_rows != nullptr) tile.a_rows += row * a_stride;
     if (fixup_begin != nullptr) tile.fixup_begin += col / 16;  // col: a whole number of panels
+    if (group_order != nullptr) {
+      tile.group_order += col / 16 * group_order_stride;
+      tile.paired_groups += col / 16 * paired_groups_stride;
+    }
     return tile;
   }
 };

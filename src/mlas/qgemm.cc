@@ -243,7 +243,127 @@ void PackAPanelsWide(const uint8_t* a, int64_t a_row0, int64_t lda, uint32_t fli
   }
 }
 
+// Per column and depth pair of one narrow group (64 bytes), the positive parts' and the negative
+// parts' sums: 16 columns x 2 pairs each. Branch-free loops (the compiler vectorizes them: the
+// pairing runs at session creation for every convolution's weights).
+struct GroupPairLoads {
+  int16_t positive[2 * kQgemmPanelCols];
+  int16_t negative[2 * kQgemmPanelCols];
+  int16_t largest;  // the largest |sum| of either sign: the ordering key for pairing
+};
+
+void PairLoads(const int8_t* group, GroupPairLoads& loads) {
+#if defined(__SSE2__)
+  // Per 16 bytes (8 lanes): the negative bytes' mask, the positive and negative parts, each
+  // lane's two bytes summed as int16 (even bytes sign- or zero-extended plus the odd ones).
+  __m128i largest = _mm_setzero_si128();
+  for (int64_t part = 0; part < 4; ++part) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + 16 * part));
+    const __m128i below = _mm_cmpgt_epi8(_mm_setzero_si128(), w);
+    const __m128i positive_bytes = _mm_andnot_si128(below, w);
+    const __m128i negative_bytes = _mm_and_si128(below, w);
+    const __m128i positive = _mm_add_epi16(_mm_and_si128(positive_bytes, _mm_set1_epi16(0xff)),
+                                           _mm_srli_epi16(positive_bytes, 8));
+    const __m128i negative = _mm_add_epi16(_mm_srai_epi16(_mm_slli_epi16(negative_bytes, 8), 8),
+                                           _mm_srai_epi16(negative_bytes, 8));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.positive + 8 * part), positive);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.negative + 8 * part), negative);
+    largest = _mm_max_epi16(largest,
+                            _mm_max_epi16(positive, _mm_sub_epi16(_mm_setzero_si128(), negative)));
+  }
+  largest = _mm_max_epi16(largest, _mm_srli_si128(largest, 8));
+  largest = _mm_max_epi16(largest, _mm_srli_si128(largest, 4));
+  largest = _mm_max_epi16(largest, _mm_srli_si128(largest, 2));
+  loads.largest = static_cast<int16_t>(_mm_cvtsi128_si32(largest));
+#else
+  int largest = 0;
+  for (int64_t v = 0; v < 2 * kQgemmPanelCols; ++v) {
+    const int w0 = group[2 * v], w1 = group[2 * v + 1];
+    const int positive = std::max(w0, 0) + std::max(w1, 0);
+    const int negative = std::min(w0, 0) + std::min(w1, 0);
+    loads.positive[v] = static_cast<int16_t>(positive);
+    loads.negative[v] = static_cast<int16_t>(negative);
+    largest = std::max(largest, std::max(positive, -negative));
+  }
+  loads.largest = static_cast<int16_t>(largest);
+#endif
+}
+
+// Whether two groups' vpmaddubsw sums may be added in int16 (qgemm.h's paired groups).
+bool GroupsPair(const GroupPairLoads& x, const GroupPairLoads& y) {
+#if defined(__SSE2__)
+  __m128i outside = _mm_setzero_si128();
+  for (int64_t part = 0; part < 4; ++part) {
+    const auto at = [part](const int16_t* lanes) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes + 8 * part));
+    };
+    outside = _mm_or_si128(
+        outside,
+        _mm_or_si128(
+            _mm_cmpgt_epi16(_mm_add_epi16(at(x.positive), at(y.positive)), _mm_set1_epi16(128)),
+            _mm_cmplt_epi16(_mm_add_epi16(at(x.negative), at(y.negative)), _mm_set1_epi16(-128))));
+  }
+  return _mm_movemask_epi8(outside) == 0;
+#else
+  int outside = 0;
+  for (int64_t v = 0; v < 2 * kQgemmPanelCols; ++v)
+    outside |= static_cast<int>(x.positive[v] + y.positive[v] > 128) |
+               static_cast<int>(x.negative[v] + y.negative[v] < -128);
+  return outside == 0;
+#endif
+}
+
+// Chooses the pairs among `count` narrow groups (64 bytes apart from `groups`): the lightest
+// unpaired group with the heaviest that fits it, else the heaviest stays single (it fits no
+// lighter one either, in the usual case). Writes the order (pairs' members adjacent, first; then
+// the single groups in depth order) and returns how many groups are paired.
+int64_t ChoosePairs(const int8_t* groups, int64_t count, int32_t* order) {
+  std::vector<GroupPairLoads> loads(static_cast<size_t>(count));
+  std::vector<int32_t> by_load(static_cast<size_t>(count));
+  for (int64_t g = 0; g < count; ++g) {
+    PairLoads(groups + g * kQgemmGroupBytes, loads[static_cast<size_t>(g)]);
+    by_load[static_cast<size_t>(g)] = static_cast<int32_t>(g);
+  }
+  // By load, lightest first (a counting sort: loads are 0..256; a comparison sort took a sixth
+  // of a quantized resnet50's session creation).
+  int32_t starts[258] = {};
+  for (const GroupPairLoads& load : loads) ++starts[load.largest + 1];
+  for (int64_t v = 1; v < 258; ++v) starts[v] += starts[v - 1];
+  for (int64_t g = 0; g < count; ++g)
+    by_load[static_cast<size_t>(starts[loads[static_cast<size_t>(g)].largest]++)] =
+        static_cast<int32_t>(g);
+  std::vector<uint8_t> paired(static_cast<size_t>(count), 0);
+  int64_t written = 0;
+  for (int64_t light = 0, heavy = count - 1; light < heavy; --heavy) {
+    const auto x = static_cast<size_t>(by_load[static_cast<size_t>(light)]);
+    const auto y = static_cast<size_t>(by_load[static_cast<size_t>(heavy)]);
+    if (!GroupsPair(loads[x], loads[y])) continue;
+    paired[x] = paired[y] = 1;
+    order[written++] = static_cast<int32_t>(std::min(x, y));
+    order[written++] = static_cast<int32_t>(std::max(x, y));
+    ++light;
+  }
+  const int64_t paired_count = written;
+  for (int64_t g = 0; g < count; ++g)
+    if (paired[static_cast<size_t>(g)] == 0) order[written++] = static_cast<int32_t>(g);
+  return paired_count;
+}
+
 }  // namespace
+
+int64_t QgemmDepthBlockGroups() {
+  return kQgemmDepthBlockGroups;
+}
+
+int64_t PackedQuantB::DepthBlocks() const {
+  return (Groups() + kQgemmDepthBlockGroups - 1) / kQgemmDepthBlockGroups;
+}
+
+int64_t PackedQuantB::PairedGroupCount() const {
+  int64_t total = 0;
+  for (const int32_t paired : paired_groups_) total += paired;
+  return total;
+}
 
 void PackedQuantB::Free::operator()(int8_t* p) const {
   std::free(p);
@@ -252,7 +372,9 @@ void PackedQuantB::Free::operator()(int8_t* p) const {
 size_t PackedQuantB::Bytes() const {
   const int64_t panels = (n_ + kQgemmPanelCols - 1) / kQgemmPanelCols;
   return static_cast<size_t>(panels * PanelStride()) + column_sums_.size() * sizeof(int32_t) +
-         (fixup_begin_.size() + fixup_group_.size()) * sizeof(int32_t) + fixup_data_.size();
+         (fixup_begin_.size() + fixup_group_.size() + group_order_.size() + paired_groups_.size()) *
+             sizeof(int32_t) +
+         fixup_data_.size();
 }
 
 PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb, bool b_signed,
@@ -371,6 +493,28 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
           static_cast<int32_t>(packed.fixup_group_.size());
     }
   }
+  // Paired groups (qgemm.h) for the saturating kernels' narrow or mixed B, chosen on the stored
+  // bytes (a mixed B's zeroed blocks pair with anything); each (panel, depth block)'s groups are
+  // then stored in the chosen order.
+  if (widen_if_needed && !packed.wide_ && group_count > 1) {
+    const int64_t blocks = packed.DepthBlocks();
+    packed.group_order_.resize(static_cast<size_t>(panels * group_count));
+    packed.paired_groups_.assign(static_cast<size_t>(panels * blocks), 0);
+    std::vector<int8_t> reordered(static_cast<size_t>(kQgemmDepthBlockGroups * kQgemmGroupBytes));
+    for (int64_t panel = 0; panel < panels; ++panel)
+      for (int64_t block = 0; block < blocks; ++block) {
+        const int64_t first = block * kQgemmDepthBlockGroups;
+        const int64_t count = std::min(kQgemmDepthBlockGroups, group_count - first);
+        int8_t* stored = data + panel * panel_stride + first * kQgemmGroupBytes;
+        int32_t* order = packed.group_order_.data() + panel * group_count + first;
+        packed.paired_groups_[static_cast<size_t>(panel * blocks + block)] =
+            static_cast<int32_t>(ChoosePairs(stored, count, order));
+        for (int64_t s = 0; s < count; ++s)
+          std::memcpy(reordered.data() + s * kQgemmGroupBytes, stored + order[s] * kQgemmGroupBytes,
+                      static_cast<size_t>(kQgemmGroupBytes));
+        std::memcpy(stored, reordered.data(), static_cast<size_t>(count * kQgemmGroupBytes));
+      }
+  }
   return packed;
 }
 
@@ -378,18 +522,31 @@ void PackedQuantB::Unpack(void* b, int64_t ldb) const {
   auto* bytes = static_cast<uint8_t*>(b);
   const uint8_t flip = signed_ ? 0 : 0x80;
   const int64_t group_bytes = GroupBytes();
-  for (int64_t p = 0; p < k_; ++p)
-    for (int64_t j = 0; j < n_; ++j) {
-      const int8_t* group =
-          data_.get() + j / kQgemmPanelCols * PanelStride() + p / kQgemmDepthGroup * group_bytes;
-      int v = group[j % kQgemmPanelCols * kQgemmDepthGroup + p % kQgemmDepthGroup];
-      if (wide_) {
-        int16_t wide;
-        std::memcpy(&wide, group + WideOffset(p, j) * 2, sizeof wide);
-        v = wide;
-      }
-      bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
+  // Where each group of a panel is stored (its place in its block's order when paired).
+  std::vector<int64_t> stored_at(static_cast<size_t>(Groups()));
+  const int64_t panels = (n_ + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    for (int64_t s = 0; s < Groups(); ++s) {
+      const int64_t first = s / kQgemmDepthBlockGroups * kQgemmDepthBlockGroups;
+      const int64_t g = group_order_.empty()
+                            ? s
+                            : first + group_order_[static_cast<size_t>(panel * Groups() + s)];
+      stored_at[static_cast<size_t>(g)] = s;
     }
+    for (int64_t p = 0; p < k_; ++p)
+      for (int64_t j = panel * kQgemmPanelCols; j < std::min(n_, (panel + 1) * kQgemmPanelCols);
+           ++j) {
+        const int8_t* group = data_.get() + panel * PanelStride() +
+                              stored_at[static_cast<size_t>(p / kQgemmDepthGroup)] * group_bytes;
+        int v = group[j % kQgemmPanelCols * kQgemmDepthGroup + p % kQgemmDepthGroup];
+        if (wide_) {
+          int16_t wide;
+          std::memcpy(&wide, group + WideOffset(p, j) * 2, sizeof wide);
+          v = wide;
+        }
+        bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
+      }
+  }
   // A mixed B's outside blocks from their fix-ups.
   for (int64_t panel = 0; panel + 1 < static_cast<int64_t>(fixup_begin_.size()); ++panel)
     for (int32_t f = fixup_begin_[static_cast<size_t>(panel)];
@@ -418,7 +575,7 @@ bool QgemmPairsSaturate(const IsaKernels& kernels) {
 
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
                         const float* multipliers) {
-  const bool vnni = QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed();
+  const bool vnni = QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed() && b.GroupOrder() == nullptr;
   if (!(vnni ? kernels.qgemm_vnni_requantizes : kernels.qgemm_block_requantizes) || b.K() <= 0 ||
       b.Groups() > kQgemmDepthBlockGroups)
     return false;
@@ -446,7 +603,8 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // So does a mixed B (its fix-ups), with A narrow.
   const bool wide = b.Wide();
   const bool mixed = b.Mixed();
-  const bool vnni = QgemmUsesVnni(kernels) && !wide && !mixed;
+  const bool paired = b.GroupOrder() != nullptr;
+  const bool vnni = QgemmUsesVnni(kernels) && !wide && !mixed && !paired;
   const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
   if (!vnni && kernels.qgemm_block_saturates && !wide && !mixed && !b.WithinPairBound())
     throw std::invalid_argument(
@@ -561,6 +719,14 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
             store.fixup_group = b.FixupGroup();
             store.fixup_data = b.FixupData();
             store.fixup_group0 = pc;
+          }
+          if (paired) {
+            store.group_order = b.GroupOrder() + (col + jc) / kQgemmPanelCols * groups + pc;
+            store.group_order_stride = groups;
+            store.paired_groups = b.PairedGroups() +
+                                  (col + jc) / kQgemmPanelCols * b.DepthBlocks() +
+                                  pc / kQgemmDepthBlockGroups;
+            store.paired_groups_stride = b.DepthBlocks();
           }
           // The zero points with the last depth block's sums, while the tile is in registers.
           if (pc + gc == groups && corrected) {

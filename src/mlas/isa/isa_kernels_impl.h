@@ -1704,6 +1704,123 @@ inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
 }
 #endif
 
+// A B with paired groups (mlas/qgemm.h, QgemmStore::group_order): the byte offsets in A of the
+// panel's stored groups, for A's groups group_stride apart (a buffer per thread, valid until the
+// next call).
+inline const int64_t* QgemmGroupOffsets(const int32_t* order, int64_t groups,
+                                        int64_t group_stride) {
+  thread_local std::vector<int64_t> offsets;
+  if (static_cast<int64_t>(offsets.size()) < groups) offsets.resize(static_cast<size_t>(groups));
+  for (int64_t s = 0; s < groups; ++s) offsets[static_cast<size_t>(s)] = order[s] * group_stride;
+  return offsets.data();
+}
+
+#if defined(__x86_64__)
+// The 4-row depth loop over paired groups (mlas/qgemm.h): each pair's two stored groups (128
+// bytes of B) against A's groups at a + offsets[2 i] and a + offsets[2 i + 1] (row r a_row_stride
+// further); the two vpmaddubsw int16 sums of a column vector are added before one vpmaddwd. In
+// assembly for the reason NarrowDepthLoop4x16 is; the temporaries in fixed registers (clobbered)
+// to stay within the asm operand limit.
+[[gnu::always_inline]] inline void PairedDepthLoop4x16(__m256i (&acc)[4][2], int64_t pairs,
+                                                       const uint8_t* a, const int64_t* offsets,
+                                                       int64_t a_row_stride, const int8_t* b,
+                                                       __m256i ones) {
+  if (pairs <= 0) return;
+  const int8_t* const b_end = b + pairs * 2 * kQgemmGroupBytes;
+#define PRISM_PAIRED_ROW(first, second, acc0, acc1) \
+  "vpbroadcastd " first                             \
+  ", %%ymm12\n\t"                                   \
+  "vpmaddubsw %%ymm10, %%ymm12, %%ymm13\n\t"        \
+  "vpmaddubsw %%ymm11, %%ymm12, %%ymm14\n\t"        \
+  "vpbroadcastd " second                            \
+  ", %%ymm12\n\t"                                   \
+  "vpmaddubsw 64(%[b]), %%ymm12, %%ymm15\n\t"       \
+  "vpaddw %%ymm15, %%ymm13, %%ymm13\n\t"            \
+  "vpmaddubsw 96(%[b]), %%ymm12, %%ymm15\n\t"       \
+  "vpaddw %%ymm15, %%ymm14, %%ymm14\n\t"            \
+  "vpmaddwd %[ones], %%ymm13, %%ymm13\n\t"          \
+  "vpmaddwd %[ones], %%ymm14, %%ymm14\n\t"          \
+  "vpaddd %%ymm13, %[" #acc0 "], %[" #acc0          \
+  "]\n\t"                                           \
+  "vpaddd %%ymm14, %[" #acc1 "], %[" #acc1 "]\n\t"
+  asm volatile(
+      "1:\n\t"
+      "mov (%[offsets]), %%r10\n\t"
+      "mov 8(%[offsets]), %%r11\n\t"
+      "add %[a], %%r10\n\t"
+      "add %[a], %%r11\n\t"
+      "vmovdqu (%[b]), %%ymm10\n\t"
+      "vmovdqu 32(%[b]), %%ymm11\n\t"
+      PRISM_PAIRED_ROW("(%%r10)", "(%%r11)", acc00, acc01)
+      PRISM_PAIRED_ROW("(%%r10,%[row_stride],1)", "(%%r11,%[row_stride],1)", acc10, acc11)
+      PRISM_PAIRED_ROW("(%%r10,%[row_stride],2)", "(%%r11,%[row_stride],2)", acc20, acc21)
+      PRISM_PAIRED_ROW("(%%r10,%[row_stride3],1)", "(%%r11,%[row_stride3],1)", acc30, acc31)
+      "add $16, %[offsets]\n\t"
+      "add $128, %[b]\n\t"
+      "cmp %[b_end], %[b]\n\t"
+      "jne 1b\n\t"
+      : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
+        [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
+        [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b] "+r"(b), [offsets] "+r"(offsets)
+      : [a] "r"(a), [row_stride] "r"(a_row_stride), [row_stride3] "r"(3 * a_row_stride),
+        [b_end] "r"(b_end), [ones] "x"(ones)
+      : "cc", "memory", "r10", "r11", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#undef PRISM_PAIRED_ROW
+}
+
+// The same over single groups read through their offsets (a B with paired groups' rest).
+[[gnu::always_inline]] inline void IndexedDepthLoop4x16(__m256i (&acc)[4][2], int64_t groups,
+                                                        const uint8_t* a, const int64_t* offsets,
+                                                        int64_t a_row_stride, const int8_t* b,
+                                                        __m256i ones) {
+  if (groups <= 0) return;
+  const int8_t* const b_end = b + groups * kQgemmGroupBytes;
+#define PRISM_INDEXED_ROW(address, acc0, acc1) \
+  "vpbroadcastd " address                      \
+  ", %%ymm12\n\t"                              \
+  "vpmaddubsw %%ymm10, %%ymm12, %%ymm13\n\t"   \
+  "vpmaddubsw %%ymm11, %%ymm12, %%ymm14\n\t"   \
+  "vpmaddwd %[ones], %%ymm13, %%ymm13\n\t"     \
+  "vpmaddwd %[ones], %%ymm14, %%ymm14\n\t"     \
+  "vpaddd %%ymm13, %[" #acc0 "], %[" #acc0     \
+  "]\n\t"                                      \
+  "vpaddd %%ymm14, %[" #acc1 "], %[" #acc1 "]\n\t"
+  asm volatile(
+      "1:\n\t"
+      "mov (%[offsets]), %%r10\n\t"
+      "add %[a], %%r10\n\t"
+      "vmovdqu (%[b]), %%ymm10\n\t"
+      "vmovdqu 32(%[b]), %%ymm11\n\t"
+      PRISM_INDEXED_ROW("(%%r10)", acc00, acc01)
+      PRISM_INDEXED_ROW("(%%r10,%[row_stride],1)", acc10, acc11)
+      PRISM_INDEXED_ROW("(%%r10,%[row_stride],2)", acc20, acc21)
+      PRISM_INDEXED_ROW("(%%r10,%[row_stride3],1)", acc30, acc31)
+      "add $8, %[offsets]\n\t"
+      "add $64, %[b]\n\t"
+      "cmp %[b_end], %[b]\n\t"
+      "jne 1b\n\t"
+      : [acc00] "+x"(acc[0][0]), [acc01] "+x"(acc[0][1]), [acc10] "+x"(acc[1][0]),
+        [acc11] "+x"(acc[1][1]), [acc20] "+x"(acc[2][0]), [acc21] "+x"(acc[2][1]),
+        [acc30] "+x"(acc[3][0]), [acc31] "+x"(acc[3][1]), [b] "+r"(b), [offsets] "+r"(offsets)
+      : [a] "r"(a), [row_stride] "r"(a_row_stride), [row_stride3] "r"(3 * a_row_stride),
+        [b_end] "r"(b_end), [ones] "x"(ones)
+      : "cc", "memory", "r10", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#undef PRISM_INDEXED_ROW
+}
+
+// A 4-row tile's depth loop over a B with paired groups: the `paired` first stored groups in
+// pairs, the rest single, A's groups at a + offsets[s].
+[[gnu::always_inline]] inline void OrderedDepthLoop4x16(__m256i (&acc)[4][2], int64_t groups,
+                                                        int64_t paired, const uint8_t* a,
+                                                        const int64_t* offsets,
+                                                        int64_t a_row_stride, const int8_t* b,
+                                                        __m256i ones) {
+  PairedDepthLoop4x16(acc, paired / 2, a, offsets, a_row_stride, b, ones);
+  IndexedDepthLoop4x16(acc, groups - paired, a, offsets + paired, a_row_stride,
+                       b + paired * kQgemmGroupBytes, ones);
+}
+#endif
+
 // Four rows of a packed A panel (their group g at a + g * a_group_stride, row r 4 bytes further
 // each) times one 16-column panel of B: vpmaddubsw (u8 x s8 pairs into int16, exact within the
 // pair bound) then vpmaddwd with ones (pairs of int16 into int32), added to int32 sums. Only the
@@ -1723,7 +1840,12 @@ template <int kUsedRows = 4>
   const uint8_t* const a_tile = a;
 #if defined(__x86_64__)
   if constexpr (kUsedRows == 4) {
-    NarrowDepthLoop4x16(acc, groups, a, a_group_stride, a_row_stride, b, ones);
+    if (store.group_order != nullptr)
+      OrderedDepthLoop4x16(acc, groups, *store.paired_groups, a,
+                           QgemmGroupOffsets(store.group_order, groups, a_group_stride),
+                           a_row_stride, b, ones);
+    else
+      NarrowDepthLoop4x16(acc, groups, a, a_group_stride, a_row_stride, b, ones);
     if (store.fixup_begin != nullptr)
       AddQgemmFixupsAvx2(acc, a_tile, a_group_stride, a_row_stride, groups, store);
     StoreQgemmTileAvx2(acc, rows, cols, store, c, ldc);
@@ -1733,10 +1855,14 @@ template <int kUsedRows = 4>
   for (int64_t g = 0; g < groups; ++g) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    // A's group for this stored group (a B with paired groups stores them reordered; the pairs'
+    // sums are exact added in int32 as well).
+    const uint8_t* ag =
+        store.group_order != nullptr ? a_tile + store.group_order[g] * a_group_stride : a;
 #pragma GCC unroll 4
     for (int r = 0; r < kUsedRows; ++r) {
       int32_t quad;
-      std::memcpy(&quad, a + r * a_row_stride, sizeof quad);
+      std::memcpy(&quad, ag + r * a_row_stride, sizeof quad);
       const __m256i x = _mm256_set1_epi32(quad);
       acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
@@ -1792,10 +1918,17 @@ struct QgemmTileRows {
   int64_t in_panel = 0;
   uint8_t* out = store.out8;
   const int32_t* row_sums = store.row_sums;
+  const int64_t* offsets = store.group_order != nullptr
+                               ? QgemmGroupOffsets(store.group_order, groups, rows.group_stride)
+                               : nullptr;
+  const int64_t paired = offsets != nullptr ? *store.paired_groups : 0;
   for (int64_t t = 0; t < tiles; ++t) {
     __m256i acc[4][2];
     for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
-    NarrowDepthLoop4x16(acc, groups, a, rows.group_stride, rows.row_stride, b, ones);
+    if (offsets != nullptr)
+      OrderedDepthLoop4x16(acc, groups, paired, a, offsets, rows.row_stride, b, ones);
+    else
+      NarrowDepthLoop4x16(acc, groups, a, rows.group_stride, rows.row_stride, b, ones);
     if (fixups) {
       alignas(32) __m256i copy[4][2];
       for (int r = 0; r < 4; ++r) copy[r][0] = acc[r][0], copy[r][1] = acc[r][1];
@@ -2143,18 +2276,20 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
     for (int64_t i = 0; i < m; i += kRows) {
       const uint8_t* rows = a + i / kRows * a_panel_stride;
       uint32_t acc[kRows * kQgemmCols] = {};
+      const QgemmStore tile_store = store.At(i, j);
       for (int64_t g = 0; g < groups; ++g) {
         const int8_t* bg = panel + g * group_bytes;
+        // A's group for stored group g (a B with paired groups stores them reordered).
+        const int64_t ga = tile_store.group_order != nullptr ? tile_store.group_order[g] : g;
         for (int64_t r = 0; r < kRows; ++r)
           for (int64_t col = 0; col < kQgemmCols; ++col) {
             int32_t dot = 0;
             for (int64_t t = 0; t < kQgemmGroup; ++t)
-              dot += a_value(rows, g, r, t) * b_value(bg, col, t, wide);
+              dot += a_value(rows, ga, r, t) * b_value(bg, col, t, wide);
             acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
           }
       }
       // A mixed B's fix-ups (mlas/qgemm.h): the zeroed blocks' weights as int16.
-      const QgemmStore tile_store = store.At(i, j);
       if (tile_store.fixup_begin != nullptr)
         for (int32_t f = tile_store.fixup_begin[0]; f < tile_store.fixup_begin[1]; ++f) {
           const int64_t g = tile_store.fixup_group[f] - tile_store.fixup_group0;

@@ -309,8 +309,16 @@ TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
           for (int64_t q = 0; q < k; ++q)
             for (int64_t j = 0; j < n; ++j) {
               const auto v = static_cast<int8_t>(p.b[q * p.ldb + j] ^ flip);
-              const int64_t group = j / kQgemmPanelCols * packed.PanelStride() +
-                                    q / kQgemmDepthGroup * packed.GroupBytes();
+              // A B with paired groups stores a panel's groups in its order (GroupOrder).
+              const int64_t panel = j / kQgemmPanelCols, g = q / kQgemmDepthGroup;
+              int64_t stored = g;
+              if (packed.GroupOrder() != nullptr) {
+                const int64_t first = g / QgemmDepthBlockGroups() * QgemmDepthBlockGroups();
+                const int32_t* order = packed.GroupOrder() + panel * packed.Groups();
+                stored = first;
+                while (first + order[stored] != g) ++stored;
+              }
+              const int64_t group = panel * packed.PanelStride() + stored * packed.GroupBytes();
               if (wide) {
                 // Depth pair q / 2 % 2 of the group, column j % 16's two int16 (little-endian).
                 const auto at = static_cast<size_t>(group + q % 4 / 2 * 64 +
@@ -386,6 +394,125 @@ void MakeMixed(Problem& p, uint32_t seed) {
     p.b[(q + 1) * p.ldb + j] =
         static_cast<uint8_t>(static_cast<int8_t>(negative ? -100 : 100) ^ flip);
   }
+}
+
+// B whose depth groups mostly pair (mlas/qgemm.h): about two in three groups of small weights
+// (-16..15: any two pair), the others 7-bit (-64..63: they pair only sometimes).
+void MakePairable(Problem& p, uint32_t seed) {
+  const uint8_t flip = p.b_signed ? 0 : 0x80;
+  std::mt19937 chooser(seed);
+  for (int64_t g = 0; g * kQgemmDepthGroup < p.k; ++g) {
+    const bool heavy = chooser() % 3 == 0;
+    for (int64_t q = g * kQgemmDepthGroup; q < std::min(p.k, (g + 1) * kQgemmDepthGroup); ++q)
+      for (int64_t j = 0; j < p.n; ++j) {
+        uint8_t& x = p.b[static_cast<size_t>(q * p.ldb + j)];
+        x = static_cast<uint8_t>((heavy ? (x & 0x7f) - 64 : (x & 0x1f) - 16) ^ flip);
+      }
+  }
+}
+
+// Checks a B's paired groups: each (panel, depth block)'s order a permutation of its groups, and
+// every stored pair within the bound that lets the kernels add their int16 sums (per column and
+// depth pair, the positive parts of the four weights at most 128, the negative ones at least
+// -128). Returns how many groups are paired.
+int64_t CheckPairs(const PackedQuantB& packed) {
+  if (packed.GroupOrder() == nullptr) return 0;
+  const int64_t panels = (packed.N() + kQgemmPanelCols - 1) / kQgemmPanelCols;
+  const int64_t groups = packed.Groups();
+  int64_t paired_total = 0;
+  for (int64_t panel = 0; panel < panels; ++panel)
+    for (int64_t block = 0; block < packed.DepthBlocks(); ++block) {
+      const int64_t first = block * QgemmDepthBlockGroups();
+      const int64_t count = std::min(QgemmDepthBlockGroups(), groups - first);
+      const int32_t* order = packed.GroupOrder() + panel * groups + first;
+      std::vector<int32_t> sorted(order, order + count);
+      std::sort(sorted.begin(), sorted.end());
+      for (int64_t s = 0; s < count; ++s)
+        EXPECT_EQ(sorted[static_cast<size_t>(s)], s) << "panel " << panel << " block " << block;
+      const int64_t paired = packed.PairedGroups()[panel * packed.DepthBlocks() + block];
+      EXPECT_EQ(paired % 2, 0);
+      EXPECT_LE(paired, count);
+      paired_total += paired;
+      const int8_t* stored =
+          packed.Data() + panel * packed.PanelStride() + first * kQgemmGroupBytes;
+      for (int64_t s = 0; s + 1 < paired; s += 2)
+        for (int64_t lane = 0; lane < 2 * kQgemmPanelCols; ++lane) {
+          int positive = 0, negative = 0;
+          for (int64_t member = 0; member < 2; ++member)
+            for (int64_t t = 0; t < 2; ++t) {
+              const int w = stored[(s + member) * kQgemmGroupBytes + 2 * lane + t];
+              positive += std::max(w, 0);
+              negative += std::min(w, 0);
+            }
+          EXPECT_LE(positive, 128) << "panel " << panel << " pair " << s << " lane " << lane;
+          EXPECT_GE(negative, -128) << "panel " << panel << " pair " << s << " lane " << lane;
+        }
+    }
+  return paired_total;
+}
+
+// Paired groups (mlas/qgemm.h) on every level: the pairing's invariants, B unpacked again, and
+// the product exact against the reference, on one thread and split; narrow and mixed B, depths
+// of one to three groups past a whole tile, past one depth block, and few-row tails.
+TEST(Int8GemmTest, PairedGroupsAreExactOnEveryLevel) {
+  ThreadPool three(3);
+  const int64_t shapes[][3] = {{29, 50, 45}, {5, 48, 64},  {145, 33, 130}, {14, 35, 8195},
+                               {1, 70, 600}, {3, 17, 36},  {13, 16, 8},    {2, 32, 300},
+                               {12, 16, 4},  {26, 64, 576}};
+  uint32_t seed = 1300;
+  int64_t paired_products = 0;
+  for (const auto& shape : shapes)
+    for (const bool b_signed : {true, false})
+      for (const bool mixed : {false, true}) {
+        // Mixed only where a plant or three stay under one block in eight (else B is wide).
+        if (mixed && shape[1] * shape[2] < 500) continue;
+        Problem p = MakeProblem(shape[0], shape[1], shape[2], false, b_signed, true, ++seed);
+        MakePairable(p, seed);
+        if (mixed) {  // a few pairs outside the bound planted as MakeMixed does
+          std::mt19937 planter(seed);
+          for (int plant = 0; plant < (p.k * p.n >= 2000 ? 3 : 1); ++plant) {
+            const int64_t q = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.k / 2)) * 2;
+            const int64_t j = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.n));
+            const uint8_t flip = b_signed ? 0 : 0x80;
+            p.b[static_cast<size_t>(q * p.ldb + j)] = static_cast<uint8_t>(100 ^ flip);
+            p.b[static_cast<size_t>((q + 1) * p.ldb + j)] = static_cast<uint8_t>(100 ^ flip);
+          }
+        }
+        const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, true);
+        ASSERT_FALSE(packed.Wide()) << p;
+        EXPECT_EQ(packed.Mixed(), mixed) << p;
+        const int64_t paired = CheckPairs(packed);
+        EXPECT_EQ(paired, packed.PairedGroupCount()) << p;
+        // Groups of small weights pair with each other: with 8 or more groups, some pairs.
+        if (packed.Groups() >= 8) {
+          EXPECT_GT(paired, 0) << p;
+        }
+        if (packed.Groups() == 1) {
+          EXPECT_EQ(packed.GroupOrder(), nullptr) << p;
+        }
+        std::vector<uint8_t> back(p.b.size(), 0);
+        packed.Unpack(back.data(), p.ldb);
+        for (int64_t q = 0; q < p.k; ++q)
+          for (int64_t j = 0; j < p.n; ++j)
+            ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << p << " at " << q << ", " << j;
+        const std::vector<int32_t> expected = Reference(p);
+        QgemmZeroPoints zero;
+        zero.a = p.a_zero;
+        zero.b_per_column = p.b_zero.data();
+        for (const Variant& v : Variants())
+          for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+            std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+            QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc,
+                         pool);
+            ExpectEqual(expected, c, p, v.name.c_str());
+            paired_products += paired > 0;
+          }
+      }
+  EXPECT_GT(paired_products, 0);
+  // A B packed for kernels that do not saturate is stored in depth order.
+  Problem p = MakeProblem(4, 32, 64, false, true, false, 3);
+  MakePairable(p, 3);
+  EXPECT_EQ(PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, true, false).GroupOrder(), nullptr);
 }
 
 TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
@@ -509,17 +636,18 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
   uint32_t seed = 900;
   int64_t checked = 0;
   // Products checked on qgemm_block (not the VNNI kernel), by B's form.
-  int64_t wide_checked = 0, mixed_checked = 0, narrow_checked = 0;
-  enum class Form { kFull, kNarrow, kMixed };
+  int64_t wide_checked = 0, mixed_checked = 0, narrow_checked = 0, paired_checked = 0;
+  enum class Form { kFull, kNarrow, kMixed, kPaired };
   for (const auto& s : shapes)
     for (const bool per_column : {false, true})
       for (const bool to_int8 : {false, true})
-        for (const Form form : {Form::kFull, Form::kNarrow, Form::kMixed}) {
+        for (const Form form : {Form::kFull, Form::kNarrow, Form::kMixed, Form::kPaired}) {
           Problem p = MakeProblem(s[0], s[1], s[2], false, true, per_column, ++seed);
           std::mt19937 generator(seed);
           if (p.k == 1 && form != Form::kFull) continue;
           if (form == Form::kNarrow) MakeNarrow(p);
           if (form == Form::kMixed) MakeMixed(p, seed);
+          if (form == Form::kPaired) MakePairable(p, seed);
           if (p.k == 1) {
             // sums (a - a_zero)(b - b_zero) with b - b_zero a multiple of 3 or 5: near-ties.
             p.a_zero = 0;
@@ -601,6 +729,7 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
                 EXPECT_EQ(mismatches, 0) << v.name << " " << p << (pool ? " pool" : "")
                                          << (from_source ? " from a row source" : "");
                 ++checked;
+                if (packed.PairedGroupCount() > 0) ++paired_checked;
                 if (!QgemmUsesVnni(v.kernels) || packed.Wide() || packed.Mixed())
                   ++(packed.Wide()    ? wide_checked
                      : packed.Mixed() ? mixed_checked
@@ -615,6 +744,7 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
       EXPECT_GT(wide_checked, 0);
       EXPECT_GT(mixed_checked, 0);
       EXPECT_GT(narrow_checked, 0);
+      EXPECT_GT(paired_checked, 0);
     }
 }
 
