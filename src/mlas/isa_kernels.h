@@ -77,9 +77,9 @@ struct QgemmStore {
   const uint8_t* a_rows = nullptr;
   int64_t a_stride = 0;
   // A mixed B's fix-ups (mlas/qgemm.h; only for qgemm_block): the block's panel p has entries
-  // [fixup_begin[p], fixup_begin[p + 1]) of fixup_group (depth groups counted from B's first)
-  // and fixup_data (128 bytes each); the block's A starts at depth group fixup_group0 and has
-  // `groups` of them (entries outside are skipped). nullptr: none.
+  // [fixup_begin[p], fixup_begin[p + 1]) of fixup_group (depth groups counted from B's first,
+  // ascending) and fixup_data (64 bytes each, narrow); the block's A starts at depth group
+  // fixup_group0 and has `groups` of them (entries outside are skipped). nullptr: none.
   const int32_t* fixup_begin = nullptr;
   const int32_t* fixup_group = nullptr;
   const int8_t* fixup_data = nullptr;

@@ -28,8 +28,11 @@ constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
 // A B outside the pair bound in at most one (panel, depth group) block of this many is packed
-// mixed (qgemm.h), else wide.
-constexpr int64_t kMixedMaxOutsideShare = 8;
+// mixed (qgemm.h), else wide. A fix-up costs one more group; the wide tile does about 1.4 times
+// the narrow one's vector work for every group (4 vpmaddwd and 4 adds a row against 2 + 2 + 2)
+// and A is widened: break-even near 40% of blocks outside (resnet50_qdq's conv_5, 14% outside:
+// 0.75x the time mixed; its conv_1, 42%: about equal; mobilenetv2_qdq whole: within noise).
+constexpr int64_t kMixedMaxOutsideShare = 3;
 
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
 // microseconds). The VNNI kernels do about four times the SGEMM's multiply-adds per cycle; the
@@ -468,26 +471,28 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
     }
   }
   if (mixed) {
-    // Each outside block's weights as int16 (the wide layout of one group) in its fix-up, and
-    // zeros in its place in the narrow panel, where the narrow kernel then adds nothing.
+    // Each outside block split in two narrow halves (qgemm.h): in place, each pair outside the
+    // bound keeps w - trunc(w / 2); the fix-up holds trunc(w / 2) there and zeros elsewhere.
     packed.fixup_begin_.assign(static_cast<size_t>(panels + 1), 0);
     packed.fixup_group_.reserve(static_cast<size_t>(outside_count));
-    packed.fixup_data_.reserve(static_cast<size_t>(outside_count * 2 * kQgemmGroupBytes));
+    packed.fixup_data_.reserve(static_cast<size_t>(outside_count * kQgemmGroupBytes));
     for (int64_t panel = 0; panel < panels; ++panel) {
       for (int64_t g = 0; g < group_count; ++g) {
         if (outside_blocks[static_cast<size_t>(panel * group_count + g)] == 0) continue;
         packed.fixup_group_.push_back(static_cast<int32_t>(g));
-        int16_t wide[2 * kQgemmGroupBytes / 2] = {};
-        for (int64_t t = 0; t < kQgemmDepthGroup; ++t)
-          for (int64_t j = 0; j < kQgemmPanelCols; ++j) {
-            const int64_t row = g * kQgemmDepthGroup + t, column = panel * kQgemmPanelCols + j;
-            if (row < k && column < n) wide[WideOffset(row, j)] = value(row, column);
+        int8_t* block = data + panel * panel_stride + g * group_bytes;
+        int8_t rest[kQgemmGroupBytes] = {};
+        for (int64_t lane = 0; lane < 2 * kQgemmPanelCols; ++lane) {
+          int8_t* pair = block + 2 * lane;
+          const int positive = std::max<int>(pair[0], 0) + std::max<int>(pair[1], 0);
+          const int negative = std::min<int>(pair[0], 0) + std::min<int>(pair[1], 0);
+          if (positive <= 128 && negative >= -128) continue;
+          for (int64_t t = 0; t < 2; ++t) {
+            rest[2 * lane + t] = static_cast<int8_t>(pair[t] / 2);
+            pair[t] = static_cast<int8_t>(pair[t] - pair[t] / 2);
           }
-        const auto* wide_bytes = reinterpret_cast<const int8_t*>(wide);
-        packed.fixup_data_.insert(packed.fixup_data_.end(), wide_bytes,
-                                  wide_bytes + 2 * kQgemmGroupBytes);
-        std::memset(data + panel * panel_stride + g * group_bytes, 0,
-                    static_cast<size_t>(kQgemmGroupBytes));
+        }
+        packed.fixup_data_.insert(packed.fixup_data_.end(), rest, rest + kQgemmGroupBytes);
       }
       packed.fixup_begin_[static_cast<size_t>(panel + 1)] =
           static_cast<int32_t>(packed.fixup_group_.size());
@@ -547,19 +552,19 @@ void PackedQuantB::Unpack(void* b, int64_t ldb) const {
         bytes[p * ldb + j] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
       }
   }
-  // A mixed B's outside blocks from their fix-ups.
+  // A mixed B's outside blocks: the fix-ups' halves added back.
   for (int64_t panel = 0; panel + 1 < static_cast<int64_t>(fixup_begin_.size()); ++panel)
     for (int32_t f = fixup_begin_[static_cast<size_t>(panel)];
          f < fixup_begin_[static_cast<size_t>(panel + 1)]; ++f) {
       const int64_t g = fixup_group_[static_cast<size_t>(f)];
-      const int8_t* data = fixup_data_.data() + static_cast<int64_t>(f) * 2 * kQgemmGroupBytes;
+      const int8_t* rest = fixup_data_.data() + static_cast<int64_t>(f) * kQgemmGroupBytes;
       for (int64_t t = 0; t < kQgemmDepthGroup; ++t)
         for (int64_t j = 0; j < kQgemmPanelCols; ++j) {
           const int64_t row = g * kQgemmDepthGroup + t, column = panel * kQgemmPanelCols + j;
           if (row >= k_ || column >= n_) continue;
-          int16_t wide;
-          std::memcpy(&wide, data + WideOffset(row, j) * 2, sizeof wide);
-          bytes[row * ldb + column] = static_cast<uint8_t>(static_cast<uint8_t>(wide) ^ flip);
+          uint8_t& byte = bytes[row * ldb + column];
+          const int whole = static_cast<int8_t>(byte ^ flip) + rest[j * kQgemmDepthGroup + t];
+          byte = static_cast<uint8_t>(static_cast<uint8_t>(whole) ^ flip);
         }
     }
 }

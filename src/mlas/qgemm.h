@@ -36,14 +36,17 @@
 // The portable kernel reads both forms and never saturates; VNNI's vpdpbusd (four products summed
 // in 32 bits) never saturates, and a wide B is never given to it: the product runs qgemm_block.
 //
-// Mixed form: where few (panel, depth group) blocks break the bound (at most one in eight; in a
-// trained or quantize_static model's weights typically 1-3%: a per-channel scale puts a 127 in
-// every channel, but rarely two large weights of one sign in a pair), B is packed narrow with
-// those blocks' 64 bytes zeroed, and each such block is kept beside it as a fix-up: its depth
-// group and its 16 columns in the wide layout. The level's qgemm_block runs its vpmaddubsw tile
-// over the narrow panel (the zeroed blocks add nothing) and then adds each fix-up with vpmaddwd,
-// A's four bytes widened in registers: the vpmaddubsw rate, exact for every input. Otherwise
-// (more blocks outside) B is wide.
+// Mixed form: where few (panel, depth group) blocks break the bound (at most one in three; in a
+// trained or quantize_static model's weights typically 1-8%: a per-channel scale puts a 127 in
+// every channel, but rarely two large weights of one sign in a pair), B is packed narrow and each
+// such block is split in two narrow halves: in its place each pair that breaks the bound keeps
+// w - trunc(w / 2) of its weights, and the rest, trunc(w / 2), goes to a fix-up beside the panel
+// (its depth group and 64 bytes, the narrow layout). Both halves keep every pair within the bound
+// (|half| <= 64), so the level's qgemm_block runs its vpmaddubsw tile over the panel and then
+// each fix-up as one more depth group read from A's group: the vpmaddubsw rate, exact for every
+// input, at the cost of one group a fix-up. Otherwise (more blocks outside) B is wide. (The
+// fix-ups were the wide layout once, with the block zeroed: vpmaddwd on A widened in registers,
+// about twice a group's work; 5% of a quantize_static resnet50's instructions.)
 //
 // Paired groups (narrow or mixed B for saturating kernels): vpmaddubsw's int16 sums of two depth
 // groups can be added before vpmaddwd widens them when, for every column and both depth pairs of
@@ -103,8 +106,8 @@ class PackedQuantB {
   // Whether B is stored mixed: narrow, with the few blocks outside the bound in fix-ups.
   bool Mixed() const { return !fixup_begin_.empty(); }
   // A mixed B's fix-ups: panel p's are [FixupBegin()[p], FixupBegin()[p + 1]), each a depth
-  // group (FixupGroup()) and that group's 16 columns in the wide layout (128 bytes at
-  // FixupData() + 128 f). nullptr when not mixed.
+  // group (FixupGroup(), ascending within a panel) and the rest of that group's 16 columns in the
+  // narrow layout (64 bytes at FixupData() + 64 f). nullptr when not mixed.
   const int32_t* FixupBegin() const { return Mixed() ? fixup_begin_.data() : nullptr; }
   const int32_t* FixupGroup() const { return fixup_group_.data(); }
   const int8_t* FixupData() const { return fixup_data_.data(); }

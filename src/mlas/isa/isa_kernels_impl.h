@@ -1622,40 +1622,27 @@ template <int kUsedRows>
 }
 
 // A mixed B's fix-ups for this tile's panel (store.fixup_*, mlas/qgemm.h) added to the first
-// kUsedRows rows' sums: each row's four bytes of A (narrow, row r at a + g * a_group_stride + 4 r)
-// widened to two int16 pairs in registers, vpmaddwd with the block's wide weights. Few blocks
-// have one, so this is not the tile's loop.
+// kUsedRows rows' sums: each a narrow group (the rest of a split block) multiplied with A's
+// group it belongs to (row r at a + g * a_group_stride + r * a_row_stride) as the depth loop
+// does. Few blocks have one, so this is not the tile's loop.
 template <int kUsedRows>
 inline void AddQgemmFixupsAvx2(__m256i (&acc)[kUsedRows][2], const uint8_t* a,
                                int64_t a_group_stride, int64_t a_row_stride, int64_t groups,
                                const QgemmStore& store) {
+  const __m256i ones = _mm256_set1_epi16(1);
   for (int32_t f = store.fixup_begin[0]; f < store.fixup_begin[1]; ++f) {
     const int64_t g = store.fixup_group[f] - store.fixup_group0;
     if (g < 0 || g >= groups) continue;
-    const int8_t* w = store.fixup_data + int64_t{f} * 2 * kQgemmGroupBytes;
-    __m256i weights[2][2];
-    for (int pair = 0; pair < 2; ++pair)
-      for (int h = 0; h < 2; ++h)
-        weights[pair][h] = _mm256_loadu_si256(
-            reinterpret_cast<const __m256i*>(w + pair * kQgemmGroupBytes + 32 * h));
+    const int8_t* w = store.fixup_data + int64_t{f} * kQgemmGroupBytes;
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
     const uint8_t* ag = a + g * a_group_stride;
-    // The row's four bytes q0..q3 broadcast, then spread to the int16 pairs (q0, q1), (q2, q3).
-    const __m256i first_pair =
-        _mm256_setr_epi8(0, -1, 1, -1, 0, -1, 1, -1, 0, -1, 1, -1, 0, -1, 1, -1, 0, -1, 1, -1, 0,
-                         -1, 1, -1, 0, -1, 1, -1, 0, -1, 1, -1);
-    const __m256i second_pair =
-        _mm256_setr_epi8(2, -1, 3, -1, 2, -1, 3, -1, 2, -1, 3, -1, 2, -1, 3, -1, 2, -1, 3, -1, 2,
-                         -1, 3, -1, 2, -1, 3, -1, 2, -1, 3, -1);
     for (int r = 0; r < kUsedRows; ++r) {
       int32_t quad;
       std::memcpy(&quad, ag + r * a_row_stride, sizeof quad);
-      const __m256i bytes = _mm256_set1_epi32(quad);
-      const __m256i x[2] = {_mm256_shuffle_epi8(bytes, first_pair),
-                            _mm256_shuffle_epi8(bytes, second_pair)};
-      for (int h = 0; h < 2; ++h)
-        acc[r][h] =
-            _mm256_add_epi32(acc[r][h], _mm256_add_epi32(_mm256_madd_epi16(x[0], weights[0][h]),
-                                                         _mm256_madd_epi16(x[1], weights[1][h])));
+      const __m256i x = _mm256_set1_epi32(quad);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
     }
   }
 }
@@ -1895,12 +1882,34 @@ struct QgemmTileRows {
   }
 };
 
-// A tile's fix-ups (AddQgemmFixupsAvx2) out of line, on a copy of its sums: inlined into the loop
-// below, the accumulators' address made gcc keep them on the stack for every tile.
-[[gnu::noinline]] void AddQgemmFixupsTile(__m256i (&acc)[4][2], const uint8_t* a,
-                                          int64_t a_group_stride, int64_t a_row_stride,
-                                          int64_t groups, const QgemmStore& store) {
-  AddQgemmFixupsAvx2(acc, a, a_group_stride, a_row_stride, groups, store);
+// A mixed B's fix-ups of one panel inside the block's `groups` (QgemmStore::fixup_*; ascending,
+// so those inside are one run): their first (`data`), how many, and each one's byte offset in A
+// for A's groups group_stride apart (a buffer per thread, valid until the next call).
+struct QgemmPanelFixups {
+  const int8_t* data = nullptr;
+  int64_t count = 0;
+  const int64_t* offsets = nullptr;
+};
+
+inline QgemmPanelFixups PanelFixups(const QgemmStore& store, int64_t groups, int64_t group_stride) {
+  QgemmPanelFixups fixups;
+  if (store.fixup_begin == nullptr) return fixups;
+  thread_local std::vector<int64_t> offsets;
+  int32_t first = store.fixup_begin[0];
+  while (first < store.fixup_begin[1] && store.fixup_group[first] < store.fixup_group0) ++first;
+  int32_t last = first;
+  while (last < store.fixup_begin[1] && store.fixup_group[last] < store.fixup_group0 + groups)
+    ++last;
+  fixups.count = last - first;
+  if (fixups.count == 0) return fixups;
+  if (static_cast<int64_t>(offsets.size()) < fixups.count)
+    offsets.resize(static_cast<size_t>(fixups.count));
+  for (int64_t f = 0; f < fixups.count; ++f)
+    offsets[static_cast<size_t>(f)] =
+        (store.fixup_group[first + f] - store.fixup_group0) * group_stride;
+  fixups.data = store.fixup_data + int64_t{first} * kQgemmGroupBytes;
+  fixups.offsets = offsets.data();
+  return fixups;
 }
 
 // `tiles` 4-row tiles of a narrow or mixed B's product times one 16-column panel (cols of it
@@ -1913,7 +1922,7 @@ struct QgemmTileRows {
                                                 int64_t cols, const QgemmStore& store) {
   const __m256i ones = _mm256_set1_epi16(1);
   const PanelRequantizeAvx2 requantize(store, cols);
-  const bool fixups = store.fixup_begin != nullptr && store.fixup_begin[0] < store.fixup_begin[1];
+  const QgemmPanelFixups fixups = PanelFixups(store, groups, rows.group_stride);
   const uint8_t* a = rows.a;
   int64_t in_panel = 0;
   uint8_t* out = store.out8;
@@ -1929,12 +1938,8 @@ struct QgemmTileRows {
       OrderedDepthLoop4x16(acc, groups, paired, a, offsets, rows.row_stride, b, ones);
     else
       NarrowDepthLoop4x16(acc, groups, a, rows.group_stride, rows.row_stride, b, ones);
-    if (fixups) {
-      alignas(32) __m256i copy[4][2];
-      for (int r = 0; r < 4; ++r) copy[r][0] = acc[r][0], copy[r][1] = acc[r][1];
-      AddQgemmFixupsTile(copy, a, rows.group_stride, rows.row_stride, groups, store);
-      for (int r = 0; r < 4; ++r) acc[r][0] = copy[r][0], acc[r][1] = copy[r][1];
-    }
+    // The fix-ups as more single groups (narrow, mlas/qgemm.h), read through their offsets.
+    IndexedDepthLoop4x16(acc, fixups.count, a, fixups.offsets, rows.row_stride, fixups.data, ones);
     requantize.Rows(acc, row_sums, out);
     out += 4 * requantize.Stride();
     if (row_sums != nullptr) row_sums += 4;
@@ -2289,17 +2294,17 @@ void QgemmBlockPortable(int64_t m, int64_t n, int64_t groups, const uint8_t* a,
             acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
           }
       }
-      // A mixed B's fix-ups (mlas/qgemm.h): the zeroed blocks' weights as int16.
+      // A mixed B's fix-ups (mlas/qgemm.h): the split blocks' rest, narrow.
       if (tile_store.fixup_begin != nullptr)
         for (int32_t f = tile_store.fixup_begin[0]; f < tile_store.fixup_begin[1]; ++f) {
           const int64_t g = tile_store.fixup_group[f] - tile_store.fixup_group0;
           if (g < 0 || g >= groups) continue;
-          const int8_t* w = tile_store.fixup_data + int64_t{f} * 2 * kQgemmGroupBytes;
+          const int8_t* w = tile_store.fixup_data + int64_t{f} * kQgemmGroupBytes;
           for (int64_t r = 0; r < kRows; ++r)
             for (int64_t col = 0; col < kQgemmCols; ++col) {
               int32_t dot = 0;
               for (int64_t t = 0; t < kQgemmGroup; ++t)
-                dot += a_value(rows, g, r, t) * b_value(w, col, t, true);
+                dot += a_value(rows, g, r, t) * b_value(w, col, t, false);
               acc[r * kQgemmCols + col] += static_cast<uint32_t>(dot);
             }
         }

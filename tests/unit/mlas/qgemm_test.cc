@@ -377,9 +377,9 @@ void MakeNarrow(Problem& p) {
   for (uint8_t& x : p.b) x = static_cast<uint8_t>(((x & 0x7f) - 64) ^ flip);
 }
 
-// B narrow but for pairs (q, q + 1) of 100 + 100 or -128 + -100 planted in a few (column, pair)
-// places, one of them the last pair (past the first depth block when k is that deep): packed
-// mixed on levels whose kernels saturate.
+// B narrow but for pairs (q, q + 1) outside the bound (100 + 100, -128 + -100, 127 + 127,
+// -128 + -128 or 127 + 2) planted in a few (column, pair) places, one of them the last pair (past
+// the first depth block when k is that deep): packed mixed on levels whose kernels saturate.
 void MakeMixed(Problem& p, uint32_t seed) {
   MakeNarrow(p);
   const uint8_t flip = p.b_signed ? 0 : 0x80;
@@ -389,10 +389,11 @@ void MakeMixed(Problem& p, uint32_t seed) {
     int64_t q = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.k / 2)) * 2;
     if (i == plants) q = (p.k - 2) / 2 * 2;
     const int64_t j = static_cast<int64_t>(planter() % static_cast<uint32_t>(p.n));
-    const bool negative = planter() % 2 == 0;
-    p.b[q * p.ldb + j] = static_cast<uint8_t>(static_cast<int8_t>(negative ? -128 : 100) ^ flip);
-    p.b[(q + 1) * p.ldb + j] =
-        static_cast<uint8_t>(static_cast<int8_t>(negative ? -100 : 100) ^ flip);
+    // Pairs just past the bound and at the extremes (a mixed B splits each in two halves).
+    const int8_t planted[][2] = {{-128, -100}, {100, 100}, {127, 127}, {-128, -128}, {127, 2}};
+    const auto& pair = planted[planter() % 5];
+    p.b[q * p.ldb + j] = static_cast<uint8_t>(pair[0] ^ flip);
+    p.b[(q + 1) * p.ldb + j] = static_cast<uint8_t>(pair[1] ^ flip);
   }
 }
 
@@ -464,7 +465,7 @@ TEST(Int8GemmTest, PairedGroupsAreExactOnEveryLevel) {
   for (const auto& shape : shapes)
     for (const bool b_signed : {true, false})
       for (const bool mixed : {false, true}) {
-        // Mixed only where a plant or three stay under one block in eight (else B is wide).
+        // Mixed only where a plant or three stay a small share of the blocks (else B is wide).
         if (mixed && shape[1] * shape[2] < 500) continue;
         Problem p = MakeProblem(shape[0], shape[1], shape[2], false, b_signed, true, ++seed);
         MakePairable(p, seed);
