@@ -53,12 +53,13 @@
 // the group, the positive parts of the four weights (two from each group) sum to at most 128 and
 // the negative ones to at least -128 (255 x 128 fits in int16): 3 multiplies instead of 4 per
 // column vector and pair of groups. Which groups pair is chosen per (panel, depth block) at
-// packing (PackedQuantB::GroupOrder): the panel's groups are stored reordered, the pairs first
-// (each two adjacent stored groups), then the single groups, and the kernels read A's group by
-// the order table. In a trained model's weights about two thirds of the groups pair (a
-// quantize_static resnet50, weighted by multiply-adds); for the depth loop on Zen 3 that is about
-// 10% fewer cycles for a paired group (the loop is bound by the vector pipes, not only the
-// multiplier).
+// packing (PackedQuantB::GroupOrder), within windows of 32 consecutive groups: the panel's
+// groups are stored reordered, the pairs first (each two adjacent stored groups, window after
+// window), then the single groups, and the kernels read A's group through the order table. In a
+// trained model's weights about two thirds of the groups pair (a quantize_static resnet50,
+// weighted by multiply-adds); for the depth loop on Zen 3 that is about 10% fewer cycles for a
+// paired group with A and B in L1 (the loop is bound by the vector pipes, not only the
+// multiplier), and nothing where the product waits on L2 (deep 3x3 convolutions at 14x14).
 //
 // Wide layout: depth group g of a panel is 128 bytes, the pair of depths (4g, 4g + 1) of its 16
 // columns first (column j's two int16 at j * 4 bytes), then the pair (4g + 2, 4g + 3); a wide A
