@@ -397,6 +397,27 @@ void MakeMixed(Problem& p, uint32_t seed) {
   }
 }
 
+// A B packed for the saturating kernels, checked: Unpack gives B back, and the product (a uint8
+// A with per-column B zero points) matches the reference on every level, on one thread and on
+// `pool`.
+void ExpectUnpackAndProductExact(const Problem& p, const PackedQuantB& packed, ThreadPool* pool) {
+  std::vector<uint8_t> back(p.b.size(), 0);
+  packed.Unpack(back.data(), p.ldb);
+  for (int64_t q = 0; q < p.k; ++q)
+    for (int64_t j = 0; j < p.n; ++j)
+      ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << p << " at " << q << ", " << j;
+  const std::vector<int32_t> expected = Reference(p);
+  QgemmZeroPoints zero;
+  zero.a = p.a_zero;
+  zero.b_per_column = p.b_zero.data();
+  for (const Variant& v : Variants())
+    for (ThreadPool* with : {static_cast<ThreadPool*>(nullptr), pool}) {
+      std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
+      QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc, with);
+      ExpectEqual(expected, c, p, v.name.c_str());
+    }
+}
+
 // B whose depth groups mostly pair (mlas/qgemm.h): about two in three groups of small weights
 // (-16..15: any two pair), the others 7-bit (-64..63: they pair only sometimes).
 void MakePairable(Problem& p, uint32_t seed) {
@@ -491,23 +512,8 @@ TEST(Int8GemmTest, PairedGroupsAreExactOnEveryLevel) {
         if (packed.Groups() == 1) {
           EXPECT_EQ(packed.GroupOrder(), nullptr) << p;
         }
-        std::vector<uint8_t> back(p.b.size(), 0);
-        packed.Unpack(back.data(), p.ldb);
-        for (int64_t q = 0; q < p.k; ++q)
-          for (int64_t j = 0; j < p.n; ++j)
-            ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << p << " at " << q << ", " << j;
-        const std::vector<int32_t> expected = Reference(p);
-        QgemmZeroPoints zero;
-        zero.a = p.a_zero;
-        zero.b_per_column = p.b_zero.data();
-        for (const Variant& v : Variants())
-          for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
-            std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
-            QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc,
-                         pool);
-            ExpectEqual(expected, c, p, v.name.c_str());
-            paired_products += paired > 0;
-          }
+        ExpectUnpackAndProductExact(p, packed, &three);
+        paired_products += paired > 0;
       }
   EXPECT_GT(paired_products, 0);
   // A B packed for kernels that do not saturate is stored in depth order.
@@ -529,22 +535,7 @@ TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
       ASSERT_FALSE(packed.WithinPairBound()) << p;
       ASSERT_TRUE(packed.Mixed()) << p;
       ASSERT_FALSE(packed.Wide()) << p;
-      std::vector<uint8_t> back(p.b.size(), 0);
-      packed.Unpack(back.data(), p.ldb);
-      for (int64_t q = 0; q < p.k; ++q)
-        for (int64_t j = 0; j < p.n; ++j)
-          ASSERT_EQ(back[q * p.ldb + j], p.b[q * p.ldb + j]) << p << " at " << q << ", " << j;
-      const std::vector<int32_t> expected = Reference(p);
-      QgemmZeroPoints zero;
-      zero.a = p.a_zero;
-      zero.b_per_column = p.b_zero.data();
-      for (const Variant& v : Variants())
-        for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
-          std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
-          QgemmPackedB(v.kernels, p.m, p.a.data(), p.lda, false, packed, zero, c.data(), p.ldc,
-                       pool);
-          ExpectEqual(expected, c, p, v.name.c_str());
-        }
+      ExpectUnpackAndProductExact(p, packed, &three);
     }
   // Full-range random weights break the bound nearly everywhere: wide.
   const Problem full = MakeProblem(9, 40, 64, false, true, false, 5);
