@@ -521,7 +521,8 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
     const int64_t blocks = packed.DepthBlocks();
     packed.group_order_.resize(static_cast<size_t>(panels * group_count));
     packed.paired_groups_.assign(static_cast<size_t>(panels * blocks), 0);
-    std::vector<int8_t> reordered(static_cast<size_t>(kQgemmDepthBlockGroups * kQgemmGroupBytes));
+    std::vector<int8_t> reordered(
+        static_cast<size_t>(std::min(kQgemmDepthBlockGroups, group_count) * kQgemmGroupBytes));
     for (int64_t panel = 0; panel < panels; ++panel)
       for (int64_t block = 0; block < blocks; ++block) {
         const int64_t first = block * kQgemmDepthBlockGroups;

@@ -120,7 +120,7 @@ class PackedQuantB {
   const int32_t* GroupOrder() const { return group_order_.empty() ? nullptr : group_order_.data(); }
   const int32_t* PairedGroups() const { return paired_groups_.data(); }
   int64_t DepthBlocks() const;
-  // How many of the stored groups are in pairs (for tests and the benchmark's report).
+  // How many of the stored groups are in pairs (the tests check it).
   int64_t PairedGroupCount() const;
   int64_t Groups() const { return (k_ + kQgemmDepthGroup - 1) / kQgemmDepthGroup; }
   int64_t GroupBytes() const { return wide_ ? 2 * kQgemmGroupBytes : kQgemmGroupBytes; }
