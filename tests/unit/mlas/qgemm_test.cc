@@ -557,7 +557,9 @@ TEST(Int8GemmTest, DepthBeyondOneBlock) {
 
 TEST(Int8GemmTest, ThreadPoolSplitsMatchTheReference) {
   ThreadPool two(2), three(3);
-  const int64_t shapes[][3] = {{300, 257, 700}, {1000, 40, 300}, {20, 1100, 400}};
+  // Matrix-vector products (1 and 2 rows) split by columns too (their work counts as 4 rows').
+  const int64_t shapes[][3] = {
+      {300, 257, 700}, {1000, 40, 300}, {20, 1100, 400}, {1, 1000, 700}, {2, 600, 1000}};
   for (const auto& s : shapes) {
     const Problem p = MakeProblem(s[0], s[1], s[2], true, false, true, 21);
     const std::vector<int32_t> expected = Reference(p);
@@ -624,7 +626,8 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
   // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more.
   const int64_t shapes[][3] = {{1, 32, 1},    {13, 33, 1},  {145, 70, 1}, {37, 545, 64},
                                {300, 96, 20}, {5, 17, 300}, {14, 40, 8},  {15, 64, 12},
-                               {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576}};
+                               {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576},
+                               {1, 1024, 520}};
   uint32_t seed = 900;
   int64_t checked = 0;
   // Products checked on qgemm_block (not the VNNI kernel), by B's form.
