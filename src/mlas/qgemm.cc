@@ -454,7 +454,14 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));
   if (memory == nullptr) throw std::bad_alloc();
   packed.data_.reset(static_cast<int8_t*>(memory));
-  std::memset(memory, 0, static_cast<size_t>(data_bytes));
+  // Whole panels of whole groups are written below; only a ragged B leaves padding to zero
+  // (zeroing every B was 28 M of the 448 M instructions of resnet50_qdq's session creation).
+  const int64_t used_bytes = panels * packed.PanelStride();
+  if (n % kQgemmPanelCols != 0 || k % kQgemmDepthGroup != 0)
+    std::memset(memory, 0, static_cast<size_t>(data_bytes));
+  else
+    std::memset(static_cast<int8_t*>(memory) + used_bytes, 0,
+                static_cast<size_t>(data_bytes - used_bytes));
   const int64_t group_bytes = packed.GroupBytes();
   const int64_t panel_stride = packed.PanelStride();
   int8_t* data = packed.data_.get();

@@ -23,6 +23,7 @@
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/qgemm.h"
+#include "mlas/transpose_bytes.h"
 #include "providers/cpu/contrib/contrib_common.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/quantization/packed_quant_b.h"
@@ -54,10 +55,8 @@ int32_t EightBitValue(const Tensor& tensor, int64_t i) {
 
 // A rows x cols byte matrix transposed (cols x rows).
 std::vector<uint8_t> Transposed(const void* data, int64_t rows, int64_t cols) {
-  const auto* in = static_cast<const uint8_t*>(data);
   std::vector<uint8_t> out(static_cast<size_t>(rows * cols));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) out[static_cast<size_t>(c * rows + r)] = in[r * cols + c];
+  mlas::TransposeBytes(static_cast<const uint8_t*>(data), cols, rows, cols, out.data(), rows);
   return out;
 }
 

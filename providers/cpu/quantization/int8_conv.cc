@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -15,6 +16,7 @@
 #include "framework/scratch_buffer.h"
 #include "mlas/depthwise_q8.h"
 #include "mlas/isa_kernels.h"
+#include "mlas/transpose_bytes.h"
 
 namespace prism::cpu::quantization {
 
@@ -26,50 +28,18 @@ int64_t Product(const std::vector<int64_t>& values) {
   return product;
 }
 
-// dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < columns (bytes): 16 x 16
-// blocks through SSE2 unpacks, the edges one byte at a time.
-void TransposeBytes(const uint8_t* src, int64_t src_stride, int64_t rows, int64_t columns,
-                    uint8_t* dst, int64_t dst_stride) {
-  int64_t i = 0;
-#if defined(__SSE2__)
-  for (; i + 16 <= rows; i += 16) {
-    int64_t j = 0;
-    for (; j + 16 <= columns; j += 16) {
-      __m128i r[16];
-      for (int k = 0; k < 16; ++k)
-        r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (i + k) * src_stride + j));
-      // Interleaving register k with k + 8 rotates the 8-bit (register, byte) index left by
-      // one bit; four rounds swap its halves: the transpose.
-      for (int round = 0; round < 4; ++round) {
-        __m128i t[16];
-        for (int k = 0; k < 8; ++k) {
-          t[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
-          t[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
-        }
-        for (int k = 0; k < 16; ++k) r[k] = t[k];
-      }
-      for (int k = 0; k < 16; ++k)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (j + k) * dst_stride + i), r[k]);
-    }
-    for (; j < columns; ++j)
-      for (int64_t k = 0; k < 16; ++k) dst[j * dst_stride + i + k] = src[(i + k) * src_stride + j];
-  }
-#endif
-  for (; i < rows; ++i)
-    for (int64_t j = 0; j < columns; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
-}
-
 // Channels-first image [C, size] -> channels-last [size, C], bytes.
 void ToChannelsLast(const uint8_t* x, int64_t channels, int64_t size, uint8_t* out,
                     ThreadPool* pool) {
   constexpr int64_t kBlock = 64;
   const int64_t blocks = (size + kBlock - 1) / kBlock;
-  ThreadPool::TryParallelFor(
-      pool, blocks, static_cast<double>(channels * kBlock), [&](int64_t begin, int64_t end) {
-        const int64_t first = begin * kBlock;
-        const int64_t last = std::min(size, end * kBlock);
-        TransposeBytes(x + first, size, channels, last - first, out + first * channels, channels);
-      });
+  ThreadPool::TryParallelFor(pool, blocks, static_cast<double>(channels * kBlock),
+                             [&](int64_t begin, int64_t end) {
+                               const int64_t first = begin * kBlock;
+                               const int64_t last = std::min(size, end * kBlock);
+                               mlas::TransposeBytes(x + first, size, channels, last - first,
+                                                    out + first * channels, channels);
+                             });
 }
 
 // Rows [begin, end) of one group's lowered A: row p holds, for each kernel offset, the group's
@@ -246,24 +216,28 @@ std::shared_ptr<const PackedConvWeights> PackedConvWeights::Pack(const Tensor& w
   const int64_t depth = channels * kernel_size;
   const auto* weights = static_cast<const uint8_t*>(w.RawData());
   const bool widen = mlas::QgemmPairsSaturate(mlas::ActiveKernels());
-  std::vector<uint8_t> b(static_cast<size_t>(depth * out_per_group));
+  // Every byte of both buffers is written below: left uninitialized (zeroing them was 35 M of
+  // the 448 M instructions of resnet50_qdq's session creation, callgrind).
+  const auto b =
+      std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(depth * out_per_group));
   // B[(k, c), m] = W[m, c, k]: the group's W [out_per_group, depth] transposed in 16 x 16 byte
   // blocks (TransposeBytes) gives rows in (c, k) order, which one row copy each puts in (k, c)
   // order (a 1 x 1 kernel needs none). Byte by byte in bands of 64 filters this took about a
   // tenth of resnet50_qdq's session creation.
-  std::vector<uint8_t> by_channel(kernel_size == 1 ? 0 : b.size());
+  const auto by_channel = std::make_unique_for_overwrite<uint8_t[]>(
+      kernel_size == 1 ? 0 : static_cast<size_t>(depth * out_per_group));
   for (int64_t g = 0; g < group; ++g) {
     const uint8_t* filters = weights + g * out_per_group * depth;
-    uint8_t* transposed = kernel_size == 1 ? b.data() : by_channel.data();
-    TransposeBytes(filters, depth, out_per_group, depth, transposed, out_per_group);
+    uint8_t* transposed = kernel_size == 1 ? b.get() : by_channel.get();
+    mlas::TransposeBytes(filters, depth, out_per_group, depth, transposed, out_per_group);
     if (kernel_size != 1)
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t k = 0; k < kernel_size; ++k)
-          std::memcpy(b.data() + (k * channels + c) * out_per_group,
+          std::memcpy(b.get() + (k * channels + c) * out_per_group,
                       transposed + (c * kernel_size + k) * out_per_group,
                       static_cast<size_t>(out_per_group));
-    packed->groups_.push_back(mlas::PackedQuantB::Pack(
-        depth, out_per_group, b.data(), out_per_group, w.Type() == ElementType::kInt8, widen));
+    packed->groups_.push_back(mlas::PackedQuantB::Pack(depth, out_per_group, b.get(), out_per_group,
+                                                       w.Type() == ElementType::kInt8, widen));
   }
   if (out_per_group == 1 && channels == 1)
     packed->depthwise_.assign(weights, weights + w.NumElements());
@@ -752,7 +726,7 @@ void StoreTile(const Int8ConvArgs& args, int64_t n, int64_t m_total, int64_t out
                       static_cast<int32_t>(args.y_zero), args.y_signed, bytes.data() + r * width);
       uint8_t* y =
           static_cast<uint8_t*>(args.y_8bit) + (n * m_total + channel + c) * out_size + first;
-      TransposeBytes(bytes.data(), width, count, width, y, out_size);
+      mlas::TransposeBytes(bytes.data(), width, count, width, y, out_size);
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "framework/op_kernel.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/qgemm.h"
+#include "mlas/transpose_bytes.h"
 
 namespace prism::cpu {
 
@@ -73,14 +74,12 @@ inline PrePackedWeight PackQuantBTransposed(const Tensor& weight) {
   const int64_t n = weight.Shape()[0], k = weight.Shape()[1];
   const auto* stored = static_cast<const uint8_t*>(weight.RawData());
   std::vector<uint8_t> b(static_cast<size_t>(k * n));
-  for (int64_t row = 0; row < n; ++row)
-    for (int64_t col = 0; col < k; ++col)
-      b[static_cast<size_t>(col * n + row)] = stored[row * k + col];
+  // In 16 x 16 byte blocks: byte by byte, resnet50_qdq's 1000 x 2048 classifier took 8% of its
+  // session creation's instructions.
+  mlas::TransposeBytes(stored, k, n, k, b.data(), n);
   return PackQuantBAs(weight, k, n, b.data(),
                       [k, n](const std::vector<uint8_t>& b_bytes, uint8_t* out) {
-                        for (int64_t row = 0; row < n; ++row)
-                          for (int64_t col = 0; col < k; ++col)
-                            out[row * k + col] = b_bytes[static_cast<size_t>(col * n + row)];
+                        mlas::TransposeBytes(b_bytes.data(), n, k, n, out, k);
                       });
 }
 

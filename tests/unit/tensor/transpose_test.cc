@@ -85,6 +85,20 @@ TEST(TransposeTest, BertAttentionShapes) {
   CheckTranspose(ElementType::kFloat16, 13, {1, 12, 128, 64}, {0, 2, 1, 3});
 }
 
+// 8-bit matrices go through 16 x 16 register blocks (mlas::TransposeBytes): whole blocks,
+// ragged edges on either side, and a batch of matrices (the 3-D form).
+TEST(TransposeTest, ByteMatricesInBlocksAndEdges) {
+  for (ElementType type : {ElementType::kUint8, ElementType::kInt8}) {
+    SCOPED_TRACE(ElementTypeName(type));
+    CheckTranspose(type, 13, {16, 32}, {1, 0});
+    CheckTranspose(type, 13, {37, 50}, {1, 0});
+    CheckTranspose(type, 13, {96, 200}, {1, 0});
+    CheckTranspose(type, 13, {5, 70}, {1, 0});
+    CheckTranspose(type, 13, {3, 33, 17}, {0, 2, 1});
+    CheckTranspose(type, 13, {2, 48, 18}, {0, 2, 1});
+  }
+}
+
 TEST(TransposeTest, Rank6AndSizeOneDims) {
   CheckTranspose(ElementType::kInt64, 13, {2, 1, 3, 1, 2, 2}, {5, 3, 0, 4, 1, 2});
   CheckTranspose(ElementType::kString, 13, {1, 1, 4}, {2, 0, 1});
