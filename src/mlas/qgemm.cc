@@ -246,33 +246,44 @@ void PackAPanelsWide(const uint8_t* a, int64_t a_row0, int64_t lda, uint32_t fli
   }
 }
 
-// Per column and depth pair of one narrow group (64 bytes), the positive parts' and the negative
-// parts' sums: 16 columns x 2 pairs each. Branch-free loops (the compiler vectorizes them: the
-// pairing runs at session creation for every convolution's weights).
+// Per column and depth pair of one narrow group (64 bytes), the positive parts' sum and the
+// negative parts' sum's magnitude: 16 columns x 2 pairs each, as bytes saturated at 255 (the
+// bound is 128 a lane for the two groups together, so a saturated lane fails it as the true one
+// does; bytes halve the pairing's work against int16 lanes). Branch-free: the pairing runs at
+// session creation for every convolution's weights.
 struct GroupPairLoads {
-  int16_t positive[2 * kQgemmPanelCols];
-  int16_t negative[2 * kQgemmPanelCols];
-  int16_t largest;  // the largest |sum| of either sign: the ordering key for pairing
+  uint8_t positive[2 * kQgemmPanelCols];
+  uint8_t negative[2 * kQgemmPanelCols];  // magnitudes
+  int16_t largest;  // the largest lane of either sign: the ordering key for pairing
 };
 
 void PairLoads(const int8_t* group, GroupPairLoads& loads) {
 #if defined(__SSE2__)
-  // Per 16 bytes (8 lanes): the negative bytes' mask, the positive and negative parts, each
-  // lane's two bytes summed as int16 (even bytes sign- or zero-extended plus the odd ones).
-  __m128i largest = _mm_setzero_si128();
-  for (int64_t part = 0; part < 4; ++part) {
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + 16 * part));
-    const __m128i below = _mm_cmpgt_epi8(_mm_setzero_si128(), w);
-    const __m128i positive_bytes = _mm_andnot_si128(below, w);
-    const __m128i negative_bytes = _mm_and_si128(below, w);
-    const __m128i positive = _mm_add_epi16(_mm_and_si128(positive_bytes, _mm_set1_epi16(0xff)),
-                                           _mm_srli_epi16(positive_bytes, 8));
-    const __m128i negative = _mm_add_epi16(_mm_srai_epi16(_mm_slli_epi16(negative_bytes, 8), 8),
-                                           _mm_srai_epi16(negative_bytes, 8));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.positive + 8 * part), positive);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.negative + 8 * part), negative);
-    largest = _mm_max_epi16(largest,
-                            _mm_max_epi16(positive, _mm_sub_epi16(_mm_setzero_si128(), negative)));
+  // Per 16 bytes (8 lanes): the negative bytes' mask, the positive parts and the negative parts'
+  // magnitudes, each lane's two bytes summed as int16 (the even bytes masked or shifted, plus
+  // the odd ones); two parts' lanes packed to 16 saturated bytes.
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i low_bytes = _mm_set1_epi16(0xff);
+  __m128i largest = zero;
+  for (int64_t half = 0; half < 2; ++half) {
+    __m128i positive[2], negative[2];
+    for (int64_t part = 0; part < 2; ++part) {
+      const __m128i w =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + 32 * half + 16 * part));
+      const __m128i below = _mm_cmpgt_epi8(zero, w);
+      const __m128i positive_bytes = _mm_andnot_si128(below, w);
+      // 0 - w for the negative bytes: magnitudes 1..128 as unsigned bytes.
+      const __m128i magnitude_bytes = _mm_and_si128(below, _mm_sub_epi8(zero, w));
+      positive[part] = _mm_add_epi16(_mm_and_si128(positive_bytes, low_bytes),
+                                     _mm_srli_epi16(positive_bytes, 8));
+      negative[part] = _mm_add_epi16(_mm_and_si128(magnitude_bytes, low_bytes),
+                                     _mm_srli_epi16(magnitude_bytes, 8));
+      largest = _mm_max_epi16(largest, _mm_max_epi16(positive[part], negative[part]));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.positive + 16 * half),
+                     _mm_packus_epi16(positive[0], positive[1]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(loads.negative + 16 * half),
+                     _mm_packus_epi16(negative[0], negative[1]));
   }
   largest = _mm_max_epi16(largest, _mm_srli_si128(largest, 8));
   largest = _mm_max_epi16(largest, _mm_srli_si128(largest, 4));
@@ -283,35 +294,36 @@ void PairLoads(const int8_t* group, GroupPairLoads& loads) {
   for (int64_t v = 0; v < 2 * kQgemmPanelCols; ++v) {
     const int w0 = group[2 * v], w1 = group[2 * v + 1];
     const int positive = std::max(w0, 0) + std::max(w1, 0);
-    const int negative = std::min(w0, 0) + std::min(w1, 0);
-    loads.positive[v] = static_cast<int16_t>(positive);
-    loads.negative[v] = static_cast<int16_t>(negative);
-    largest = std::max(largest, std::max(positive, -negative));
+    const int negative = -(std::min(w0, 0) + std::min(w1, 0));
+    loads.positive[v] = static_cast<uint8_t>(std::min(positive, 255));
+    loads.negative[v] = static_cast<uint8_t>(std::min(negative, 255));
+    largest = std::max(largest, std::max(positive, negative));
   }
   loads.largest = static_cast<int16_t>(largest);
 #endif
 }
 
-// Whether two groups' vpmaddubsw sums may be added in int16 (qgemm.h's paired groups).
+// Whether two groups' vpmaddubsw sums may be added in int16 (qgemm.h's paired groups): every
+// lane's positive parts at most 128 together, and the negative parts' magnitudes too.
 bool GroupsPair(const GroupPairLoads& x, const GroupPairLoads& y) {
 #if defined(__SSE2__)
   __m128i outside = _mm_setzero_si128();
-  for (int64_t part = 0; part < 4; ++part) {
-    const auto at = [part](const int16_t* lanes) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes + 8 * part));
+  const __m128i bound = _mm_set1_epi8(static_cast<char>(128));
+  for (int64_t half = 0; half < 2; ++half) {
+    const auto at = [half](const uint8_t* lanes) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes + 16 * half));
     };
+    // Saturating unsigned adds; what exceeds 128 is left by the saturating subtraction.
     outside = _mm_or_si128(
-        outside,
-        _mm_or_si128(
-            _mm_cmpgt_epi16(_mm_add_epi16(at(x.positive), at(y.positive)), _mm_set1_epi16(128)),
-            _mm_cmplt_epi16(_mm_add_epi16(at(x.negative), at(y.negative)), _mm_set1_epi16(-128))));
+        outside, _mm_or_si128(_mm_subs_epu8(_mm_adds_epu8(at(x.positive), at(y.positive)), bound),
+                              _mm_subs_epu8(_mm_adds_epu8(at(x.negative), at(y.negative)), bound)));
   }
-  return _mm_movemask_epi8(outside) == 0;
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(outside, _mm_setzero_si128())) == 0xffff;
 #else
   int outside = 0;
   for (int64_t v = 0; v < 2 * kQgemmPanelCols; ++v)
     outside |= static_cast<int>(x.positive[v] + y.positive[v] > 128) |
-               static_cast<int>(x.negative[v] + y.negative[v] < -128);
+               static_cast<int>(x.negative[v] + y.negative[v] > 128);
   return outside == 0;
 #endif
 }
