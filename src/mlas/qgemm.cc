@@ -481,8 +481,10 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
   // panel or group) value by value.
   const int64_t full_groups = k / kQgemmDepthGroup;
   const int64_t full_panels = n / kQgemmPanelCols;
-  for (int64_t panel = 0; panel < full_panels; ++panel)
-    for (int64_t g = 0; g < full_groups; ++g) {
+  // Group by group, its four rows read left to right across the panels (panel by panel, the
+  // 16-byte strips down all of B's rows missed the caches once B passed L2).
+  for (int64_t g = 0; g < full_groups; ++g)
+    for (int64_t panel = 0; panel < full_panels; ++panel) {
       const uint8_t* from = bytes + g * kQgemmDepthGroup * ldb + panel * kQgemmPanelCols;
       int8_t* to = data + panel * panel_stride + g * group_bytes;
       if (packed.wide_)
