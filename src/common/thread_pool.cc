@@ -152,8 +152,9 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
     for (int64_t i = 0; i < helpers; ++i) queue_.push_back(job);
   }
   // Announced to polling workers only once the mutex is free: a worker that saw the count while
-  // the caller still held the mutex slept in the kernel on it (strace: about 24 futex waits and
-  // wakes a run of mobilenetv2_qdq at 2 threads). The count is a hint; the queue is the truth.
+  // the caller still held the mutex slept in the kernel on it (strace, 305 runs of
+  // mobilenetv2_qdq at 2 threads: 19941 futex calls, 5340 with this and the mutex-free wait
+  // below). The count is a hint; the queue is the truth.
   queued_ += helpers;
   for (int64_t i = 0; i < helpers; ++i) wake_.notify_one();
   RunChunks(*job);
