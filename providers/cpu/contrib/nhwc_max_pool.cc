@@ -2,14 +2,19 @@
 // laid out channels-last, [N, spatial..., C] -> [N, out spatial..., C], with MaxPool's
 // attributes auto_pad, kernel_shape, dilations, pads, strides and ceil_mode (no storage_order,
 // no Indices output). Each output pixel is the element-wise maximum of the rows of C channels of
-// the input pixels its window reaches, a whole row at a time (the compiler vectorizes the
-// channel loop); padding takes no part. The NhwcTransformer makes it from a MaxPool on quantized
-// values inside a channels-last region.
+// the input pixels its window reaches; padding takes no part. 2-D windows keep 64 channels at a
+// time in registers over all their taps (SSE2, which every x86-64 has), one store each. The
+// NhwcTransformer makes it from a MaxPool on quantized values inside a channels-last region.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/thread_pool.h"
 #include "providers/cpu/contrib/contrib_common.h"
@@ -22,6 +27,50 @@ namespace {
 template <typename T>
 void MaxRow(const T* x, int64_t channels, T* y) {
   for (int64_t c = 0; c < channels; ++c) y[c] = std::max(y[c], x[c]);
+}
+
+// out[c] = the maximum of rows[t][c] over the `count` (>= 1) rows, c < channels. Accumulating in
+// registers over every tap and storing once: the row-at-a-time form (load, max and store out for
+// each tap) ran resnet50_qdq's 3x3 stride-2 pool of 64 channels at 1.9 times onnxruntime's time.
+template <typename T>
+void MaxOfRows(const T* const* rows, int64_t count, int64_t channels, T* out) {
+  int64_t c = 0;
+#if defined(__SSE2__)
+  // SSE2 has the unsigned byte maximum only: int8 goes through it with the sign bit flipped
+  // (x ^ 0x80 orders int8 as uint8), which two xors a vector undo.
+  const __m128i flip = _mm_set1_epi8(std::is_same_v<T, int8_t> ? static_cast<char>(0x80) : 0);
+  const auto load = [&](const T* p) {
+    return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), flip);
+  };
+  const auto store = [&](T* p, __m128i v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_xor_si128(v, flip));
+  };
+  for (; c + 64 <= channels; c += 64) {
+    __m128i m0 = load(rows[0] + c), m1 = load(rows[0] + c + 16);
+    __m128i m2 = load(rows[0] + c + 32), m3 = load(rows[0] + c + 48);
+    for (int64_t t = 1; t < count; ++t) {
+      const T* row = rows[t] + c;
+      m0 = _mm_max_epu8(m0, load(row));
+      m1 = _mm_max_epu8(m1, load(row + 16));
+      m2 = _mm_max_epu8(m2, load(row + 32));
+      m3 = _mm_max_epu8(m3, load(row + 48));
+    }
+    store(out + c, m0);
+    store(out + c + 16, m1);
+    store(out + c + 32, m2);
+    store(out + c + 48, m3);
+  }
+  for (; c + 16 <= channels; c += 16) {
+    __m128i m = load(rows[0] + c);
+    for (int64_t t = 1; t < count; ++t) m = _mm_max_epu8(m, load(rows[t] + c));
+    store(out + c, m);
+  }
+#endif
+  for (; c < channels; ++c) {
+    T m = rows[0][c];
+    for (int64_t t = 1; t < count; ++t) m = std::max(m, rows[t][c]);
+    out[c] = m;
+  }
 }
 
 class NhwcMaxPool final : public OpKernel {
@@ -121,6 +170,7 @@ class NhwcMaxPool final : public OpKernel {
     ThreadPool::TryParallelFor(
         pool, batch * out_h, static_cast<double>(out_w * kernel_h * kernel_w * channels),
         [&](int64_t begin, int64_t end) {
+          std::vector<const T*> rows(static_cast<size_t>(kernel_h * kernel_w));
           for (int64_t image_row = begin; image_row < end; ++image_row) {
             const int64_t n = image_row / out_h, oh = image_row % out_h;
             const int64_t top = oh * stride_h - geometry.pad_begin[0];
@@ -129,12 +179,17 @@ class NhwcMaxPool final : public OpKernel {
               const int64_t left = ow * stride_w - geometry.pad_begin[1];
               const auto [kw0, kw1] = taps(left, kernel_w, dilation_w, in_w);
               T* out = y + (image_row * out_w + ow) * channels;
-              // A window wholly in padding (possible only with ceil_mode) keeps the lowest value.
-              std::fill(out, out + channels, std::numeric_limits<T>::lowest());
+              int64_t count = 0;
               for (int64_t kh = kh0; kh < kh1; ++kh) {
                 const T* row = x + ((n * in_h + top + kh * dilation_h) * in_w + left) * channels;
                 for (int64_t kw = kw0; kw < kw1; ++kw)
-                  MaxRow(row + kw * dilation_w * channels, channels, out);
+                  rows[static_cast<size_t>(count++)] = row + kw * dilation_w * channels;
+              }
+              if (count > 0) {
+                MaxOfRows(rows.data(), count, channels, out);
+              } else {
+                // A window wholly in padding (possible only with ceil_mode) keeps the lowest value.
+                std::fill(out, out + channels, std::numeric_limits<T>::lowest());
               }
             }
           }

@@ -309,6 +309,7 @@ TEST(NhwcMaxPool, MatchesMaxPoolOnRandomShapes) {
   const std::vector<PoolCase> cases = {
       {"3x3 stride 2 pad 1 (resnet)", {1, 64, 16, 16}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
       {"2x2 stride 2, ragged channels", {2, 37, 8, 9}, {2, 2}, {2, 2}},
+      {"3x3 pad 1, 64 + 2 x 16 + 4 channels", {1, 100, 9, 7}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
       {"ceil_mode", {1, 5, 7, 7}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
       {"dilated, asymmetric pads", {1, 19, 10, 11}, {3, 2}, {1, 2}, {2, 0, 1, 1}, {2, 3}},
       {"SAME_UPPER", {1, 33, 9, 6}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0, "SAME_UPPER"},
