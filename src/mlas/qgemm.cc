@@ -27,12 +27,20 @@ namespace {
 constexpr int64_t kQgemmDepthBlockGroups = 1152;
 constexpr int64_t kQgemmRowBlock = 144;
 constexpr int64_t kQgemmColumnBlock = 512;
-// A B outside the pair bound in at most one (panel, depth group) block of this many is packed
-// mixed (qgemm.h), else wide. A fix-up costs one more group; the wide tile does about 1.4 times
-// the narrow one's vector work for every group (4 vpmaddwd and 4 adds a row against 2 + 2 + 2)
-// and A is widened: break-even near 40% of blocks outside (resnet50_qdq's conv_5, 14% outside:
-// 0.75x the time mixed; its conv_1, 42%: about equal; mobilenetv2_qdq whole: within noise).
-constexpr int64_t kMixedMaxOutsideShare = 3;
+// Whether a B with `outside` of its `panels` x `groups` (panel, depth group) blocks outside the
+// pair bound is packed wide (qgemm.h), else mixed. Per row, panel and group, in units of a narrow
+// group's work: mixed costs 1 + (share outside) (a fix-up is one more group); wide about 1.45 (4
+// vpmaddwd and 4 adds a row against 2 + 2 + 2) plus widening A into int16, about 0.3 of a group
+// shared by all the panels. So wide from 0.75 of the blocks outside for one panel, 0.525 for
+// four, toward 0.45. Measured (callgrind instructions of the one-node models, wide -> mixed):
+// mobilenetv2_qdq's conv_2 (K 32, N 16, 62.5% outside) 59.3 M -> 49.7 M, its conv_11 (K 144,
+// N 32, 34.7%) 19.7 M -> 17.9 M, resnet50_qdq's conv_1 (K 64, N 64, 42%) 65.9 M -> 68.3 M with
+// times within noise (mixed 0.98x, medians of 10 alternating rounds); full-range random weights
+// (nearly every block outside) stay wide. The rule before (wide past a third of the blocks)
+// packed those three wide.
+bool PackWide(int64_t outside, int64_t panels, int64_t groups) {
+  return outside * 20 * panels > panels * groups * (9 * panels + 6);
+}
 
 // Below this many multiply-adds per thread a product is not split (waking a worker costs
 // microseconds). The VNNI kernels do about four times the SGEMM's multiply-adds per cycle; the
@@ -459,8 +467,8 @@ PackedQuantB PackedQuantB::Pack(int64_t k, int64_t n, const void* b, int64_t ldb
     for (int64_t j = 0; j < n; ++j) sums[j] += value(p, j);
   int64_t outside_count = 0;
   for (const uint8_t flag : outside_blocks) outside_count += flag;
-  packed.wide_ = widen_if_needed && !packed.within_pair_bound_ &&
-                 outside_count * kMixedMaxOutsideShare > panels * group_count;
+  packed.wide_ =
+      widen_if_needed && !packed.within_pair_bound_ && PackWide(outside_count, panels, group_count);
   const bool mixed = widen_if_needed && !packed.within_pair_bound_ && !packed.wide_;
   const int64_t data_bytes = std::max<int64_t>(RoundUp(panels * packed.PanelStride(), 64), 64);
   void* memory = std::aligned_alloc(64, static_cast<size_t>(data_bytes));

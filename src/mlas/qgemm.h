@@ -36,8 +36,9 @@
 // The portable kernel reads both forms and never saturates; VNNI's vpdpbusd (four products summed
 // in 32 bits) never saturates, and a wide B is never given to it: the product runs qgemm_block.
 //
-// Mixed form: where few (panel, depth group) blocks break the bound (at most one in three; in a
-// trained or quantize_static model's weights typically 1-8%: a per-channel scale puts a 127 in
+// Mixed form: where few (panel, depth group) blocks break the bound (at most 0.45 to 0.75 of
+// them, fewer panels allowing more: qgemm.cc's PackWide; in a trained or quantize_static model's
+// weights typically 1-8%: a per-channel scale puts a 127 in
 // every channel, but rarely two large weights of one sign in a pair), B is packed narrow and each
 // such block is split in two narrow halves: in its place each pair that breaks the bound keeps
 // w - trunc(w / 2) of its weights, and the rest, trunc(w / 2), goes to a fix-up beside the panel

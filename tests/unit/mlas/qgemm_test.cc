@@ -274,9 +274,11 @@ TEST(Int8GemmTest, SaturatingKernelsRefuseANarrowBOutsideTheBound) {
 // The packing byte for byte against the layout of qgemm.h written out one value at a time (the
 // packer's first form): whole panels and depth groups (its 64-byte path, 128 wide), a ragged
 // last panel and group, signed and unsigned B, wide and narrow, a leading dimension wider than
-// n; the column sums and the pair-bound flag with them.
+// n; the column sums and the pair-bound flag with them. (Full-range random weights break the
+// bound in nearly every block, which packs them wide rather than mixed: a last panel of one
+// column breaks it in fewer, so the ragged panels here keep four columns or more.)
 TEST(Int8GemmTest, PackingMatchesTheLayoutByteForByte) {
-  const int64_t shapes[][2] = {{4, 16}, {8, 32}, {37, 50}, {64, 48}, {3, 15}, {1, 1}, {70, 17}};
+  const int64_t shapes[][2] = {{4, 16}, {8, 32}, {37, 50}, {64, 48}, {3, 15}, {1, 1}, {70, 20}};
   uint32_t seed = 30;
   for (const auto& shape : shapes)
     for (const bool b_signed : {true, false})
@@ -542,6 +544,35 @@ TEST(Int8GemmTest, MixedPackingIsExactOnEveryLevel) {
   const PackedQuantB wide = PackedQuantB::Pack(full.k, full.n, full.b.data(), full.ldb, true, true);
   EXPECT_TRUE(wide.Wide());
   EXPECT_FALSE(wide.Mixed());
+}
+
+// Mixed or wide by the share of blocks outside the bound and the number of panels (qgemm.cc's
+// PackWide: mixed up to 0.75 of the blocks for one panel, where widening A weighs the most, and
+// up to about 0.45 for many): 6 of 10 depth groups outside in every panel is mixed for one panel
+// and wide for eight; 8 of 10 is wide for one. Every form exact.
+TEST(Int8GemmTest, MixedOrWideByShareAndPanels) {
+  ThreadPool three(3);
+  struct Case {
+    int64_t n;
+    int64_t groups_outside;
+    bool wide;
+  };
+  for (const Case c : {Case{16, 6, false}, Case{128, 6, true}, Case{16, 8, true}})
+    for (const bool b_signed : {true, false}) {
+      Problem p = MakeProblem(7, c.n, 40, false, b_signed, true, 40 + static_cast<uint32_t>(c.n));
+      MakeNarrow(p);
+      const uint8_t flip = b_signed ? 0 : 0x80;
+      for (int64_t g = 0; g < c.groups_outside; ++g)  // one pair past the bound in each panel
+        for (int64_t j = 0; j < c.n; j += kQgemmPanelCols) {
+          p.b[static_cast<size_t>(4 * g * p.ldb + j)] = static_cast<uint8_t>(100 ^ flip);
+          p.b[static_cast<size_t>((4 * g + 1) * p.ldb + j)] = static_cast<uint8_t>(100 ^ flip);
+        }
+      const PackedQuantB packed = PackedQuantB::Pack(p.k, p.n, p.b.data(), p.ldb, b_signed, true);
+      ASSERT_FALSE(packed.WithinPairBound()) << p;
+      EXPECT_EQ(packed.Wide(), c.wide) << p;
+      EXPECT_EQ(packed.Mixed(), !c.wide) << p;
+      ExpectUnpackAndProductExact(p, packed, &three);
+    }
 }
 
 // Deeper than one depth block (4096): the later blocks add to C (QgemmStore::accumulate) and
