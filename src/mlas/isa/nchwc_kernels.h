@@ -374,6 +374,33 @@ template <int kActivation, int kPositions, int kBlocks>
 // of each group, the 12 sums in ymm0-11 (loaded from acc and stored back: too many operands for
 // register constraints); x_p advance by group_stride floats a group, w by 8 x kBlocks vectors.
 // clang-format off
+// The 12 sums between acc (floats, 8 a sum) and ymm0-11, at the loops' start and end.
+#define PRISM_NCHWC_LOAD_SUMS \
+  "vmovups 0(%[acc]), %%ymm0\n\t" \
+  "vmovups 32(%[acc]), %%ymm1\n\t" \
+  "vmovups 64(%[acc]), %%ymm2\n\t" \
+  "vmovups 96(%[acc]), %%ymm3\n\t" \
+  "vmovups 128(%[acc]), %%ymm4\n\t" \
+  "vmovups 160(%[acc]), %%ymm5\n\t" \
+  "vmovups 192(%[acc]), %%ymm6\n\t" \
+  "vmovups 224(%[acc]), %%ymm7\n\t" \
+  "vmovups 256(%[acc]), %%ymm8\n\t" \
+  "vmovups 288(%[acc]), %%ymm9\n\t" \
+  "vmovups 320(%[acc]), %%ymm10\n\t" \
+  "vmovups 352(%[acc]), %%ymm11\n\t"
+#define PRISM_NCHWC_STORE_SUMS \
+  "vmovups %%ymm0, 0(%[acc])\n\t" \
+  "vmovups %%ymm1, 32(%[acc])\n\t" \
+  "vmovups %%ymm2, 64(%[acc])\n\t" \
+  "vmovups %%ymm3, 96(%[acc])\n\t" \
+  "vmovups %%ymm4, 128(%[acc])\n\t" \
+  "vmovups %%ymm5, 160(%[acc])\n\t" \
+  "vmovups %%ymm6, 192(%[acc])\n\t" \
+  "vmovups %%ymm7, 224(%[acc])\n\t" \
+  "vmovups %%ymm8, 256(%[acc])\n\t" \
+  "vmovups %%ymm9, 288(%[acc])\n\t" \
+  "vmovups %%ymm10, 320(%[acc])\n\t" \
+  "vmovups %%ymm11, 352(%[acc])\n\t"
 //
 // 3 x 4: the positions' broadcasts held (ymm12-14), each block's filter vector loaded once
 // (ymm15) and multiplied into the three positions: per channel 3 broadcasts, 4 loads, 12 FMAs.
@@ -404,18 +431,7 @@ inline void Nchwc1x1Groups3x4(float* acc, const float* x0, const float* x1, cons
   if (groups <= 0) return;
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
-      "vmovups 0(%[acc]), %%ymm0\n\t"
-      "vmovups 32(%[acc]), %%ymm1\n\t"
-      "vmovups 64(%[acc]), %%ymm2\n\t"
-      "vmovups 96(%[acc]), %%ymm3\n\t"
-      "vmovups 128(%[acc]), %%ymm4\n\t"
-      "vmovups 160(%[acc]), %%ymm5\n\t"
-      "vmovups 192(%[acc]), %%ymm6\n\t"
-      "vmovups 224(%[acc]), %%ymm7\n\t"
-      "vmovups 256(%[acc]), %%ymm8\n\t"
-      "vmovups 288(%[acc]), %%ymm9\n\t"
-      "vmovups 320(%[acc]), %%ymm10\n\t"
-      "vmovups 352(%[acc]), %%ymm11\n\t"
+      PRISM_NCHWC_LOAD_SUMS
       ".p2align 5\n\t"
       "1:\n\t"
       PRISM_NCHWC_3X4_CHANNEL("0", "0", "32", "64", "96")
@@ -432,18 +448,7 @@ inline void Nchwc1x1Groups3x4(float* acc, const float* x0, const float* x1, cons
       "add $1024, %[w]\n\t"
       "dec %[groups]\n\t"
       "jnz 1b\n\t"
-      "vmovups %%ymm0, 0(%[acc])\n\t"
-      "vmovups %%ymm1, 32(%[acc])\n\t"
-      "vmovups %%ymm2, 64(%[acc])\n\t"
-      "vmovups %%ymm3, 96(%[acc])\n\t"
-      "vmovups %%ymm4, 128(%[acc])\n\t"
-      "vmovups %%ymm5, 160(%[acc])\n\t"
-      "vmovups %%ymm6, 192(%[acc])\n\t"
-      "vmovups %%ymm7, 224(%[acc])\n\t"
-      "vmovups %%ymm8, 256(%[acc])\n\t"
-      "vmovups %%ymm9, 288(%[acc])\n\t"
-      "vmovups %%ymm10, 320(%[acc])\n\t"
-      "vmovups %%ymm11, 352(%[acc])\n\t"
+      PRISM_NCHWC_STORE_SUMS
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [w] "+r"(w), [groups] "+r"(groups)
       : [stride] "r"(stride_bytes), [acc] "r"(acc)
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
@@ -471,18 +476,7 @@ inline void Nchwc1x1Groups4x3(float* acc, const float* x0, const float* x1, cons
   if (groups <= 0) return;
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
-      "vmovups 0(%[acc]), %%ymm0\n\t"
-      "vmovups 32(%[acc]), %%ymm1\n\t"
-      "vmovups 64(%[acc]), %%ymm2\n\t"
-      "vmovups 96(%[acc]), %%ymm3\n\t"
-      "vmovups 128(%[acc]), %%ymm4\n\t"
-      "vmovups 160(%[acc]), %%ymm5\n\t"
-      "vmovups 192(%[acc]), %%ymm6\n\t"
-      "vmovups 224(%[acc]), %%ymm7\n\t"
-      "vmovups 256(%[acc]), %%ymm8\n\t"
-      "vmovups 288(%[acc]), %%ymm9\n\t"
-      "vmovups 320(%[acc]), %%ymm10\n\t"
-      "vmovups 352(%[acc]), %%ymm11\n\t"
+      PRISM_NCHWC_LOAD_SUMS
       ".p2align 5\n\t"
       "1:\n\t"
       PRISM_NCHWC_4X3_CHANNEL("0", "0", "32", "64")
@@ -500,24 +494,15 @@ inline void Nchwc1x1Groups4x3(float* acc, const float* x0, const float* x1, cons
       "add $768, %[w]\n\t"
       "dec %[groups]\n\t"
       "jnz 1b\n\t"
-      "vmovups %%ymm0, 0(%[acc])\n\t"
-      "vmovups %%ymm1, 32(%[acc])\n\t"
-      "vmovups %%ymm2, 64(%[acc])\n\t"
-      "vmovups %%ymm3, 96(%[acc])\n\t"
-      "vmovups %%ymm4, 128(%[acc])\n\t"
-      "vmovups %%ymm5, 160(%[acc])\n\t"
-      "vmovups %%ymm6, 192(%[acc])\n\t"
-      "vmovups %%ymm7, 224(%[acc])\n\t"
-      "vmovups %%ymm8, 256(%[acc])\n\t"
-      "vmovups %%ymm9, 288(%[acc])\n\t"
-      "vmovups %%ymm10, 320(%[acc])\n\t"
-      "vmovups %%ymm11, 352(%[acc])\n\t"
+      PRISM_NCHWC_STORE_SUMS
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3), [w] "+r"(w),
         [groups] "+r"(groups)
       : [stride] "r"(stride_bytes), [acc] "r"(acc)
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
         "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
+#undef PRISM_NCHWC_LOAD_SUMS
+#undef PRISM_NCHWC_STORE_SUMS
 #undef PRISM_NCHWC_4X3_CHANNEL
 #undef PRISM_NCHWC_4X3_POSITION
 #undef PRISM_NCHWC_3X4_CHANNEL
