@@ -142,6 +142,10 @@ struct IsaKernels {
   int64_t sgemm_tile_cols;
   // The depth of a block of B packed at once (sgemm.h's kSgemmDepthBlock, or deeper).
   int64_t sgemm_depth_block;
+  // With B prepacked, blocks as deep as a block of A of this many bytes allows (at least
+  // sgemm_depth_block; 0: sgemm_depth_block). There is no packing to bound, and fewer, deeper
+  // blocks mean fewer passes over C and fewer tile starts and stores.
+  int64_t sgemm_prepacked_a_block_bytes;
   // Packs op(A)'s m x k block (A stored m x k with leading dimension lda, k x m with trans_a)
   // into panels of kSgemmPanelRows rows: panel t holds rows 6t.. and, for each p, those rows'
   // values contiguously; the last panel holds only its rows (rows * k floats). Writes m * k floats.

@@ -69,13 +69,26 @@ void ScaleC(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   }
 }
 
+// The depth of B's blocks for an m-row product: kernels.sgemm_depth_block, or with B prepacked
+// as deep as sgemm_prepacked_a_block_bytes of A's row block allows, k split evenly.
+int64_t DepthBlock(const IsaKernels& kernels, const OperandB& b, int64_t m, int64_t k) {
+  if (b.prepacked == nullptr || kernels.sgemm_prepacked_a_block_bytes == 0)
+    return std::min(kernels.sgemm_depth_block, k);
+  const int64_t rows = std::min(kSgemmRowBlock, m);
+  const int64_t deepest =
+      std::max(kernels.sgemm_depth_block, kernels.sgemm_prepacked_a_block_bytes /
+                                              (rows * static_cast<int64_t>(sizeof(float))));
+  const int64_t blocks = (k + deepest - 1) / deepest;
+  return (k + blocks - 1) / blocks;
+}
+
 // The blocked product of rows [0, m) of op(A) and columns [col, col + n) of op(B) into the m x n
 // block at c, on the calling thread.
 // row: the block's first row in the whole of C (for the epilogue).
 void SgemmBlocked(const IsaKernels& kernels, bool trans_a, int64_t m, int64_t n, int64_t k,
                   float alpha, const float* a, int64_t lda, const OperandB& b, int64_t row,
                   int64_t col, float beta, float* c, int64_t ldc, const SgemmEpilogue* epilogue) {
-  const int64_t depth_block = std::min(kernels.sgemm_depth_block, k);
+  const int64_t depth_block = DepthBlock(kernels, b, m, k);
   // A is packed when transposed, and when its rows share storage (lda 0, which sgemm_block reads
   // as "packed").
   const bool pack_a = trans_a || lda == 0;

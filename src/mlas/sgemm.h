@@ -29,13 +29,18 @@ namespace prism::mlas {
 struct IsaKernels;
 class PackedMatrixB;
 
-// The cache blocks (AMD EPYC of this project: 48 KiB L1d, 1 MiB L2 per core, a 32 MiB L3 shared
-// with every other tenant): a 256 x 16 panel of B is 16 KiB (L1), a 256 x 512 block of packed B
-// 512 KiB and a 144 x 256 block of A 144 KiB, together in the L2 cache, so that the other
-// tenants' traffic in L3 does not evict what the product re-reads.
+// The cache blocks (AMD EPYC of this project: 32 KiB L1d, 512 KiB L2 per core, a 32 MiB L3
+// shared with every other tenant): a 256 x 16 panel of B is 16 KiB (L1), a 144 x 256 block of A
+// 144 KiB (L2, re-read once per panel).
 constexpr int64_t kSgemmDepthBlock = 256;
 constexpr int64_t kSgemmRowBlock = 144;
 constexpr int64_t kSgemmColumnBlock = 512;
+// With B prepacked (nothing to pack per block) the AVX2 level makes blocks as deep as a block of A
+// of this size allows: 768 deep for 128 rows, the whole depth for 64 rows of 1024, split evenly.
+// The A block still fits the L2 cache beside B's stream, and a tile sums over the whole depth
+// before it touches C. Measured (2026-11-28, standalone, 1 thread, best of 9): 128 x 768 x 768
+// 90 -> 94 GFLOP/s, 128 x 3072 x 768 85 -> 89, 64 x 1024 x 1024 88 -> 95 (peak probe 100).
+constexpr int64_t kSgemmPrepackedABlockBytes = 384 * 1024;
 // AVX-512 does a block's multiply-adds in half the time, so the work around each block (packing
 // B, the passes over C) weighs twice as much: a deeper block halves it. Its two panels of B
 // (64 KiB) then stream from L2, which keeps up (128 bytes per 12 cycles). Measured (2026-11-25,

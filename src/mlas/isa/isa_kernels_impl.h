@@ -2625,6 +2625,7 @@ extern const IsaKernels kKernels;
 const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
                              .sgemm_tile_cols = kWideTileCols,
                              .sgemm_depth_block = kSgemmDepthBlockAvx512,
+                             .sgemm_prepacked_a_block_bytes = 0,
                              .sgemm_pack_a = &SgemmPackA,
                              .sgemm_pack_b = &SgemmPackB,
                              .sgemm_block = &SgemmBlockAvx512,
@@ -2645,6 +2646,11 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kWideTileRows,
 const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .sgemm_tile_cols = kTileCols,
                              .sgemm_depth_block = kSgemmDepthBlock,
+#if defined(__AVX2__)
+                             .sgemm_prepacked_a_block_bytes = kSgemmPrepackedABlockBytes,
+#else
+                             .sgemm_prepacked_a_block_bytes = 0,
+#endif
                              .sgemm_pack_a = &SgemmPackA,
                              .sgemm_pack_b = &SgemmPackB,
                              .sgemm_block = &SgemmBlock,

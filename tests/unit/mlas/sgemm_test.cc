@@ -102,7 +102,8 @@ void CheckPacked(const IsaKernels& kernels, const Shape& s, ThreadPool* pool, ui
   ExpectProduct(s, o, c_before, o.c);
 }
 
-// Ragged sizes around the tile (6 x 16) and the cache blocks (144 rows, 256 deep).
+// Ragged sizes around the tile (6 x 16) and the cache blocks (144 rows, 256 deep, deeper with B
+// prepacked).
 std::vector<Shape> RaggedShapes() {
   std::vector<Shape> shapes;
   const int64_t sizes[] = {1, 2, 5, 6, 7, 13, 16, 17, 31, 67};
@@ -121,6 +122,10 @@ std::vector<Shape> RaggedShapes() {
     shapes.push_back({ta, tb, 13, 257, 257, 2.0f, 0.5f});
     shapes.push_back({ta, tb, 150, 35, 520, 1.0f, 1.0f});
     shapes.push_back({ta, tb, 289, 97, 300, -1.0f, 0.0f});
+    // With B prepacked, AVX2 blocks as deep as 384 KiB of A allows, k split evenly: three blocks
+    // of 500 for a 144-row block, two of 769 for 64 rows.
+    shapes.push_back({ta, tb, 150, 35, 1500, 1.0f, 0.75f});
+    shapes.push_back({ta, tb, 64, 21, 1537, 0.5f, 1.0f});
   }
   return shapes;
 }
