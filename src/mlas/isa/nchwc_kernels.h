@@ -366,41 +366,118 @@ template <int kActivation, int kPositions, int kBlocks>
 
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && defined(__x86_64__)
 #define PRISM_NCHWC_ASM_1X1 1
-// The 1x1 tiles' loop over input channel groups on AVX2 in assembly, for the two tiles of 12
-// accumulators that most pointwise layers run (3 positions x 4 blocks, 4 x 3): gcc's code for
-// the template's loop rotated accumulators through spare registers and spilled one (vmovaps
-// copies and a stack store every few channels), and resnet50's 1x1 layers ran at 60-75 GFLOP/s
-// against oneDNN's 74-90 in the same binary. acc[p][j] += x_p[c] * w[c][j] for the 8 channels c
-// of each group, the 12 sums in ymm0-11 (loaded from acc and stored back: too many operands for
-// register constraints); x_p advance by group_stride floats a group, w by 8 x kBlocks vectors.
+// The two 1x1 tiles of 12 accumulators that most pointwise layers run on AVX2 (3 positions x 4
+// blocks, 4 x 3), whole in assembly: the sums start in registers (zeros, or the output's partial
+// sums), go over the input channel groups, and end in the output (partial sums, or with bias,
+// residual and activation), never passing through memory between. gcc's code for the template's
+// loop rotated accumulators through spare registers and spilled one, and resnet50's 1x1 layers
+// ran at 60-75 GFLOP/s against oneDNN's 74-90; a first assembly form that loaded and stored the
+// sums around the loop spent about 50 of a tile's 490 instructions on that round trip, a fair
+// share where the layer has only 2-4 groups (mobilenetv2's 16-32 channel inputs).
+// acc[p][j] += x_p[c] * w[c][j] for the 8 channels c of each group; x_p advance by group_stride
+// floats a group, w by 8 x kBlocks vectors.
+
+// What the assembly reads at a tile's ends, at fixed offsets (static_asserts below).
+struct NchwcAsmEnds {
+  const float* bias;    // kBlocks vectors (zeros when the convolution has none)
+  const float* sum;     // the residual at the tile's first output, or nullptr
+  float* out;           // the tile's first output (block j at out + j * plane_bytes)
+  int64_t plane_bytes;  // between output blocks, also the residual's
+  int32_t first;        // the sums start at zero, else at the output
+  int32_t last;         // bias, residual and activation are applied
+  int32_t activation;   // kActivation*
+  float alpha, beta;    // LeakyRelu's slope (alpha); Clip's bounds
+};
+static_assert(offsetof(NchwcAsmEnds, bias) == 0 && offsetof(NchwcAsmEnds, sum) == 8 &&
+              offsetof(NchwcAsmEnds, out) == 16 && offsetof(NchwcAsmEnds, plane_bytes) == 24 &&
+              offsetof(NchwcAsmEnds, first) == 32 && offsetof(NchwcAsmEnds, last) == 36 &&
+              offsetof(NchwcAsmEnds, activation) == 40 && offsetof(NchwcAsmEnds, alpha) == 44 &&
+              offsetof(NchwcAsmEnds, beta) == 48);
+static_assert(kActivationRelu == 1 && kActivationLeakyRelu == 2 && kActivationClip == 3);
+
 // clang-format off
-// The 12 sums between acc (floats, 8 a sum) and ymm0-11, at the loops' start and end.
-#define PRISM_NCHWC_LOAD_SUMS \
-  "vmovups 0(%[acc]), %%ymm0\n\t" \
-  "vmovups 32(%[acc]), %%ymm1\n\t" \
-  "vmovups 64(%[acc]), %%ymm2\n\t" \
-  "vmovups 96(%[acc]), %%ymm3\n\t" \
-  "vmovups 128(%[acc]), %%ymm4\n\t" \
-  "vmovups 160(%[acc]), %%ymm5\n\t" \
-  "vmovups 192(%[acc]), %%ymm6\n\t" \
-  "vmovups 224(%[acc]), %%ymm7\n\t" \
-  "vmovups 256(%[acc]), %%ymm8\n\t" \
-  "vmovups 288(%[acc]), %%ymm9\n\t" \
-  "vmovups 320(%[acc]), %%ymm10\n\t" \
-  "vmovups 352(%[acc]), %%ymm11\n\t"
-#define PRISM_NCHWC_STORE_SUMS \
-  "vmovups %%ymm0, 0(%[acc])\n\t" \
-  "vmovups %%ymm1, 32(%[acc])\n\t" \
-  "vmovups %%ymm2, 64(%[acc])\n\t" \
-  "vmovups %%ymm3, 96(%[acc])\n\t" \
-  "vmovups %%ymm4, 128(%[acc])\n\t" \
-  "vmovups %%ymm5, 160(%[acc])\n\t" \
-  "vmovups %%ymm6, 192(%[acc])\n\t" \
-  "vmovups %%ymm7, 224(%[acc])\n\t" \
-  "vmovups %%ymm8, 256(%[acc])\n\t" \
-  "vmovups %%ymm9, 288(%[acc])\n\t" \
-  "vmovups %%ymm10, 320(%[acc])\n\t" \
-  "vmovups %%ymm11, 352(%[acc])\n\t"
+// Block j of an output-shaped array at base: r9 holds the plane's bytes, base3 = base + 3 planes.
+#define PRISM_NCHWC_AT(j, off, base, base3) PRISM_NCHWC_AT_##j(off, base, base3)
+#define PRISM_NCHWC_AT_0(off, base, base3) off "(" base ")"
+#define PRISM_NCHWC_AT_1(off, base, base3) off "(" base ",%%r9,1)"
+#define PRISM_NCHWC_AT_2(off, base, base3) off "(" base ",%%r9,2)"
+#define PRISM_NCHWC_AT_3(off, base, base3) off "(" base3 ")"
+// One operation on each sum: OP(byte offset of its position, its block, its register).
+#define PRISM_NCHWC_SUMS_3X4(OP)                                                   \
+  OP("0", 0, 0) OP("0", 1, 1) OP("0", 2, 2) OP("0", 3, 3)                          \
+  OP("32", 0, 4) OP("32", 1, 5) OP("32", 2, 6) OP("32", 3, 7)                      \
+  OP("64", 0, 8) OP("64", 1, 9) OP("64", 2, 10) OP("64", 3, 11)
+#define PRISM_NCHWC_SUMS_4X3(OP)                                                   \
+  OP("0", 0, 0) OP("0", 1, 1) OP("0", 2, 2) OP("32", 0, 3) OP("32", 1, 4)          \
+  OP("32", 2, 5) OP("64", 0, 6) OP("64", 1, 7) OP("64", 2, 8) OP("96", 0, 9)       \
+  OP("96", 1, 10) OP("96", 2, 11)
+#define PRISM_NCHWC_ZERO(off, j, r) "vxorps %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_NCHWC_LOAD(off, j, r) \
+  "vmovups " PRISM_NCHWC_AT(j, off, "%%r8", "%%r10") ", %%ymm" #r "\n\t"
+#define PRISM_NCHWC_STORE(off, j, r) \
+  "vmovups %%ymm" #r ", " PRISM_NCHWC_AT(j, off, "%%r8", "%%r10") "\n\t"
+#define PRISM_NCHWC_BIAS(off, j, r) "vaddps " #j "*32(%%r11), %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_NCHWC_RESIDUAL(off, j, r) \
+  "vaddps " PRISM_NCHWC_AT(j, off, "%%r11", "%[w]") ", %%ymm" #r ", %%ymm" #r "\n\t"
+// As NchwcStore::Activate: vmaxps/vminps give their second source (ymm13/14) where v is NaN.
+#define PRISM_NCHWC_RELU(off, j, r) "vmaxps %%ymm13, %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_NCHWC_CLIP(off, j, r) \
+  "vmaxps %%ymm13, %%ymm" #r ", %%ymm" #r "\n\t" "vminps %%ymm14, %%ymm" #r ", %%ymm" #r "\n\t"
+#define PRISM_NCHWC_LEAKY(off, j, r)                      \
+  "vmulps %%ymm12, %%ymm" #r ", %%ymm15\n\t"              \
+  "vcmpltps %%ymm13, %%ymm" #r ", %%ymm14\n\t"            \
+  "vblendvps %%ymm14, %%ymm15, %%ymm" #r ", %%ymm" #r "\n\t"
+// The tile's start: r8 = out, r9 = plane bytes, r10 = out + 3 planes; the sums zeroed or loaded.
+#define PRISM_NCHWC_BEGIN(SUMS)                          \
+  "mov 16(%[e]), %%r8\n\t"                               \
+  "mov 24(%[e]), %%r9\n\t"                               \
+  "lea (%%r8,%%r9,2), %%r10\n\t"                         \
+  "add %%r9, %%r10\n\t"                                  \
+  "cmpl $0, 32(%[e])\n\t"                                \
+  "jne 2f\n\t"                                           \
+  SUMS(PRISM_NCHWC_LOAD)                                 \
+  "jmp 3f\n\t"                                           \
+  "2:\n\t"                                               \
+  SUMS(PRISM_NCHWC_ZERO)                                 \
+  "3:\n\t"                                               \
+  "test %[groups], %[groups]\n\t"                        \
+  "jz 5f\n\t"                                            \
+  ".p2align 5\n\t"                                       \
+  "4:\n\t"
+// The tile's end: partial sums stored, or bias, residual and activation applied and stored.
+#define PRISM_NCHWC_END(SUMS)                            \
+  "5:\n\t"                                               \
+  "cmpl $0, 36(%[e])\n\t"                                \
+  "je 9f\n\t"                                            \
+  "mov 0(%[e]), %%r11\n\t"                               \
+  SUMS(PRISM_NCHWC_BIAS)                                 \
+  "mov 8(%[e]), %%r11\n\t"                               \
+  "test %%r11, %%r11\n\t"                                \
+  "jz 6f\n\t"                                            \
+  "lea (%%r11,%%r9,2), %[w]\n\t"                         \
+  "add %%r9, %[w]\n\t"                                   \
+  SUMS(PRISM_NCHWC_RESIDUAL)                             \
+  "6:\n\t"                                               \
+  "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"                 \
+  "mov 40(%[e]), %%r11d\n\t"                             \
+  "cmp $1, %%r11d\n\t"                                   \
+  "jne 7f\n\t"                                           \
+  SUMS(PRISM_NCHWC_RELU)                                 \
+  "jmp 9f\n\t"                                           \
+  "7:\n\t"                                               \
+  "cmp $2, %%r11d\n\t"                                   \
+  "jne 8f\n\t"                                           \
+  "vbroadcastss 44(%[e]), %%ymm12\n\t"                   \
+  SUMS(PRISM_NCHWC_LEAKY)                                \
+  "jmp 9f\n\t"                                           \
+  "8:\n\t"                                               \
+  "cmp $3, %%r11d\n\t"                                   \
+  "jne 9f\n\t"                                           \
+  "vbroadcastss 44(%[e]), %%ymm13\n\t"                   \
+  "vbroadcastss 48(%[e]), %%ymm14\n\t"                   \
+  SUMS(PRISM_NCHWC_CLIP)                                 \
+  "9:\n\t"                                               \
+  SUMS(PRISM_NCHWC_STORE)
 //
 // 3 x 4: the positions' broadcasts held (ymm12-14), each block's filter vector loaded once
 // (ymm15) and multiplied into the three positions: per channel 3 broadcasts, 4 loads, 12 FMAs.
@@ -426,14 +503,11 @@ template <int kActivation, int kPositions, int kBlocks>
   PRISM_NCHWC_3X4_BLOCK(w1, 1)                              \
   PRISM_NCHWC_3X4_BLOCK(w2, 2)                              \
   PRISM_NCHWC_3X4_BLOCK(w3, 3)
-inline void Nchwc1x1Groups3x4(float* acc, const float* x0, const float* x1, const float* x2,
-                              const float* w, int64_t groups, int64_t group_stride) {
-  if (groups <= 0) return;
+inline void Nchwc1x1Tile3x4(const float* x0, const float* x1, const float* x2, const float* w,
+                            int64_t groups, int64_t group_stride, const NchwcAsmEnds& ends) {
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
-      PRISM_NCHWC_LOAD_SUMS
-      ".p2align 5\n\t"
-      "1:\n\t"
+      PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
       PRISM_NCHWC_3X4_CHANNEL("0", "0", "32", "64", "96")
       PRISM_NCHWC_3X4_CHANNEL("4", "128", "160", "192", "224")
       PRISM_NCHWC_3X4_CHANNEL("8", "256", "288", "320", "352")
@@ -447,12 +521,12 @@ inline void Nchwc1x1Groups3x4(float* acc, const float* x0, const float* x1, cons
       "add %[stride], %[x2]\n\t"
       "add $1024, %[w]\n\t"
       "dec %[groups]\n\t"
-      "jnz 1b\n\t"
-      PRISM_NCHWC_STORE_SUMS
+      "jnz 4b\n\t"
+      PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [w] "+r"(w), [groups] "+r"(groups)
-      : [stride] "r"(stride_bytes), [acc] "r"(acc)
-      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : [stride] "r"(stride_bytes), [e] "r"(&ends)
+      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
 // 4 x 3: the blocks' filter vectors held (ymm13-15), each position's broadcast (ymm12)
@@ -470,15 +544,12 @@ inline void Nchwc1x1Groups3x4(float* acc, const float* x0, const float* x1, cons
   PRISM_NCHWC_4X3_POSITION(x_offset, x1, 3, 4, 5)           \
   PRISM_NCHWC_4X3_POSITION(x_offset, x2, 6, 7, 8)           \
   PRISM_NCHWC_4X3_POSITION(x_offset, x3, 9, 10, 11)
-inline void Nchwc1x1Groups4x3(float* acc, const float* x0, const float* x1, const float* x2,
-                              const float* x3, const float* w, int64_t groups,
-                              int64_t group_stride) {
-  if (groups <= 0) return;
+inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, const float* x3,
+                            const float* w, int64_t groups, int64_t group_stride,
+                            const NchwcAsmEnds& ends) {
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
-      PRISM_NCHWC_LOAD_SUMS
-      ".p2align 5\n\t"
-      "1:\n\t"
+      PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_4X3)
       PRISM_NCHWC_4X3_CHANNEL("0", "0", "32", "64")
       PRISM_NCHWC_4X3_CHANNEL("4", "96", "128", "160")
       PRISM_NCHWC_4X3_CHANNEL("8", "192", "224", "256")
@@ -493,16 +564,14 @@ inline void Nchwc1x1Groups4x3(float* acc, const float* x0, const float* x1, cons
       "add %[stride], %[x3]\n\t"
       "add $768, %[w]\n\t"
       "dec %[groups]\n\t"
-      "jnz 1b\n\t"
-      PRISM_NCHWC_STORE_SUMS
+      "jnz 4b\n\t"
+      PRISM_NCHWC_END(PRISM_NCHWC_SUMS_4X3)
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3), [w] "+r"(w),
         [groups] "+r"(groups)
-      : [stride] "r"(stride_bytes), [acc] "r"(acc)
-      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : [stride] "r"(stride_bytes), [e] "r"(&ends)
+      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
-#undef PRISM_NCHWC_LOAD_SUMS
-#undef PRISM_NCHWC_STORE_SUMS
 #undef PRISM_NCHWC_4X3_CHANNEL
 #undef PRISM_NCHWC_4X3_POSITION
 #undef PRISM_NCHWC_3X4_CHANNEL
@@ -515,6 +584,23 @@ inline void Nchwc1x1Groups4x3(float* acc, const float* x0, const float* x1, cons
 #undef PRISM_NCHWC_PLUS8_1
 #undef PRISM_NCHWC_PLUS8_2
 #undef PRISM_NCHWC_PLUS8_3
+#undef PRISM_NCHWC_END
+#undef PRISM_NCHWC_BEGIN
+#undef PRISM_NCHWC_LEAKY
+#undef PRISM_NCHWC_CLIP
+#undef PRISM_NCHWC_RELU
+#undef PRISM_NCHWC_RESIDUAL
+#undef PRISM_NCHWC_BIAS
+#undef PRISM_NCHWC_STORE
+#undef PRISM_NCHWC_LOAD
+#undef PRISM_NCHWC_ZERO
+#undef PRISM_NCHWC_SUMS_4X3
+#undef PRISM_NCHWC_SUMS_3X4
+#undef PRISM_NCHWC_AT_3
+#undef PRISM_NCHWC_AT_2
+#undef PRISM_NCHWC_AT_1
+#undef PRISM_NCHWC_AT_0
+#undef PRISM_NCHWC_AT
 // clang-format on
 #else
 #define PRISM_NCHWC_ASM_1X1 0
@@ -550,35 +636,34 @@ template <int kPositions, int kBlocks>
 }
 
 #if PRISM_NCHWC_ASM_1X1
-// A 1x1 tile of 3 x 4 or 4 x 3 on the assembly loops (above), non-contiguous positions. A
-// function of its own: the loops read and write the sums through memory, and in the template's
-// tile that made gcc keep every tile's accumulators on the stack, the 3x3 ones too (resnet50's
-// 3x3 layers without Winograd ran twice as long).
+// A 1x1 tile of 3 x 4 or 4 x 3 on the assembly tiles (above), non-contiguous positions. A
+// function of its own: in the template's tile, asm with sums in memory made gcc keep every
+// tile's accumulators on the stack, the 3x3 ones too (resnet50's 3x3 layers without Winograd
+// ran twice as long).
 template <int kPositions, int kBlocks>
 [[gnu::noinline]] void NchwcConv1x1TileAsm(const NchwcConvPlan& plan, int64_t position,
                                            const int64_t* offsets, int64_t group_begin,
                                            int64_t group_end, bool first, bool last) {
   static_assert((kPositions == 3 && kBlocks == 4) || (kPositions == 4 && kBlocks == 3));
-  constexpr int64_t b = kNchwcBlock;
+  alignas(32) static constexpr float kNoBias[kBlocks * kNchwcBlock] = {};
   const NchwcSource& src = plan.source;
-  const int64_t out_offset = position * b;
-  NchwcV acc[kPositions][kBlocks];
-  for (int p = 0; p < kPositions; ++p)
-    for (int j = 0; j < kBlocks; ++j)
-      acc[p][j] = first
-                      ? NchwcLanes::Zero()
-                      : NchwcLanes::Load(plan.output + j * plan.output_plane + out_offset + p * b);
+  const NchwcAsmEnds ends{plan.bias != nullptr ? plan.bias : kNoBias,
+                          plan.sum != nullptr ? plan.sum + position * kNchwcBlock : nullptr,
+                          plan.output + position * kNchwcBlock,
+                          plan.output_plane * int64_t{sizeof(float)},
+                          first,
+                          last,
+                          plan.store.activation,
+                          plan.store.alpha[0],
+                          plan.store.beta[0]};
   const float* first_group = src.base + group_begin * src.group_stride;
   const float* w = plan.filter + group_begin * plan.filter_group;
-  auto* sums = reinterpret_cast<float*>(acc);
   if constexpr (kPositions == 3)
-    Nchwc1x1Groups3x4(sums, first_group + offsets[0], first_group + offsets[1],
-                      first_group + offsets[2], w, group_end - group_begin, src.group_stride);
+    Nchwc1x1Tile3x4(first_group + offsets[0], first_group + offsets[1], first_group + offsets[2], w,
+                    group_end - group_begin, src.group_stride, ends);
   else
-    Nchwc1x1Groups4x3(sums, first_group + offsets[0], first_group + offsets[1],
-                      first_group + offsets[2], first_group + offsets[3], w,
-                      group_end - group_begin, src.group_stride);
-  NchwcFinishTile<kPositions, kBlocks>(plan, out_offset, acc, last);
+    Nchwc1x1Tile4x3(first_group + offsets[0], first_group + offsets[1], first_group + offsets[2],
+                    first_group + offsets[3], w, group_end - group_begin, src.group_stride, ends);
 }
 #endif
 

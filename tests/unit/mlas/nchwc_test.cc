@@ -280,6 +280,27 @@ TEST(NchwcTest, NetworkShapesMatchTheReference) {
   }
 }
 
+// 1x1 layers under every epilogue (each activation, with and without bias and residual): the
+// AVX2 level's pointwise tiles apply them in assembly. Few input groups (one chunk: sums start
+// at zero and end activated) and many (chunks: partial sums stored and read back); 3 and 5
+// output blocks; stride 1 and 2.
+TEST(NchwcTest, PointwiseTilesApplyEveryEpilogue) {
+  std::mt19937 rng(17);
+  for (int activation = kActivationNone; activation <= kActivationClip; ++activation)
+    for (int ends = 0; ends < 4; ++ends)
+      for (const int64_t c : {16, 200})
+        for (const int64_t m : {24, 40}) {
+          const int64_t stride = (ends + c / 16) % 2 + 1;
+          const ConvCase t{1, c, m, 7, 9, 1,     1,     stride,        stride,        1,
+                           1, 0, 0, 0, 0, false, false, ends % 2 == 0, ends / 2 == 0, activation};
+          SCOPED_TRACE(testing::Message()
+                       << "activation " << activation << " c " << c << " m " << m << " stride "
+                       << stride << " bias " << t.bias << " sum " << t.sum);
+          CheckConv(t, rng);
+          if (HasFatalFailure()) return;
+        }
+}
+
 // The Winograd F(2x2, 3x3) and F(4x4, 3x3) algorithms against the same double-precision
 // reference and tolerance: random 3x3 stride-1 shapes (output sizes not a multiple of the tile,
 // so that tiles hang over the edges; padding on any side, up to 2), batches of tiles from one to
