@@ -341,6 +341,9 @@ struct NchwcConvPlan {
   int64_t filter_group;  // floats between input channel groups' filters (all kBlocks blocks)
   int64_t output_plane;  // floats between output blocks: OH * OW * b
   NchwcStore store;
+  // An NCHW input of 3 channels under a 4-block item on AVX2: each tap's byte offset from a
+  // window's start (for NchwcRgbTile3x4), else nullptr.
+  const int64_t* tap_bytes;
 };
 
 // A tile's sums plus bias and residual, activated, stored at output offset out_offset.
@@ -365,7 +368,7 @@ template <int kActivation, int kPositions, int kBlocks>
 }
 
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && defined(__x86_64__)
-#define PRISM_NCHWC_ASM_1X1 1
+#define PRISM_NCHWC_ASM_TILES 1
 // The two 1x1 tiles of 12 accumulators that most pointwise layers run on AVX2 (3 positions x 4
 // blocks, 4 x 3), whole in assembly: the sums start in registers (zeros, or the output's partial
 // sums), go over the input channel groups, and end in the output (partial sums, or with bias,
@@ -427,12 +430,15 @@ static_assert(kActivationRelu == 1 && kActivationLeakyRelu == 2 && kActivationCl
   "vmulps %%ymm12, %%ymm" #r ", %%ymm15\n\t"              \
   "vcmpltps %%ymm13, %%ymm" #r ", %%ymm14\n\t"            \
   "vblendvps %%ymm14, %%ymm15, %%ymm" #r ", %%ymm" #r "\n\t"
-// The tile's start: r8 = out, r9 = plane bytes, r10 = out + 3 planes; the sums zeroed or loaded.
-#define PRISM_NCHWC_BEGIN(SUMS)                          \
+// r8 = out, r9 = plane bytes, r10 = out + 3 planes (set at both ends: the loops may use them).
+#define PRISM_NCHWC_OUT_REGISTERS                        \
   "mov 16(%[e]), %%r8\n\t"                               \
   "mov 24(%[e]), %%r9\n\t"                               \
   "lea (%%r8,%%r9,2), %%r10\n\t"                         \
-  "add %%r9, %%r10\n\t"                                  \
+  "add %%r9, %%r10\n\t"
+// The tile's start: the sums zeroed or loaded.
+#define PRISM_NCHWC_BEGIN(SUMS)                          \
+  PRISM_NCHWC_OUT_REGISTERS                              \
   "cmpl $0, 32(%[e])\n\t"                                \
   "jne 2f\n\t"                                           \
   SUMS(PRISM_NCHWC_LOAD)                                 \
@@ -447,6 +453,7 @@ static_assert(kActivationRelu == 1 && kActivationLeakyRelu == 2 && kActivationCl
 // The tile's end: partial sums stored, or bias, residual and activation applied and stored.
 #define PRISM_NCHWC_END(SUMS)                            \
   "5:\n\t"                                               \
+  PRISM_NCHWC_OUT_REGISTERS                              \
   "cmpl $0, 36(%[e])\n\t"                                \
   "je 9f\n\t"                                            \
   "mov 0(%[e]), %%r11\n\t"                               \
@@ -572,6 +579,46 @@ inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, c
       : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
+
+// 3 x 4 over an NCHW input of 3 channels (an RGB image: the first convolution of most vision
+// models; 9 or 49 taps of 3 channels are too few for the template tile's loops and stores to
+// hide): per tap the three positions' pointers (r8-r10) move by the tap's byte offset, and each
+// channel is PRISM_NCHWC_3X4's step with its values a plane (lane_bytes) apart. w: 3 channels x
+// 4 blocks of filter vectors a tap.
+#define PRISM_NCHWC_RGB_CHANNEL(x0, x1, x2, w0, w1, w2, w3)  \
+  "vbroadcastss " x0 ", %%ymm12\n\t"                          \
+  "vbroadcastss " x1 ", %%ymm13\n\t"                          \
+  "vbroadcastss " x2 ", %%ymm14\n\t"                          \
+  PRISM_NCHWC_3X4_BLOCK(w0, 0)                                 \
+  PRISM_NCHWC_3X4_BLOCK(w1, 1)                                 \
+  PRISM_NCHWC_3X4_BLOCK(w2, 2)                                 \
+  PRISM_NCHWC_3X4_BLOCK(w3, 3)
+inline void NchwcRgbTile3x4(const float* x0, const float* x1, const float* x2, const float* w,
+                            const int64_t* tap_bytes, int64_t taps, int64_t lane_stride,
+                            const NchwcAsmEnds& ends) {
+  const int64_t lane_bytes = lane_stride * int64_t{sizeof(float)};
+  asm volatile(
+      PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
+      "mov (%[taps]), %%r11\n\t"
+      "lea (%[x0],%%r11), %%r8\n\t"
+      "lea (%[x1],%%r11), %%r9\n\t"
+      "lea (%[x2],%%r11), %%r10\n\t"
+      PRISM_NCHWC_RGB_CHANNEL("(%%r8)", "(%%r9)", "(%%r10)", "0", "32", "64", "96")
+      PRISM_NCHWC_RGB_CHANNEL("(%%r8,%[lane],1)", "(%%r9,%[lane],1)", "(%%r10,%[lane],1)",
+                              "128", "160", "192", "224")
+      PRISM_NCHWC_RGB_CHANNEL("(%%r8,%[lane],2)", "(%%r9,%[lane],2)", "(%%r10,%[lane],2)",
+                              "256", "288", "320", "352")
+      "add $8, %[taps]\n\t"
+      "add $384, %[w]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 4b\n\t"
+      PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
+      : [w] "+r"(w), [groups] "+r"(taps), [taps] "+r"(tap_bytes)
+      : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [lane] "r"(lane_bytes), [e] "r"(&ends)
+      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+#undef PRISM_NCHWC_RGB_CHANNEL
 #undef PRISM_NCHWC_4X3_CHANNEL
 #undef PRISM_NCHWC_4X3_POSITION
 #undef PRISM_NCHWC_3X4_CHANNEL
@@ -586,6 +633,7 @@ inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, c
 #undef PRISM_NCHWC_PLUS8_3
 #undef PRISM_NCHWC_END
 #undef PRISM_NCHWC_BEGIN
+#undef PRISM_NCHWC_OUT_REGISTERS
 #undef PRISM_NCHWC_LEAKY
 #undef PRISM_NCHWC_CLIP
 #undef PRISM_NCHWC_RELU
@@ -603,7 +651,7 @@ inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, c
 #undef PRISM_NCHWC_AT
 // clang-format on
 #else
-#define PRISM_NCHWC_ASM_1X1 0
+#define PRISM_NCHWC_ASM_TILES 0
 #endif
 
 // A tile's sums to the output: as partial sums (not the last chunk of input channels), else
@@ -635,7 +683,22 @@ template <int kPositions, int kBlocks>
   }
 }
 
-#if PRISM_NCHWC_ASM_1X1
+#if PRISM_NCHWC_ASM_TILES
+// The assembly tiles' view of a tile's ends (at most 4 blocks).
+inline NchwcAsmEnds NchwcTileEnds(const NchwcConvPlan& plan, int64_t position, bool first,
+                                  bool last) {
+  alignas(32) static constexpr float kNoBias[4 * kNchwcBlock] = {};
+  return NchwcAsmEnds{plan.bias != nullptr ? plan.bias : kNoBias,
+                      plan.sum != nullptr ? plan.sum + position * kNchwcBlock : nullptr,
+                      plan.output + position * kNchwcBlock,
+                      plan.output_plane * int64_t{sizeof(float)},
+                      first,
+                      last,
+                      plan.store.activation,
+                      plan.store.alpha[0],
+                      plan.store.beta[0]};
+}
+
 // A 1x1 tile of 3 x 4 or 4 x 3 on the assembly tiles (above), non-contiguous positions. A
 // function of its own: in the template's tile, asm with sums in memory made gcc keep every
 // tile's accumulators on the stack, the 3x3 ones too (resnet50's 3x3 layers without Winograd
@@ -645,17 +708,8 @@ template <int kPositions, int kBlocks>
                                            const int64_t* offsets, int64_t group_begin,
                                            int64_t group_end, bool first, bool last) {
   static_assert((kPositions == 3 && kBlocks == 4) || (kPositions == 4 && kBlocks == 3));
-  alignas(32) static constexpr float kNoBias[kBlocks * kNchwcBlock] = {};
   const NchwcSource& src = plan.source;
-  const NchwcAsmEnds ends{plan.bias != nullptr ? plan.bias : kNoBias,
-                          plan.sum != nullptr ? plan.sum + position * kNchwcBlock : nullptr,
-                          plan.output + position * kNchwcBlock,
-                          plan.output_plane * int64_t{sizeof(float)},
-                          first,
-                          last,
-                          plan.store.activation,
-                          plan.store.alpha[0],
-                          plan.store.beta[0]};
+  const NchwcAsmEnds ends = NchwcTileEnds(plan, position, first, last);
   const float* first_group = src.base + group_begin * src.group_stride;
   const float* w = plan.filter + group_begin * plan.filter_group;
   if constexpr (kPositions == 3)
@@ -664,6 +718,22 @@ template <int kPositions, int kBlocks>
   else
     Nchwc1x1Tile4x3(first_group + offsets[0], first_group + offsets[1], first_group + offsets[2],
                     first_group + offsets[3], w, group_end - group_begin, src.group_stride, ends);
+}
+
+// A 3 x 4 tile over an NCHW input of 3 channels (plan.tap_bytes set) on NchwcRgbTile3x4.
+[[gnu::noinline]] void NchwcConvRgbTileAsm(const NchwcConvPlan& plan, int64_t position,
+                                           const int64_t* offsets, int64_t group_begin,
+                                           int64_t group_end, bool first, bool last) {
+  const NchwcConvShape& s = *plan.shape;
+  const NchwcSource& src = plan.source;
+  const float* w = plan.filter + group_begin * plan.filter_group;
+  for (int64_t g = group_begin; g < group_end; ++g, w += plan.filter_group) {
+    const float* group = src.base + g * src.group_stride;
+    NchwcRgbTile3x4(
+        group + offsets[0], group + offsets[1], group + offsets[2], w, plan.tap_bytes,
+        s.kernel_h * s.kernel_w, src.lane_stride,
+        NchwcTileEnds(plan, position, first && g == group_begin, last && g + 1 == group_end));
+  }
 }
 #endif
 
@@ -679,12 +749,16 @@ template <bool kNchwInput, int kPositions, int kBlocks, bool kContiguous>
                                      const int64_t* offsets, int64_t group_begin, int64_t group_end,
                                      bool first, bool last) {
   const NchwcConvShape& s = *plan.shape;
-#if PRISM_NCHWC_ASM_1X1
+#if PRISM_NCHWC_ASM_TILES
   if constexpr (!kNchwInput && !kContiguous &&
                 ((kPositions == 3 && kBlocks == 4) || (kPositions == 4 && kBlocks == 3))) {
     if (s.kernel_h == 1 && s.kernel_w == 1)
       return NchwcConv1x1TileAsm<kPositions, kBlocks>(plan, position, offsets, group_begin,
                                                       group_end, first, last);
+  }
+  if constexpr (kNchwInput && !kContiguous && kPositions == 3 && kBlocks == 4) {
+    if (plan.tap_bytes != nullptr)
+      return NchwcConvRgbTileAsm(plan, position, offsets, group_begin, group_end, first, last);
   }
 #endif
   const NchwcSource& src = plan.source;
@@ -883,6 +957,20 @@ void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const flo
   plan.bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
   plan.store = NchwcStore{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                           NchwcLanes::Splat(epilogue.beta)};
+#if PRISM_NCHWC_ASM_TILES
+  if constexpr (kNchwInput && kBlocks == 4) {
+    if (plan.lanes == 3) {
+      thread_local std::vector<int64_t> tap_bytes;
+      tap_bytes.clear();
+      for (int64_t kh = 0; kh < s.kernel_h; ++kh)
+        for (int64_t kw = 0; kw < s.kernel_w; ++kw)
+          tap_bytes.push_back(
+              (kh * s.dilation_h * source.row_stride + kw * s.dilation_w * source.pixel_stride) *
+              int64_t{sizeof(float)});
+      plan.tap_bytes = tap_bytes.data();
+    }
+  }
+#endif
   // Consecutive positions one pixel apart all along the run (stride 1 along the row, and a row's
   // last window followed by the next row's first: 1x1 and no padding)?
   // Only tiles of 1 or 2 blocks take it: they gain positions (16 and 12 of them, from 8); with

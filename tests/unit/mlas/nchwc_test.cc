@@ -301,6 +301,28 @@ TEST(NchwcTest, PointwiseTilesApplyEveryEpilogue) {
         }
 }
 
+// An NCHW input of 3 channels (an image) into 4-block items under every epilogue: the AVX2
+// level runs its 3 x 4 tiles in assembly, a tap at a time. 3x3 and 7x7 windows, strides 1 and
+// 2, padding, a dilated window, 32 and 40 outputs (one item, and one plus a 1-block rest).
+TEST(NchwcTest, ImageInputTilesApplyEveryEpilogue) {
+  std::mt19937 rng(19);
+  for (int activation = kActivationNone; activation <= kActivationClip; ++activation)
+    for (int ends = 0; ends < 4; ++ends)
+      for (const int64_t k : {3, 7})
+        for (const int64_t m : {32, 40}) {
+          const int64_t stride = (ends + k / 7) % 2 + 1, dilation = ends == 3 && k == 3 ? 2 : 1;
+          const int64_t pad = k / 2;
+          const ConvCase t{
+              1, 3,   m,   11,  13,  k,     k,    stride,        stride,        dilation,
+              1, pad, pad, pad, pad, false, true, ends % 2 == 0, ends / 2 == 0, activation};
+          SCOPED_TRACE(testing::Message() << "activation " << activation << " k " << k << " m " << m
+                                          << " stride " << stride << " dilation " << dilation
+                                          << " bias " << t.bias << " sum " << t.sum);
+          CheckConv(t, rng);
+          if (HasFatalFailure()) return;
+        }
+}
+
 // The Winograd F(2x2, 3x3) and F(4x4, 3x3) algorithms against the same double-precision
 // reference and tolerance: random 3x3 stride-1 shapes (output sizes not a multiple of the tile,
 // so that tiles hang over the edges; padding on any side, up to 2), batches of tiles from one to
