@@ -341,9 +341,12 @@ struct NchwcConvPlan {
   int64_t filter_group;  // floats between input channel groups' filters (all kBlocks blocks)
   int64_t output_plane;  // floats between output blocks: OH * OW * b
   NchwcStore store;
-  // An NCHW input of 3 channels under a 4-block item on AVX2: each tap's byte offset from a
-  // window's start (for NchwcRgbTile3x4), else nullptr.
+  // For the AVX2 assembly tiles of windows larger than 1x1 (4- and 3-block items) and of NCHW
+  // inputs of 3 channels (4-block items): for each input group g of the call's range (from
+  // tap_group_begin) and tap t, in the filter's order, the byte offset of that group's tap from a
+  // window's start, at (g - tap_group_begin) * taps + t; else nullptr.
   const int64_t* tap_bytes;
+  int64_t tap_group_begin;
 };
 
 // A tile's sums plus bias and residual, activated, stored at output offset out_offset.
@@ -502,27 +505,31 @@ static_assert(kActivationRelu == 1 && kActivationLeakyRelu == 2 && kActivationCl
 #define PRISM_NCHWC_PLUS8_1 "9"
 #define PRISM_NCHWC_PLUS8_2 "10"
 #define PRISM_NCHWC_PLUS8_3 "11"
-#define PRISM_NCHWC_3X4_CHANNEL(x_offset, w0, w1, w2, w3)   \
-  "vbroadcastss " x_offset "(%[x0]), %%ymm12\n\t"           \
-  "vbroadcastss " x_offset "(%[x1]), %%ymm13\n\t"           \
-  "vbroadcastss " x_offset "(%[x2]), %%ymm14\n\t"           \
-  PRISM_NCHWC_3X4_BLOCK(w0, 0)                              \
-  PRISM_NCHWC_3X4_BLOCK(w1, 1)                              \
-  PRISM_NCHWC_3X4_BLOCK(w2, 2)                              \
+// Channel x_offset / 4 of a group: the positions' values at x_offset(p0), (p1), (p2).
+#define PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, x_offset, w0, w1, w2, w3) \
+  "vbroadcastss " x_offset "(" p0 "), %%ymm12\n\t"                    \
+  "vbroadcastss " x_offset "(" p1 "), %%ymm13\n\t"                    \
+  "vbroadcastss " x_offset "(" p2 "), %%ymm14\n\t"                    \
+  PRISM_NCHWC_3X4_BLOCK(w0, 0)                                        \
+  PRISM_NCHWC_3X4_BLOCK(w1, 1)                                        \
+  PRISM_NCHWC_3X4_BLOCK(w2, 2)                                        \
   PRISM_NCHWC_3X4_BLOCK(w3, 3)
+// A group of 8 channels (1 KiB of filter vectors) at the positions' pointers p0-p2.
+#define PRISM_NCHWC_3X4_GROUP(p0, p1, p2)                                         \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "0", "0", "32", "64", "96")                 \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "4", "128", "160", "192", "224")            \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "8", "256", "288", "320", "352")            \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "12", "384", "416", "448", "480")           \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "16", "512", "544", "576", "608")           \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "20", "640", "672", "704", "736")           \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "24", "768", "800", "832", "864")           \
+  PRISM_NCHWC_3X4_CHANNEL(p0, p1, p2, "28", "896", "928", "960", "992")
 inline void Nchwc1x1Tile3x4(const float* x0, const float* x1, const float* x2, const float* w,
                             int64_t groups, int64_t group_stride, const NchwcAsmEnds& ends) {
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
-      PRISM_NCHWC_3X4_CHANNEL("0", "0", "32", "64", "96")
-      PRISM_NCHWC_3X4_CHANNEL("4", "128", "160", "192", "224")
-      PRISM_NCHWC_3X4_CHANNEL("8", "256", "288", "320", "352")
-      PRISM_NCHWC_3X4_CHANNEL("12", "384", "416", "448", "480")
-      PRISM_NCHWC_3X4_CHANNEL("16", "512", "544", "576", "608")
-      PRISM_NCHWC_3X4_CHANNEL("20", "640", "672", "704", "736")
-      PRISM_NCHWC_3X4_CHANNEL("24", "768", "800", "832", "864")
-      PRISM_NCHWC_3X4_CHANNEL("28", "896", "928", "960", "992")
+      PRISM_NCHWC_3X4_GROUP("%[x0]", "%[x1]", "%[x2]")
       "add %[stride], %[x0]\n\t"
       "add %[stride], %[x1]\n\t"
       "add %[stride], %[x2]\n\t"
@@ -539,32 +546,35 @@ inline void Nchwc1x1Tile3x4(const float* x0, const float* x1, const float* x2, c
 // 4 x 3: the blocks' filter vectors held (ymm13-15), each position's broadcast (ymm12)
 // multiplied into them: per channel 3 loads, 4 broadcasts, 12 FMAs. acc[p][j] in ymm(3 p + j).
 #define PRISM_NCHWC_4X3_POSITION(x_offset, x, r0, r1, r2)   \
-  "vbroadcastss " x_offset "(%[" #x "]), %%ymm12\n\t"        \
+  "vbroadcastss " x_offset "(" x "), %%ymm12\n\t"            \
   "vfmadd231ps %%ymm13, %%ymm12, %%ymm" #r0 "\n\t"           \
   "vfmadd231ps %%ymm14, %%ymm12, %%ymm" #r1 "\n\t"           \
   "vfmadd231ps %%ymm15, %%ymm12, %%ymm" #r2 "\n\t"
-#define PRISM_NCHWC_4X3_CHANNEL(x_offset, w0, w1, w2)       \
-  "vmovups " w0 "(%[w]), %%ymm13\n\t"                       \
-  "vmovups " w1 "(%[w]), %%ymm14\n\t"                       \
-  "vmovups " w2 "(%[w]), %%ymm15\n\t"                       \
-  PRISM_NCHWC_4X3_POSITION(x_offset, x0, 0, 1, 2)           \
-  PRISM_NCHWC_4X3_POSITION(x_offset, x1, 3, 4, 5)           \
-  PRISM_NCHWC_4X3_POSITION(x_offset, x2, 6, 7, 8)           \
-  PRISM_NCHWC_4X3_POSITION(x_offset, x3, 9, 10, 11)
+#define PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, x_offset, w0, w1, w2) \
+  "vmovups " w0 "(%[w]), %%ymm13\n\t"                                 \
+  "vmovups " w1 "(%[w]), %%ymm14\n\t"                                 \
+  "vmovups " w2 "(%[w]), %%ymm15\n\t"                                 \
+  PRISM_NCHWC_4X3_POSITION(x_offset, p0, 0, 1, 2)                     \
+  PRISM_NCHWC_4X3_POSITION(x_offset, p1, 3, 4, 5)                     \
+  PRISM_NCHWC_4X3_POSITION(x_offset, p2, 6, 7, 8)                     \
+  PRISM_NCHWC_4X3_POSITION(x_offset, p3, 9, 10, 11)
+// A group of 8 channels (768 bytes of filter vectors) at the positions' pointers p0-p3.
+#define PRISM_NCHWC_4X3_GROUP(p0, p1, p2, p3)                                  \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "0", "0", "32", "64")                \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "4", "96", "128", "160")             \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "8", "192", "224", "256")            \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "12", "288", "320", "352")           \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "16", "384", "416", "448")           \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "20", "480", "512", "544")           \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "24", "576", "608", "640")           \
+  PRISM_NCHWC_4X3_CHANNEL(p0, p1, p2, p3, "28", "672", "704", "736")
 inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, const float* x3,
                             const float* w, int64_t groups, int64_t group_stride,
                             const NchwcAsmEnds& ends) {
   const int64_t stride_bytes = group_stride * int64_t{sizeof(float)};
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_4X3)
-      PRISM_NCHWC_4X3_CHANNEL("0", "0", "32", "64")
-      PRISM_NCHWC_4X3_CHANNEL("4", "96", "128", "160")
-      PRISM_NCHWC_4X3_CHANNEL("8", "192", "224", "256")
-      PRISM_NCHWC_4X3_CHANNEL("12", "288", "320", "352")
-      PRISM_NCHWC_4X3_CHANNEL("16", "384", "416", "448")
-      PRISM_NCHWC_4X3_CHANNEL("20", "480", "512", "544")
-      PRISM_NCHWC_4X3_CHANNEL("24", "576", "608", "640")
-      PRISM_NCHWC_4X3_CHANNEL("28", "672", "704", "736")
+      PRISM_NCHWC_4X3_GROUP("%[x0]", "%[x1]", "%[x2]", "%[x3]")
       "add %[stride], %[x0]\n\t"
       "add %[stride], %[x1]\n\t"
       "add %[stride], %[x2]\n\t"
@@ -580,47 +590,85 @@ inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, c
         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+// The 3 x 4 and 4 x 3 tiles of windows larger than 1x1 (3x3 layers that Winograd does not take:
+// strided, or on small planes): the same groups, one per entry of a table of byte offsets from
+// the windows' starts x_p, a group and a tap each (plan.tap_bytes), the positions' pointers in
+// r8-r10 (and r11 for the fourth).
+inline void NchwcTapsTile3x4(const float* x0, const float* x1, const float* x2, const float* w,
+                             const int64_t* table, int64_t entries, const NchwcAsmEnds& ends) {
+  asm volatile(
+      PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
+      "mov (%[table]), %%r11\n\t"
+      "lea (%[x0],%%r11), %%r8\n\t"
+      "lea (%[x1],%%r11), %%r9\n\t"
+      "lea (%[x2],%%r11), %%r10\n\t"
+      PRISM_NCHWC_3X4_GROUP("%%r8", "%%r9", "%%r10")
+      "add $8, %[table]\n\t"
+      "add $1024, %[w]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 4b\n\t"
+      PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
+      : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
+      : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [e] "r"(&ends)
+      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+inline void NchwcTapsTile4x3(const float* x0, const float* x1, const float* x2, const float* x3,
+                             const float* w, const int64_t* table, int64_t entries,
+                             const NchwcAsmEnds& ends) {
+  asm volatile(
+      PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_4X3)
+      "mov (%[table]), %%r11\n\t"
+      "lea (%[x0],%%r11), %%r8\n\t"
+      "lea (%[x1],%%r11), %%r9\n\t"
+      "lea (%[x2],%%r11), %%r10\n\t"
+      "add %[x3], %%r11\n\t"
+      PRISM_NCHWC_4X3_GROUP("%%r8", "%%r9", "%%r10", "%%r11")
+      "add $8, %[table]\n\t"
+      "add $768, %[w]\n\t"
+      "dec %[groups]\n\t"
+      "jnz 4b\n\t"
+      PRISM_NCHWC_END(PRISM_NCHWC_SUMS_4X3)
+      : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
+      : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [x3] "r"(x3), [e] "r"(&ends)
+      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
 // 3 x 4 over an NCHW input of 3 channels (an RGB image: the first convolution of most vision
 // models; 9 or 49 taps of 3 channels are too few for the template tile's loops and stores to
-// hide): per tap the three positions' pointers (r8-r10) move by the tap's byte offset, and each
-// channel is PRISM_NCHWC_3X4's step with its values a plane (lane_bytes) apart. w: 3 channels x
-// 4 blocks of filter vectors a tap.
-#define PRISM_NCHWC_RGB_CHANNEL(x0, x1, x2, w0, w1, w2, w3)  \
-  "vbroadcastss " x0 ", %%ymm12\n\t"                          \
-  "vbroadcastss " x1 ", %%ymm13\n\t"                          \
-  "vbroadcastss " x2 ", %%ymm14\n\t"                          \
-  PRISM_NCHWC_3X4_BLOCK(w0, 0)                                 \
-  PRISM_NCHWC_3X4_BLOCK(w1, 1)                                 \
-  PRISM_NCHWC_3X4_BLOCK(w2, 2)                                 \
-  PRISM_NCHWC_3X4_BLOCK(w3, 3)
+// hide): the table's entries are taps (one group), and each of the 3 channels is a group's
+// channel step with its values a plane (lane_bytes) apart. w: 3 channels x 4 blocks of filter
+// vectors a tap.
 inline void NchwcRgbTile3x4(const float* x0, const float* x1, const float* x2, const float* w,
-                            const int64_t* tap_bytes, int64_t taps, int64_t lane_stride,
+                            const int64_t* table, int64_t entries, int64_t lane_stride,
                             const NchwcAsmEnds& ends) {
   const int64_t lane_bytes = lane_stride * int64_t{sizeof(float)};
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
-      "mov (%[taps]), %%r11\n\t"
+      "mov (%[table]), %%r11\n\t"
       "lea (%[x0],%%r11), %%r8\n\t"
       "lea (%[x1],%%r11), %%r9\n\t"
       "lea (%[x2],%%r11), %%r10\n\t"
-      PRISM_NCHWC_RGB_CHANNEL("(%%r8)", "(%%r9)", "(%%r10)", "0", "32", "64", "96")
-      PRISM_NCHWC_RGB_CHANNEL("(%%r8,%[lane],1)", "(%%r9,%[lane],1)", "(%%r10,%[lane],1)",
+      PRISM_NCHWC_3X4_CHANNEL("%%r8", "%%r9", "%%r10", "", "0", "32", "64", "96")
+      PRISM_NCHWC_3X4_CHANNEL("%%r8,%[lane],1", "%%r9,%[lane],1", "%%r10,%[lane],1", "",
                               "128", "160", "192", "224")
-      PRISM_NCHWC_RGB_CHANNEL("(%%r8,%[lane],2)", "(%%r9,%[lane],2)", "(%%r10,%[lane],2)",
+      PRISM_NCHWC_3X4_CHANNEL("%%r8,%[lane],2", "%%r9,%[lane],2", "%%r10,%[lane],2", "",
                               "256", "288", "320", "352")
-      "add $8, %[taps]\n\t"
+      "add $8, %[table]\n\t"
       "add $384, %[w]\n\t"
       "dec %[groups]\n\t"
       "jnz 4b\n\t"
       PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
-      : [w] "+r"(w), [groups] "+r"(taps), [taps] "+r"(tap_bytes)
+      : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
       : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [lane] "r"(lane_bytes), [e] "r"(&ends)
       : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
-#undef PRISM_NCHWC_RGB_CHANNEL
+#undef PRISM_NCHWC_4X3_GROUP
 #undef PRISM_NCHWC_4X3_CHANNEL
 #undef PRISM_NCHWC_4X3_POSITION
+#undef PRISM_NCHWC_3X4_GROUP
 #undef PRISM_NCHWC_3X4_CHANNEL
 #undef PRISM_NCHWC_3X4_BLOCK
 #undef PRISM_NCHWC_PLUS4_0
@@ -720,20 +768,28 @@ template <int kPositions, int kBlocks>
                     first_group + offsets[3], w, group_end - group_begin, src.group_stride, ends);
 }
 
-// A 3 x 4 tile over an NCHW input of 3 channels (plan.tap_bytes set) on NchwcRgbTile3x4.
-[[gnu::noinline]] void NchwcConvRgbTileAsm(const NchwcConvPlan& plan, int64_t position,
-                                           const int64_t* offsets, int64_t group_begin,
-                                           int64_t group_end, bool first, bool last) {
+// A tile of 3 x 4 or 4 x 3 over windows larger than 1x1, or of 3 x 4 over an NCHW input of 3
+// channels, on the tabled assembly tiles (plan.tap_bytes set).
+template <bool kNchwInput, int kPositions, int kBlocks>
+[[gnu::noinline]] void NchwcConvTapsTileAsm(const NchwcConvPlan& plan, int64_t position,
+                                            const int64_t* offsets, int64_t group_begin,
+                                            int64_t group_end, bool first, bool last) {
   const NchwcConvShape& s = *plan.shape;
   const NchwcSource& src = plan.source;
+  const int64_t taps = s.kernel_h * s.kernel_w;
+  const int64_t* table = plan.tap_bytes + (group_begin - plan.tap_group_begin) * taps;
+  const int64_t entries = (group_end - group_begin) * taps;
   const float* w = plan.filter + group_begin * plan.filter_group;
-  for (int64_t g = group_begin; g < group_end; ++g, w += plan.filter_group) {
-    const float* group = src.base + g * src.group_stride;
-    NchwcRgbTile3x4(
-        group + offsets[0], group + offsets[1], group + offsets[2], w, plan.tap_bytes,
-        s.kernel_h * s.kernel_w, src.lane_stride,
-        NchwcTileEnds(plan, position, first && g == group_begin, last && g + 1 == group_end));
-  }
+  const NchwcAsmEnds ends = NchwcTileEnds(plan, position, first, last);
+  if constexpr (kNchwInput)
+    NchwcRgbTile3x4(src.base + offsets[0], src.base + offsets[1], src.base + offsets[2], w, table,
+                    entries, src.lane_stride, ends);
+  else if constexpr (kPositions == 3)
+    NchwcTapsTile3x4(src.base + offsets[0], src.base + offsets[1], src.base + offsets[2], w, table,
+                     entries, ends);
+  else
+    NchwcTapsTile4x3(src.base + offsets[0], src.base + offsets[1], src.base + offsets[2],
+                     src.base + offsets[3], w, table, entries, ends);
 }
 #endif
 
@@ -756,9 +812,11 @@ template <bool kNchwInput, int kPositions, int kBlocks, bool kContiguous>
       return NchwcConv1x1TileAsm<kPositions, kBlocks>(plan, position, offsets, group_begin,
                                                       group_end, first, last);
   }
-  if constexpr (kNchwInput && !kContiguous && kPositions == 3 && kBlocks == 4) {
+  if constexpr (!kContiguous && ((kPositions == 3 && kBlocks == 4) ||
+                                 (!kNchwInput && kPositions == 4 && kBlocks == 3))) {
     if (plan.tap_bytes != nullptr)
-      return NchwcConvRgbTileAsm(plan, position, offsets, group_begin, group_end, first, last);
+      return NchwcConvTapsTileAsm<kNchwInput, kPositions, kBlocks>(
+          plan, position, offsets, group_begin, group_end, first, last);
   }
 #endif
   const NchwcSource& src = plan.source;
@@ -958,17 +1016,21 @@ void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const flo
   plan.store = NchwcStore{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                           NchwcLanes::Splat(epilogue.beta)};
 #if PRISM_NCHWC_ASM_TILES
-  if constexpr (kNchwInput && kBlocks == 4) {
-    if (plan.lanes == 3) {
-      thread_local std::vector<int64_t> tap_bytes;
-      tap_bytes.clear();
+  const bool one_by_one = s.kernel_h == 1 && s.kernel_w == 1;
+  const bool tabled =
+      kNchwInput ? kBlocks == 4 && plan.lanes == 3 : (kBlocks == 3 || kBlocks == 4) && !one_by_one;
+  if (tabled) {
+    thread_local std::vector<int64_t> tap_bytes;
+    tap_bytes.clear();
+    // This call's groups only: a call may cover a single chunk of few groups.
+    for (int64_t g = group_begin; g < group_end; ++g)
       for (int64_t kh = 0; kh < s.kernel_h; ++kh)
         for (int64_t kw = 0; kw < s.kernel_w; ++kw)
-          tap_bytes.push_back(
-              (kh * s.dilation_h * source.row_stride + kw * s.dilation_w * source.pixel_stride) *
-              int64_t{sizeof(float)});
-      plan.tap_bytes = tap_bytes.data();
-    }
+          tap_bytes.push_back((g * source.group_stride + kh * s.dilation_h * source.row_stride +
+                               kw * s.dilation_w * source.pixel_stride) *
+                              int64_t{sizeof(float)});
+    plan.tap_bytes = tap_bytes.data();
+    plan.tap_group_begin = group_begin;
   }
 #endif
   // Consecutive positions one pixel apart all along the run (stride 1 along the row, and a row's
