@@ -488,6 +488,11 @@ static_assert(kActivationRelu == 1 && kActivationLeakyRelu == 2 && kActivationCl
   SUMS(PRISM_NCHWC_CLIP)                                 \
   "9:\n\t"                                               \
   SUMS(PRISM_NCHWC_STORE)
+// What every assembly tile overwrites: r8-r11 (the output pointers at the ends, the positions'
+// pointers of a table entry) and every vector register.
+#define PRISM_NCHWC_CLOBBERS                                                                   \
+  "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",    \
+      "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
 //
 // 3 x 4: the positions' broadcasts held (ymm12-14), each block's filter vector loaded once
 // (ymm15) and multiplied into the three positions: per channel 3 broadcasts, 4 loads, 12 FMAs.
@@ -539,8 +544,7 @@ inline void Nchwc1x1Tile3x4(const float* x0, const float* x1, const float* x2, c
       PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [w] "+r"(w), [groups] "+r"(groups)
       : [stride] "r"(stride_bytes), [e] "r"(&ends)
-      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : PRISM_NCHWC_CLOBBERS);
 }
 
 // 4 x 3: the blocks' filter vectors held (ymm13-15), each position's broadcast (ymm12)
@@ -586,9 +590,21 @@ inline void Nchwc1x1Tile4x3(const float* x0, const float* x1, const float* x2, c
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3), [w] "+r"(w),
         [groups] "+r"(groups)
       : [stride] "r"(stride_bytes), [e] "r"(&ends)
-      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : PRISM_NCHWC_CLOBBERS);
 }
+
+// A table entry's start: the positions' pointers r8-r10 = x_p + the entry's offset (in r11).
+#define PRISM_NCHWC_TABLE_ENTRY        \
+  "mov (%[table]), %%r11\n\t"          \
+  "lea (%[x0],%%r11), %%r8\n\t"        \
+  "lea (%[x1],%%r11), %%r9\n\t"        \
+  "lea (%[x2],%%r11), %%r10\n\t"
+// The next entry, w_bytes of filter vectors on.
+#define PRISM_NCHWC_NEXT_ENTRY(w_bytes) \
+  "add $8, %[table]\n\t"               \
+  "add $" w_bytes ", %[w]\n\t"          \
+  "dec %[groups]\n\t"                  \
+  "jnz 4b\n\t"
 
 // The 3 x 4 and 4 x 3 tiles of windows larger than 1x1 (3x3 layers that Winograd does not take:
 // strided, or on small planes): the same groups, one per entry of a table of byte offsets from
@@ -598,41 +614,27 @@ inline void NchwcTapsTile3x4(const float* x0, const float* x1, const float* x2, 
                              const int64_t* table, int64_t entries, const NchwcAsmEnds& ends) {
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
-      "mov (%[table]), %%r11\n\t"
-      "lea (%[x0],%%r11), %%r8\n\t"
-      "lea (%[x1],%%r11), %%r9\n\t"
-      "lea (%[x2],%%r11), %%r10\n\t"
+      PRISM_NCHWC_TABLE_ENTRY
       PRISM_NCHWC_3X4_GROUP("%%r8", "%%r9", "%%r10")
-      "add $8, %[table]\n\t"
-      "add $1024, %[w]\n\t"
-      "dec %[groups]\n\t"
-      "jnz 4b\n\t"
+      PRISM_NCHWC_NEXT_ENTRY("1024")
       PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
       : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
       : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [e] "r"(&ends)
-      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : PRISM_NCHWC_CLOBBERS);
 }
 inline void NchwcTapsTile4x3(const float* x0, const float* x1, const float* x2, const float* x3,
                              const float* w, const int64_t* table, int64_t entries,
                              const NchwcAsmEnds& ends) {
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_4X3)
-      "mov (%[table]), %%r11\n\t"
-      "lea (%[x0],%%r11), %%r8\n\t"
-      "lea (%[x1],%%r11), %%r9\n\t"
-      "lea (%[x2],%%r11), %%r10\n\t"
+      PRISM_NCHWC_TABLE_ENTRY
       "add %[x3], %%r11\n\t"
       PRISM_NCHWC_4X3_GROUP("%%r8", "%%r9", "%%r10", "%%r11")
-      "add $8, %[table]\n\t"
-      "add $768, %[w]\n\t"
-      "dec %[groups]\n\t"
-      "jnz 4b\n\t"
+      PRISM_NCHWC_NEXT_ENTRY("768")
       PRISM_NCHWC_END(PRISM_NCHWC_SUMS_4X3)
       : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
       : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [x3] "r"(x3), [e] "r"(&ends)
-      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : PRISM_NCHWC_CLOBBERS);
 }
 
 // 3 x 4 over an NCHW input of 3 channels (an RGB image: the first convolution of most vision
@@ -646,25 +648,21 @@ inline void NchwcRgbTile3x4(const float* x0, const float* x1, const float* x2, c
   const int64_t lane_bytes = lane_stride * int64_t{sizeof(float)};
   asm volatile(
       PRISM_NCHWC_BEGIN(PRISM_NCHWC_SUMS_3X4)
-      "mov (%[table]), %%r11\n\t"
-      "lea (%[x0],%%r11), %%r8\n\t"
-      "lea (%[x1],%%r11), %%r9\n\t"
-      "lea (%[x2],%%r11), %%r10\n\t"
+      PRISM_NCHWC_TABLE_ENTRY
       PRISM_NCHWC_3X4_CHANNEL("%%r8", "%%r9", "%%r10", "", "0", "32", "64", "96")
       PRISM_NCHWC_3X4_CHANNEL("%%r8,%[lane],1", "%%r9,%[lane],1", "%%r10,%[lane],1", "",
                               "128", "160", "192", "224")
       PRISM_NCHWC_3X4_CHANNEL("%%r8,%[lane],2", "%%r9,%[lane],2", "%%r10,%[lane],2", "",
                               "256", "288", "320", "352")
-      "add $8, %[table]\n\t"
-      "add $384, %[w]\n\t"
-      "dec %[groups]\n\t"
-      "jnz 4b\n\t"
+      PRISM_NCHWC_NEXT_ENTRY("384")
       PRISM_NCHWC_END(PRISM_NCHWC_SUMS_3X4)
       : [w] "+r"(w), [groups] "+r"(entries), [table] "+r"(table)
       : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [lane] "r"(lane_bytes), [e] "r"(&ends)
-      : "cc", "memory", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : PRISM_NCHWC_CLOBBERS);
 }
+#undef PRISM_NCHWC_NEXT_ENTRY
+#undef PRISM_NCHWC_TABLE_ENTRY
+#undef PRISM_NCHWC_CLOBBERS
 #undef PRISM_NCHWC_4X3_GROUP
 #undef PRISM_NCHWC_4X3_CHANNEL
 #undef PRISM_NCHWC_4X3_POSITION
