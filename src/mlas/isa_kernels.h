@@ -277,9 +277,9 @@ struct IsaKernels {
   // dst[i] = erf(src[i]), within 2.3e-7 relative where |x| <= 1 and 3e-7 absolute elsewhere
   // (erf(x) = 1 - erfc(x), erfc within 4.2e-7 relative); NaN stays NaN. dst may be src.
   void (*erf_f32)(const float* src, float* dst, int64_t count);
-  // dst[i] = 0.5 x (1 + erf(x / sqrt(2))), the tail x < -sqrt(2) through erfc (relative error
-  // below 5e-7 there too). dst may be src.
-  void (*gelu_erf_f32)(const float* src, float* dst, int64_t count);
+  // dst[i] = 0.5 x (1 + erf(x / sqrt(2))) of x = src[i] (+ bias[i] when bias is given), the tail
+  // x < -sqrt(2) through erfc (relative error below 5e-7 there too). dst may be src.
+  void (*gelu_erf_f32)(const float* src, const float* bias, float* dst, int64_t count);
   // dst[i] = e^x (within 2 ulp, denormal results gradual, 0 below them, infinity above), ln x
   // (within 2 ulp or 1e-45 absolute; -inf at 0, NaN below), tanh x (3e-7 relative) and
   // 1 / (1 + e^-x) (4 ulp); NaN stays NaN. dst may be src. (src/mlas/isa/transcendental_kernels.h)

@@ -27,6 +27,13 @@ using GeluTypes = TypeList<float, double, Float16, BFloat16>;
 
 enum class Bias { kNone, kOptional, kRequired };
 
+// in + bias into out, which is then the kernel's input; in itself without a bias.
+const float* AddBias(const float* in, const float* bias, float* out, int64_t count) {
+  if (bias == nullptr) return in;
+  for (int64_t i = 0; i < count; ++i) out[i] = in[i] + bias[i];
+  return out;
+}
+
 struct GeluErf {
   static constexpr Bias kBias = Bias::kNone;
   explicit GeluErf(const OpKernelInfo&) {}
@@ -34,9 +41,9 @@ struct GeluErf {
   C operator()(C x) const {
     return C{0.5} * x * (C{1} + std::erf(x * static_cast<C>(0.7071067811865476)));  // 1/sqrt(2)
   }
-  // float blocks: the dispatched eight-lane kernel (mlas/isa_kernels.h).
-  static void ComputeF32(const float* in, float* out, int64_t count) {
-    mlas::ActiveKernels().gelu_erf_f32(in, out, count);
+  // float blocks: the dispatched kernel, which adds the bias itself (mlas/isa_kernels.h).
+  static void ComputeF32(const float* in, const float* bias, float* out, int64_t count) {
+    mlas::ActiveKernels().gelu_erf_f32(in, bias, out, count);
   }
 };
 
@@ -55,8 +62,8 @@ struct GeluTanh {
     return C{0.5} * x * (C{1} + std::tanh(inner));
   }
   // float blocks: the dispatched kernel, x sigmoid(2u) (mlas/isa_kernels.h).
-  static void ComputeF32(const float* in, float* out, int64_t count) {
-    mlas::ActiveKernels().gelu_tanh_f32(in, out, count);
+  static void ComputeF32(const float* in, const float* bias, float* out, int64_t count) {
+    mlas::ActiveKernels().gelu_tanh_f32(AddBias(in, bias, out, count), out, count);
   }
 };
 
@@ -67,8 +74,8 @@ struct QuickGeluFn {
   C operator()(C x) const {
     return x / (C{1} + std::exp(-static_cast<C>(alpha) * x));
   }
-  void ComputeF32(const float* in, float* out, int64_t count) const {
-    mlas::ActiveKernels().quick_gelu_f32(in, out, count, alpha);
+  void ComputeF32(const float* in, const float* bias, float* out, int64_t count) const {
+    mlas::ActiveKernels().quick_gelu_f32(AddBias(in, bias, out, count), out, count, alpha);
   }
   float alpha;
 };
@@ -98,22 +105,20 @@ struct ActivationImpl {
     const int64_t channels = job.channels;
     const int64_t rows = x.NumElements() / channels;
     const Fn& fn = *job.fn;
-    // in -> out over count floats (in may be out): Fn's dispatched vector kernel.
-    const auto fast = [&fn](const float* from, float* to, int64_t count) {
-      fn.ComputeF32(from, to, count);
+    // in (+ bias) -> out over count floats (in may be out): Fn's dispatched vector kernel.
+    const auto fast = [&fn](const float* from, const float* add, float* to, int64_t count) {
+      fn.ComputeF32(from, add, to, count);
     };
     ThreadPool::TryParallelFor(
         job.pool, rows, 8.0 * static_cast<double>(channels), [&](int64_t first, int64_t last) {
           if constexpr (std::is_same_v<T, float>) {
             if (bias.empty()) {  // the rows are one flat run
-              fast(in + first * channels, out + first * channels, (last - first) * channels);
+              fast(in + first * channels, nullptr, out + first * channels,
+                   (last - first) * channels);
               return;
             }
-            for (int64_t r = first; r < last; ++r) {
-              for (int64_t c = 0; c < channels; ++c)
-                out[r * channels + c] = in[r * channels + c] + bias[c];
-              fast(out + r * channels, out + r * channels, channels);
-            }
+            for (int64_t r = first; r < last; ++r)
+              fast(in + r * channels, bias.data(), out + r * channels, channels);
           } else if constexpr (std::is_same_v<C, float>) {  // half types, through a float block
             constexpr int64_t kBlock = 256;
             float block[kBlock];
@@ -124,7 +129,7 @@ struct ActivationImpl {
                 const int64_t count = std::min(kBlock, channels - begin);
                 for (int64_t j = 0; j < count; ++j)
                   block[j] = row[begin + j].ToFloat() + (bias.empty() ? 0.0f : bias[begin + j]);
-                fast(block, block, count);
+                fast(block, nullptr, block, count);
                 for (int64_t j = 0; j < count; ++j) row_out[begin + j] = T(block[j]);
               }
             }

@@ -816,21 +816,6 @@ inline ErfF ErfLanes(ErfF x) {
   return x == x ? result : x;  // NaN stays NaN
 }
 
-// 0.5 x (1 + erf(x / sqrt(2))); for x / sqrt(2) < -0.5 as 0.5 x erfc(|x| / sqrt(2)), which
-// keeps the relative precision that 1 + erf would cancel. z^2 = x^2 / 2 is split from x itself: the
-// rounding of z = x / sqrt(2) alone would cost 12 z^2 6e-8 (4e-6 at z = 6) in erfc.
-inline ErfF GeluErfLanes(ErfF x) {
-  const ErfF z = x * 0.70710678118654752f;
-  const ErfF magnitude = AbsErf(z);
-  ErfF square_hi, square_lo;
-  SplitSquare(AbsErf(x), square_hi, square_lo);
-  const ErfF small = 1.0f + z * HornerErf(z * z, kErfSmall);
-  const ErfF tail = ErfcTail(magnitude, 0.5f * square_hi, 0.5f * square_lo);
-  const ErfF factor = z < -0.5f ? tail : (z <= 1.0f ? small : 2.0f - tail);
-  const ErfF result = 0.5f * x * factor;
-  return x == x ? result : x;
-}
-
 // dst[i] = fn(src[i]) kErfLanes at a time; the tail through a zero-padded vector.
 template <typename Fn>
 inline void MapErfLanes(const float* src, float* dst, int64_t count, Fn fn) {
@@ -848,8 +833,59 @@ void ErfF32(const float* src, float* dst, int64_t count) {
   MapErfLanes(src, dst, count, [](ErfF x) { return ErfLanes(x); });
 }
 
-void GeluErfF32(const float* src, float* dst, int64_t count) {
-  MapErfLanes(src, dst, count, [](ErfF x) { return GeluErfLanes(x); });
+// 0.5 x (1 + erf(x / sqrt(2))) of `vectors` (at most kGeluBlock) whole vectors; for
+// x / sqrt(2) < -0.5 as 0.5 x erfc(|x| / sqrt(2)), which keeps the relative precision that
+// 1 + erf would cancel. z^2 = x^2 / 2 is split from x itself: the rounding of z = x / sqrt(2)
+// alone would cost 12 z^2 6e-8 (4e-6 at z = 6) in erfc. Two passes: the erfc exponent's
+// polynomial for all the vectors, then e^ and the selection. Each vector in one pass ran at about
+// 2 ns a float (AVX2): its chain of dependent operations (the degree-12 polynomial, then e^'s) is
+// longer than the out-of-order window could overlap across vectors; the passes' shorter bodies
+// let the core run several vectors' chains at once (1.35 ns), with the same operations.
+constexpr int64_t kGeluBlock = 8;
+
+inline void GeluErfVectors(const float* src, const float* bias, float* dst, int64_t vectors) {
+  ErfF xs[kGeluBlock], exponent_hi[kGeluBlock], exponent_lo[kGeluBlock];
+  for (int64_t v = 0; v < vectors; ++v) {
+    ErfF x = LoadLanes<ErfF>(src + v * kErfLanes);
+    if (bias != nullptr) x += LoadLanes<ErfF>(bias + v * kErfLanes);
+    xs[v] = x;
+    const ErfF magnitude = AbsErf(x * 0.70710678118654752f);
+    ErfF square_hi, square_lo;
+    SplitSquare(AbsErf(x), square_hi, square_lo);
+    const ErfF six = SplatErf(6.0f);
+    const ErfF g = HornerErf((magnitude < six ? magnitude : six) - 3.25f, kErfcExponent);
+    exponent_hi[v] = -(0.5f * square_hi);
+    exponent_lo[v] = g - 0.5f * square_lo;
+  }
+  for (int64_t v = 0; v < vectors; ++v) {
+    const ErfF x = xs[v];
+    const ErfF z = x * 0.70710678118654752f;
+    const ErfF small = 1.0f + z * HornerErf(z * z, kErfSmall);
+    const ErfF tail =
+        AbsErf(z) < SplatErf(6.0f) ? ExpOfSum(exponent_hi[v], exponent_lo[v]) : SplatErf(0.0f);
+    const ErfF factor = z < -0.5f ? tail : (z <= 1.0f ? small : 2.0f - tail);
+    const ErfF result = 0.5f * x * factor;
+    StoreLanes(dst + v * kErfLanes, x == x ? result : x);
+  }
+}
+
+void GeluErfF32(const float* src, const float* bias, float* dst, int64_t count) {
+  constexpr int64_t kStep = kGeluBlock * kErfLanes;
+  int64_t i = 0;
+  for (; i + kStep <= count; i += kStep)
+    GeluErfVectors(src + i, bias != nullptr ? bias + i : nullptr, dst + i, kGeluBlock);
+  if (const int64_t vectors = (count - i) / kErfLanes; vectors > 0) {
+    GeluErfVectors(src + i, bias != nullptr ? bias + i : nullptr, dst + i, vectors);
+    i += vectors * kErfLanes;
+  }
+  if (i < count) {  // the tail through zero-padded vectors
+    float block[kErfLanes] = {}, bias_block[kErfLanes] = {};
+    const auto tail_bytes = sizeof(float) * static_cast<size_t>(count - i);
+    std::memcpy(block, src + i, tail_bytes);
+    if (bias != nullptr) std::memcpy(bias_block, bias + i, tail_bytes);
+    GeluErfVectors(block, bias != nullptr ? bias_block : nullptr, block, 1);
+    std::memcpy(dst + i, block, tail_bytes);
+  }
 }
 
 #include "mlas/isa/transcendental_kernels.h"

@@ -1,12 +1,13 @@
 // The erf and GELU kernels of every instruction-set level (8 lanes, 16 on AVX-512) against
 // std::erf/std::erfc in double: a dense sweep over [-10, 10], the branch boundaries (|z| = 1 and
-// 6), special values (signed zeros, infinities, NaN, denormals) and every count from 0 to 39 (two
-// 16-lane vectors and the padded tail).
+// 6), special values (signed zeros, infinities, NaN, denormals), every count from 0 to 39 (two
+// 16-lane vectors and the padded tail) and GELU's bias over counts past its blocks of 8 vectors.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "isa_levels.h"
@@ -63,7 +64,7 @@ TEST(ErfKernelsTest, GeluKeepsRelativePrecisionInTheNegativeTail) {
   for (CpuIsa level : Levels()) {
     SCOPED_TRACE(IsaName(level));
     std::vector<float> y(x.size());
-    KernelsFor(level).gelu_erf_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    KernelsFor(level).gelu_erf_f32(x.data(), nullptr, y.data(), static_cast<int64_t>(x.size()));
     for (size_t i = 0; i < x.size(); ++i) {
       if (std::isinf(x[i])) {  // inf, and -inf * 0 = NaN as the formula and onnxruntime give
         if (x[i] > 0)
@@ -82,7 +83,7 @@ TEST(ErfKernelsTest, GeluKeepsRelativePrecisionInTheNegativeTail) {
     }
     const float nan = std::numeric_limits<float>::quiet_NaN();
     float special[1] = {nan};
-    KernelsFor(level).gelu_erf_f32(special, special, 1);
+    KernelsFor(level).gelu_erf_f32(special, nullptr, special, 1);
     EXPECT_TRUE(std::isnan(special[0]));
   }
 }
@@ -99,11 +100,43 @@ TEST(ErfKernelsTest, EveryCountIncludingThePaddedTail) {
         EXPECT_NEAR(y[static_cast<size_t>(i)], std::erf(x[static_cast<size_t>(i)]), 3e-7) << count;
       EXPECT_EQ(y[static_cast<size_t>(count)], -7.0f) << "nothing written past count " << count;
       // In place.
-      KernelsFor(level).gelu_erf_f32(x.data(), x.data(), count);
+      KernelsFor(level).gelu_erf_f32(x.data(), nullptr, x.data(), count);
       for (int64_t i = 0; i < count; ++i) {
         const double v = 0.1 * static_cast<double>(i) - 1.0;
         EXPECT_NEAR(x[static_cast<size_t>(i)], GeluReference(v), 1e-6) << count;
       }
+    }
+  }
+}
+
+// gelu_erf_f32 with a bias: gelu(float(x + bias)) at counts around its blocks of 8 vectors (64
+// and 128 floats) and their padded tail, out of place and in place, nothing written past count.
+TEST(ErfKernelsTest, GeluAddsTheBiasFirstAtEveryCount) {
+  std::mt19937 generator(7);
+  std::uniform_real_distribution<float> value(-9.0f, 9.0f);
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    for (const int64_t count : {1, 7, 8, 9, 63, 64, 65, 72, 127, 128, 129, 136, 200, 257, 385}) {
+      const auto size = static_cast<size_t>(count);
+      std::vector<float> x(size), bias(size), y(size + 1, -7.0f);
+      for (size_t i = 0; i < size; ++i) {
+        x[i] = value(generator);
+        bias[i] = 0.25f * value(generator);
+      }
+      const auto check = [&](const std::vector<float>& got, const char* form) {
+        for (size_t i = 0; i < size; ++i) {
+          const double expected = GeluReference(static_cast<double>(x[i] + bias[i]));
+          ASSERT_LE(std::fabs(got[i] - expected), std::max(6e-7 * std::fabs(expected), 1e-16))
+              << form << " count " << count << " at " << i << ": gelu(" << x[i] << " + " << bias[i]
+              << ") = " << got[i] << ", expected " << expected;
+        }
+      };
+      KernelsFor(level).gelu_erf_f32(x.data(), bias.data(), y.data(), count);
+      check(y, "out of place");
+      EXPECT_EQ(y[size], -7.0f) << "nothing written past count " << count;
+      std::vector<float> in_place = x;
+      KernelsFor(level).gelu_erf_f32(in_place.data(), bias.data(), in_place.data(), count);
+      check(in_place, "in place");
     }
   }
 }
