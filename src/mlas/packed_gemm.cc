@@ -48,8 +48,9 @@ void PackedMatrixB::Unpack(bool trans_b, float* b, int64_t ldb) const {
 }
 
 void GemmPackedB(bool trans_a, int64_t m, const float* a, int64_t lda, float alpha,
-                 const PackedMatrixB& b, float beta, float* c, int64_t ldc, ThreadPool* pool) {
-  SgemmPackedB(ActiveKernels(), trans_a, m, a, lda, alpha, b, beta, c, ldc, pool);
+                 const PackedMatrixB& b, float beta, float* c, int64_t ldc, ThreadPool* pool,
+                 const SgemmEpilogue* epilogue) {
+  SgemmPackedB(ActiveKernels(), trans_a, m, a, lda, alpha, b, beta, c, ldc, pool, epilogue);
 }
 
 }  // namespace prism::mlas

@@ -16,6 +16,8 @@ class ThreadPool;
 
 namespace prism::mlas {
 
+struct SgemmEpilogue;  // sgemm.h
+
 class PackedMatrixB {
  public:
   static constexpr int64_t kPanelWidth = 16;
@@ -43,9 +45,10 @@ class PackedMatrixB {
 
 // C = alpha * op(A) * B + beta * C with B packed: op(A) is m x k, stored m x k (lda) or, with
 // trans_a, k x m. C is m x n (ldc) and is not read when beta is 0. pool: blocks of C split over
-// it (nullptr: the calling thread alone). The active ISA level's SGEMM (SgemmPackedB, sgemm.h).
+// it (nullptr: the calling thread alone). The active ISA level's SGEMM (SgemmPackedB, sgemm.h);
+// the epilogue, when given, runs on each finished block of C (SgemmEpilogue).
 void GemmPackedB(bool trans_a, int64_t m, const float* a, int64_t lda, float alpha,
                  const PackedMatrixB& b, float beta, float* c, int64_t ldc,
-                 ThreadPool* pool = nullptr);
+                 ThreadPool* pool = nullptr, const SgemmEpilogue* epilogue = nullptr);
 
 }  // namespace prism::mlas

@@ -316,17 +316,18 @@ void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int
 
 void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const float* a, int64_t lda,
                   float alpha, const PackedMatrixB& b, float beta, float* c, int64_t ldc,
-                  ThreadPool* pool) {
+                  ThreadPool* pool, const SgemmEpilogue* epilogue) {
   const int64_t n = b.N(), k = b.K();
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     ScaleC(m, n, beta, c, ldc);
+    if (epilogue != nullptr) epilogue->apply(epilogue->context, 0, m, 0, n, c, ldc);
     return;
   }
   OperandB operand;
   operand.prepacked = b.Panel(0);
   operand.depth = k;
-  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool, nullptr);
+  SgemmSplit(kernels, trans_a, m, n, k, alpha, a, lda, operand, beta, c, ldc, pool, epilogue);
 }
 
 double ProbeFmaPeakGflops(const IsaKernels& kernels, double seconds) {

@@ -67,7 +67,7 @@ void Sgemm(const IsaKernels& kernels, bool trans_a, bool trans_b, int64_t m, int
 // The same with B packed ahead (packed_gemm.h).
 void SgemmPackedB(const IsaKernels& kernels, bool trans_a, int64_t m, const float* a, int64_t lda,
                   float alpha, const PackedMatrixB& b, float beta, float* c, int64_t ldc,
-                  ThreadPool* pool);
+                  ThreadPool* pool, const SgemmEpilogue* epilogue = nullptr);
 
 // The machine's single-thread FP32 peak in GFLOP/s on a level's kernels: the best of a few runs
 // of its multiply-add probe (independent chains in registers), each about seconds / 5 long.

@@ -45,8 +45,7 @@ struct AttentionExtraInputs {
 // qkv: [batch * seq, q + k + v] rows of the projection (bias added). Writes output 0
 // [batch, seq, v] and, when requested, output 1 (present) in out_type.
 void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttributes& attributes,
-                           const std::vector<float>& qkv, int64_t batch, int64_t seq,
-                           QkvHiddenSizes sizes, const AttentionExtraInputs& extra,
-                           ElementType out_type);
+                           const float* qkv, int64_t batch, int64_t seq, QkvHiddenSizes sizes,
+                           const AttentionExtraInputs& extra, ElementType out_type);
 
 }  // namespace prism::cpu::contrib

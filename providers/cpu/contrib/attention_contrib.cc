@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/scratch_buffer.h"
+#include "mlas/sgemm.h"
 #include "providers/cpu/contrib/attention_after_projection.h"
 #include "providers/cpu/contrib/attention_core.h"
 #include "providers/cpu/cpu_kernel_families.h"
@@ -69,9 +71,8 @@ QkvHiddenSizes ResolveQkvHiddenSizes(const Node& node, const ContribAttentionAtt
 }
 
 void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttributes& attributes,
-                           const std::vector<float>& qkv, int64_t batch, int64_t seq,
-                           QkvHiddenSizes sizes, const AttentionExtraInputs& extra,
-                           ElementType out_type) {
+                           const float* qkv, int64_t batch, int64_t seq, QkvHiddenSizes sizes,
+                           const AttentionExtraInputs& extra, ElementType out_type) {
   const Node& node = context.GetNode();
   const int64_t num_heads = attributes.num_heads;
   const int64_t projected = sizes.q + sizes.k + sizes.v;
@@ -103,9 +104,9 @@ void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttri
   problem.v_head_size = v_head;
   problem.scale =
       attributes.scale != 0.0f ? attributes.scale : 1.0f / std::sqrt(static_cast<float>(head));
-  problem.q = {qkv.data(), seq * projected, head, projected};
-  problem.k = {qkv.data() + q_hidden, seq * projected, head, projected};
-  problem.v = {qkv.data() + q_hidden + k_hidden, seq * projected, v_head, projected};
+  problem.q = {qkv, seq * projected, head, projected};
+  problem.k = {qkv + q_hidden, seq * projected, head, projected};
+  problem.v = {qkv + q_hidden + k_hidden, seq * projected, v_head, projected};
   problem.causal = attributes.unidirectional;
   problem.causal_offset = past_len;
   problem.causal_spares_last_row = true;
@@ -128,7 +129,7 @@ void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttri
           if (past_len > 0)
             std::copy_n(past_view.data() + ((kv * batch + bi) * num_heads + h) * past_len * head,
                         past_len * head, dst);
-          const float* src = qkv.data() + bi * seq * projected + (1 + kv) * q_hidden + h * head;
+          const float* src = qkv + bi * seq * projected + (1 + kv) * q_hidden + h * head;
           for (int64_t s = 0; s < seq; ++s)
             std::copy_n(src + s * projected, head, dst + (past_len + s) * head);
         }
@@ -172,6 +173,14 @@ void AttendAfterProjection(OpKernelContext& context, const ContribAttentionAttri
 }
 
 namespace {
+
+// An SgemmEpilogue: the projection's bias (the context) added to a finished block of qkv.
+void AddBiasToBlock(const void* context, int64_t /*row*/, int64_t rows, int64_t column,
+                    int64_t columns, float* block, int64_t ldc) {
+  const float* bias = static_cast<const float*>(context) + column;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < columns; ++j) block[r * ldc + j] += bias[j];
+}
 
 class Attention final : public OpKernel {
  public:
@@ -233,29 +242,36 @@ class Attention final : public OpKernel {
                     ": every float input must have input's type ", input.Describe(), ", got ",
                     t->Describe());
 
-    // The projection: qkv [B * S, projected] = input x weights + bias, the bias written first and
-    // accumulated by the GEMM (beta 1) rather than added in a second pass.
+    // The projection: qkv [B * S, projected] = input x weights + bias, in the session's scratch
+    // arena (a fresh vector was zero-filled, and its pages faulted in, on every run). With packed
+    // weights the bias is added to each block of the product while it is in cache; otherwise it
+    // is written first and accumulated by the GEMM (beta 1).
     const FloatView x(&input), b(bias);
-    std::vector<float> qkv(static_cast<size_t>(batch * seq * projected));
-    if (!qkv.empty()) {
-      const int64_t rows = batch * seq;
-      if (b.data() != nullptr)
-        for (int64_t r = 0; r < rows; ++r)
-          std::copy_n(b.data(), projected, qkv.data() + r * projected);
-      const float beta = b.data() != nullptr ? 1.0f : 0.0f;
+    const int64_t rows = batch * seq;
+    ScratchBuffer<float> qkv(context.TempAllocator(), static_cast<size_t>(rows * projected));
+    if (qkv.size() > 0) {
       if (in_hidden == 0) {
-        if (b.data() == nullptr) std::fill(qkv.begin(), qkv.end(), 0.0f);
+        for (int64_t r = 0; r < rows; ++r)
+          if (b.data() != nullptr)
+            std::copy_n(b.data(), projected, qkv.data() + r * projected);
+          else
+            std::fill_n(qkv.data() + r * projected, projected, 0.0f);
       } else if (packed_weights_ != nullptr) {
-        mlas::GemmPackedB(false, rows, x.data(), in_hidden, 1.0f, *packed_weights_, beta,
-                          qkv.data(), projected, context.IntraOpThreadPool());
+        const mlas::SgemmEpilogue add_bias{&AddBiasToBlock, b.data()};
+        mlas::GemmPackedB(false, rows, x.data(), in_hidden, 1.0f, *packed_weights_, 0.0f,
+                          qkv.data(), projected, context.IntraOpThreadPool(),
+                          b.data() != nullptr ? &add_bias : nullptr);
       } else {
+        if (b.data() != nullptr)
+          for (int64_t r = 0; r < rows; ++r)
+            std::copy_n(b.data(), projected, qkv.data() + r * projected);
         const FloatView w(weights);
         mlas::Gemm<float>(false, false, rows, projected, in_hidden, 1.0f, x.data(), in_hidden,
-                          w.data(), projected, beta, qkv.data(), projected,
-                          context.IntraOpThreadPool());
+                          w.data(), projected, b.data() != nullptr ? 1.0f : 0.0f, qkv.data(),
+                          projected, context.IntraOpThreadPool());
       }
     }
-    AttendAfterProjection(context, attributes_, qkv, batch, seq, sizes, extra, input.Type());
+    AttendAfterProjection(context, attributes_, qkv.data(), batch, seq, sizes, extra, input.Type());
   }
 
  private:

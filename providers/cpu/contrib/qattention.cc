@@ -122,7 +122,7 @@ class QAttention final : public OpKernel {
         const size_t i = static_cast<size_t>(r * projected + c);
         qkv[i] = static_cast<float>(accumulated[i]) * multiplier + bias_view.data()[c];
       }
-    AttendAfterProjection(context, attributes_, qkv, batch, seq, sizes, extra, out_type);
+    AttendAfterProjection(context, attributes_, qkv.data(), batch, seq, sizes, extra, out_type);
   }
 
  private:

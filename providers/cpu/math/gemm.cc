@@ -15,6 +15,7 @@
 #include "common/thread_pool.h"
 #include "mlas/gemm.h"
 #include "mlas/packed_gemm.h"
+#include "mlas/sgemm.h"
 #include "providers/cpu/contrib/fused_activation.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/math/packed_b_weight.h"
@@ -50,6 +51,34 @@ void BroadcastC(const T* c, const TensorShape& c_shape, int64_t m, int64_t n, T*
     }
   }
 }
+
+// Y's blocks finished while they are still in cache, after the packed-B product alpha A B:
+// + beta C (broadcast as BroadcastC does) and FusedGemm's activation, instead of a pass that
+// copied C into Y before the product and another over Y for the activation, both on one thread.
+struct PackedGemmEpilogue {
+  const float* c = nullptr;  // null: no C term
+  int64_t c_rows = 1, c_cols = 1;
+  float beta = 0.0f;
+  const FusedActivation* activation = nullptr;  // null: none
+
+  static void Apply(const void* context, int64_t row, int64_t rows, int64_t column, int64_t columns,
+                    float* block, int64_t ldc) {
+    const auto& e = *static_cast<const PackedGemmEpilogue*>(context);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* y = block + r * ldc;
+      if (e.c != nullptr) {
+        const float* c_row = e.c + (e.c_rows == 1 ? 0 : (row + r) * e.c_cols);
+        if (e.c_cols == 1) {
+          const float term = e.beta * c_row[0];
+          for (int64_t j = 0; j < columns; ++j) y[j] += term;
+        } else {
+          for (int64_t j = 0; j < columns; ++j) y[j] += e.beta * c_row[column + j];
+        }
+      }
+      if (e.activation != nullptr) ApplyFusedActivation(*e.activation, y, columns);
+    }
+  }
+};
 
 template <typename T>
 void RunFloatGemm(const GemmPlan& plan, const T* a, const T* b, const T* c,
@@ -237,13 +266,21 @@ class Gemm final : public OpKernel {
     if (c != nullptr) CheckC(c->Shape(), m, n);
     Tensor& y = context.Output(0, TensorShape({m, n}), a.Type());
     if (y.NumElements() == 0) return;
-    float* out = y.MutableData<float>();
     // With beta == 0, C does not contribute (not even its NaNs), as in the ONNX reference.
-    const bool with_c = c != nullptr && beta_ != 0.f;
-    if (with_c) BroadcastC(c->Data<float>(), c->Shape(), m, n, out);
-    mlas::GemmPackedB(trans_a_, m, a.Data<float>(), trans_a_ ? m : k, alpha_, *packed_b_,
-                      with_c ? beta_ : 0.0f, out, n, context.IntraOpThreadPool());
-    Activate(y);
+    PackedGemmEpilogue finish;
+    if (c != nullptr && beta_ != 0.f) {
+      const TensorShape& c_shape = c->Shape();
+      finish.c = c->Data<float>();
+      finish.c_rows = c_shape.Rank() == 2 ? c_shape[0] : 1;
+      finish.c_cols = c_shape.Rank() >= 1 ? c_shape[c_shape.Rank() - 1] : 1;
+      finish.beta = beta_;
+    }
+    if (activation_.kind != FusedActivation::Kind::kNone) finish.activation = &activation_;
+    const mlas::SgemmEpilogue epilogue{&PackedGemmEpilogue::Apply, &finish};
+    const bool any = finish.c != nullptr || finish.activation != nullptr;
+    mlas::GemmPackedB(trans_a_, m, a.Data<float>(), trans_a_ ? m : k, alpha_, *packed_b_, 0.0f,
+                      y.MutableData<float>(), n, context.IntraOpThreadPool(),
+                      any ? &epilogue : nullptr);
   }
 
   // FusedGemm's activation and its parameters; a name it does not know is refused when the
