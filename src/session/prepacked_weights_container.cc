@@ -1,17 +1,19 @@
 #include "session/prepacked_weights_container.h"
 
+#include <cstdint>
+
 #include "common/content_hash.h"
 
 namespace prism {
-namespace {
 
-std::string KeyOf(const std::string& format, const Tensor& weight) {
+std::string PrepackedWeightsContainer::KeyOf(const std::string& format,
+                                             const Tensor& weight) const {
+  const std::string what =
+      MakeString(format, "|", ElementTypeName(weight.Type()), weight.Shape().ToString(), "|");
+  if (!by_content_) return MakeString(what, "at ", reinterpret_cast<uintptr_t>(weight.RawData()));
   const ContentHash hash = HashContent(weight.RawData(), weight.SizeInBytes());
-  return MakeString(format, "|", ElementTypeName(weight.Type()), weight.Shape().ToString(), "|",
-                    hash.first, ":", hash.second);
+  return MakeString(what, hash.first, ":", hash.second);
 }
-
-}  // namespace
 
 PrePackedWeight PrepackedWeightsContainer::GetOrPack(const std::string& format,
                                                      const Tensor& weight,

@@ -295,7 +295,7 @@ std::shared_ptr<const SessionState> SessionState::Build(
   if (options.ConfigOr("session.disable_prepacking", "0") != "1")
     state->prepacked_ = options.prepacked_weights != nullptr
                             ? options.prepacked_weights
-                            : std::make_shared<PrepackedWeightsContainer>();
+                            : std::make_shared<PrepackedWeightsContainer>(/*by_content=*/false);
   PlannerInputs planner_inputs{state->providers_,   state->data_transfers_,  assignment, compiled,
                                *state->allocators_, state->prepacked_.get(), {}};
   planner_inputs.custom_ops = custom_ops;
