@@ -102,6 +102,9 @@ double ProcessCpuSeconds() {
 TEST(ThreadPool, IdleWorkersDoNotBurnCpu) {
   ThreadPool pool(4);
   pool.ParallelFor(1000, 1e4, [](int64_t, int64_t) {});  // wake them once
+  // Past their polling time (spin_microseconds, 1 ms by default) they must all be asleep.
+  std::this_thread::sleep_for(std::chrono::microseconds(pool.SpinMicroseconds()) +
+                              std::chrono::milliseconds(20));
   const double before = ProcessCpuSeconds();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const double used = ProcessCpuSeconds() - before;

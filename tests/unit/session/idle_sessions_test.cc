@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/thread_pool.h"
 #include "session_test_util.h"
 
 namespace prism::testing {
@@ -38,6 +39,10 @@ TEST(IdleSessions, TwoSessionsNotRunningUseUnderOnePercentCpu) {
                  {MakeTensor<float>({256, 256}, ones), MakeTensor<float>({256, 256}, ones)});
     EXPECT_EQ(out[0].GetTensor().Data<float>()[0], 256.0f);  // the pools did work
   }
+  // Past the pools' polling time after a run (ThreadPool::kDefaultSpinMicroseconds) every
+  // worker must be asleep.
+  std::this_thread::sleep_for(std::chrono::microseconds(ThreadPool::kDefaultSpinMicroseconds) +
+                              std::chrono::milliseconds(20));
   const double before = ProcessCpuSeconds();
   const auto wall_start = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
