@@ -25,6 +25,15 @@ constexpr double kMinParallelCost = 40000.0;
 // worker running a kernel uses the intra-op pool).
 thread_local const ThreadPool* running_task_of = nullptr;
 
+// Polls between yields of the CPU while spinning: about 7 us of pause instructions here (27 ns
+// each on the Zen 3 machine; a sched_yield takes about 0.7 us). When the thread a spinner waits
+// for is queued on the spinner's own CPU (a busy neighbour took the other one and the scheduler
+// moved it), polling without yielding kept it off until the polling window or the time slice
+// ended: mobilenetv2 at 2 threads beside a process busy 3 ms of every 6 on one CPU took 12.6 ms
+// (median of 6 alternating rounds), 9.3 ms with these yields; without the neighbour 6.26 and
+// 6.13 ms.
+constexpr int kPollsPerYield = 256;
+
 // Polls ready() for up to `microseconds`; whether it became true. The clock is read every 64
 // polls, and the CPU is told it is spinning (pause) between polls.
 template <typename Ready>
@@ -36,7 +45,10 @@ bool SpinUntil(Ready ready, int microseconds) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
-    if (polls % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return ready();
+    if (polls % 64 == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return ready();
+      if (polls % kPollsPerYield == 0) sched_yield();
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 // The intra-op pool: every index visited exactly once, work really spread over threads, small
 // work inline, exceptions surfacing on the caller, many callers at once, idle workers asleep.
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -133,6 +135,61 @@ TEST(ThreadPool, WorkersPollBeforeSleepingOnlyWhenAllowed) {
   while (sleeping.WorkerSleeps() < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_GE(sleeping.WorkerSleeps(), 1);
+}
+
+// CPU time of the calling thread in seconds.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Keeps this thread busy for `seconds` of its own CPU time.
+void BurnCpu(double seconds) {
+  const double until = ThreadCpuSeconds() + seconds;
+  volatile double sink = 0;
+  while (ThreadCpuSeconds() < until) sink = sink + 1.0;
+}
+
+// A caller waiting for its helper polls, but when both share one CPU (a busy neighbour took the
+// other) the polling must give the CPU up now and then, or it takes the helper's turns: here the
+// caller's chunk is short and the worker's long, all on one CPU, and the caller's CPU time after
+// its chunk (spent waiting) must stay small. Polling without yielding spends about as much as the
+// worker has left (20 ms).
+TEST(ThreadPool, WaitingCallerGivesWayToItsHelperOnOneCpu) {
+  double waited = -1;
+  std::thread test([&] {
+    cpu_set_t current;
+    CPU_ZERO(&current);
+    ASSERT_EQ(sched_getaffinity(0, sizeof(current), &current), 0);
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &current)) ++cpu;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    ThreadPool pool(2, 10000000);  // polls for 10 s: only yielding can hand the CPU over
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<int> started{0};
+    double caller_done = 0;
+    pool.ParallelFor(2, 1e9, [&](int64_t begin, int64_t end) {
+      ASSERT_EQ(end - begin, 1);
+      // Both units start before either works: the worker really holds one.
+      ++started;
+      while (started.load() < 2) sched_yield();
+      if (std::this_thread::get_id() == caller) {
+        BurnCpu(0.005);
+        caller_done = ThreadCpuSeconds();
+      } else {
+        BurnCpu(0.030);
+      }
+    });
+    waited = ThreadCpuSeconds() - caller_done;
+  });
+  test.join();
+  ASSERT_GE(waited, 0.0);
+  EXPECT_LT(waited, 0.008) << "the caller spent " << waited
+                           << " s of CPU waiting for a helper on its own CPU";
 }
 
 TEST(ThreadPool, DefaultThreadsIsWithinTheAllowedCpus) {
