@@ -17,44 +17,61 @@ int64_t Tiles(const NchwcConvShape& s, int output_tile) {
   return CeilDiv(s.output_h, output_tile) * CeilDiv(s.output_w, output_tile);
 }
 
-// G t for one column t of a filter (3 taps) into m + 2 values, in double (the sums of three
-// floats are exact there): F(2x2): G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; F(4x4):
+// Value i of G t for one column t of a filter (3 taps), in double (the sums of three floats are
+// exact there): F(2x2): G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; F(4x4):
 // G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1].
 template <int kTile>
-void FilterLine(double t0, double t1, double t2, double* out) {
+double FilterValue(double t0, double t1, double t2, int i) {
   if constexpr (kTile == 2) {
-    out[0] = t0;
-    out[1] = (t0 + t1 + t2) * 0.5;
-    out[2] = (t0 - t1 + t2) * 0.5;
-    out[3] = t2;
+    switch (i) {
+      case 0:
+        return t0;
+      case 1:
+        return (t0 + t1 + t2) * 0.5;
+      case 2:
+        return (t0 - t1 + t2) * 0.5;
+      default:
+        return t2;
+    }
   } else {
-    out[0] = t0 * 0.25;
-    out[1] = -(t0 + t1 + t2) / 6;
-    out[2] = -(t0 - t1 + t2) / 6;
-    out[3] = t0 / 24 + t1 / 12 + t2 / 6;
-    out[4] = t0 / 24 - t1 / 12 + t2 / 6;
-    out[5] = t2;
+    switch (i) {
+      case 0:
+        return t0 * 0.25;
+      case 1:
+        return -(t0 + t1 + t2) / 6;
+      case 2:
+        return -(t0 - t1 + t2) / 6;
+      case 3:
+        return t0 / 24 + t1 / 12 + t2 / 6;
+      case 4:
+        return t0 / 24 - t1 / 12 + t2 / 6;
+      default:
+        return t2;
+    }
   }
 }
 
-// U = G g G^T of every (input, output) channel pair into u[point][ci][co], each value rounded to
-// float once. Output channels innermost: each point's U is written in order.
+// Row i of U = G g G^T for every (input, output) channel pair: the points (i, 0 .. side - 1)
+// into u[j][ci][co], each value rounded to float once. Output channels innermost: each point's U
+// is written in order. A row of points at a time, not all of them: the buffer of all
+// (squeezenet1_1's 64 -> 256 layer: 1 MiB) was fresh memory whose page faults, under the
+// hypervisor, cost more than the transform (3.5 ms of a 35 ms session creation for its two such
+// layers).
 template <int kTile>
-void TransformFilters(const float* oihw, int64_t cp, int64_t mp, float* u) {
+void TransformFilterRow(const float* oihw, int64_t cp, int64_t mp, int i, float* u) {
   constexpr int kSide = kTile + 2;
   const size_t point_floats = static_cast<size_t>(cp * mp);
   for (int64_t ci = 0; ci < cp; ++ci) {
     for (int64_t co = 0; co < mp; ++co) {
       const float* g = oihw + (co * cp + ci) * 9;
-      double columns[3][kSide];  // G g, column by column
-      for (int c = 0; c < 3; ++c) FilterLine<kTile>(g[c], g[3 + c], g[6 + c], columns[c]);
+      // (G g)'s row i, column by column, then G applied along it.
+      double column_values[3];
+      for (int c = 0; c < 3; ++c)
+        column_values[c] = FilterValue<kTile>(g[c], g[3 + c], g[6 + c], i);
       const size_t at = static_cast<size_t>(ci * mp + co);
-      for (int i = 0; i < kSide; ++i) {
-        double row[kSide];
-        FilterLine<kTile>(columns[0][i], columns[1][i], columns[2][i], row);
-        for (int j = 0; j < kSide; ++j)
-          u[static_cast<size_t>(i * kSide + j) * point_floats + at] = static_cast<float>(row[j]);
-      }
+      for (int j = 0; j < kSide; ++j)
+        u[static_cast<size_t>(j) * point_floats + at] = static_cast<float>(
+            FilterValue<kTile>(column_values[0], column_values[1], column_values[2], j));
     }
   }
 }
@@ -94,14 +111,16 @@ NchwcWinogradFilter NchwcWinogradFilter::Pack(const NchwcConvShape& s, const flo
   filter.output_tile_ = output_tile;
   const int side = output_tile + 2;
   const size_t point_floats = static_cast<size_t>(cp * mp);
-  std::vector<float> u(static_cast<size_t>(side * side) * point_floats);
-  if (output_tile == 4)
-    TransformFilters<4>(oihw, cp, mp, u.data());
-  else
-    TransformFilters<2>(oihw, cp, mp, u.data());
-  for (int p = 0; p < side * side; ++p)
-    filter.points_.push_back(
-        PackedMatrixB::Pack(false, cp, mp, u.data() + static_cast<size_t>(p) * point_floats, mp));
+  std::vector<float> u(static_cast<size_t>(side) * point_floats);  // one row of points
+  for (int i = 0; i < side; ++i) {
+    if (output_tile == 4)
+      TransformFilterRow<4>(oihw, cp, mp, i, u.data());
+    else
+      TransformFilterRow<2>(oihw, cp, mp, i, u.data());
+    for (int j = 0; j < side; ++j)  // point i * side + j
+      filter.points_.push_back(
+          PackedMatrixB::Pack(false, cp, mp, u.data() + static_cast<size_t>(j) * point_floats, mp));
+  }
   return filter;
 }
 
