@@ -399,6 +399,35 @@ TEST(NchwcTransformer, ReplacedWeightsAreReleasedAndComeBackOnARebuild) {
   EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
 }
 
+// A 3x3 conv on a known plane where the Winograd form pays keeps only that form (and W as given,
+// for the way back): its outputs stay right, and W comes back bit for bit from it on a rebuild.
+TEST(NchwcTransformer, WinogradOnlyConvRunsAndGivesItsWeightsBack) {
+  const int64_t c = 2 * kB;
+  onnx::ModelProto model = MakeModel();
+  auto* graph = model.mutable_graph();
+  AddInput(graph, "X", TensorProto::FLOAT, {1, c, 16, 16});  // 64 tiles of 2 x 2: F(2x2)
+  AddConv(graph, "X", "Y", c, c, 3, 1, 11);
+  AddOutput(graph, "Y", TensorProto::FLOAT);
+  auto plain = MakeSession(model, {}, AtLevel(GraphOptimizationLevel::kDisableAll));
+  auto session = MakeSession(model, {});
+  ASSERT_NE(FindOp(*session->SessionGraph(), kNchwc, "Conv"), nullptr);
+  const std::vector<Tensor> feeds = {MakeTensor<float>({1, c, 16, 16}, Random(c * 256, 12))};
+  const auto expected = RunFloat(*plain, {"X"}, feeds);
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+  EXPECT_EQ(session->GetModel().MainGraph().FindInitializer("Y_W"), nullptr);
+  session->SetProviders({TestEp("Conv")});
+  EXPECT_EQ(FindOp(*session->SessionGraph(), kNchwc, "Conv"), nullptr);
+  const Tensor* restored = session->GetModel().MainGraph().FindInitializer("Y_W");
+  const Tensor* original = plain->GetModel().MainGraph().FindInitializer("Y_W");
+  ASSERT_NE(restored, nullptr);
+  ASSERT_EQ(restored->Shape(), original->Shape());
+  for (int64_t i = 0; i < original->NumElements(); ++i)
+    ASSERT_EQ(restored->Data<float>()[i], original->Data<float>()[i]) << i;
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+  session->SetProviders({});
+  EXPECT_EQ(CompareValues(expected[0], RunFloat(*session, {"X"}, feeds)[0], {1e-4, 1e-4}), "");
+}
+
 // Each conv's replaced W and B are dropped as soon as that conv is rewritten (not after the
 // whole pass, when every replaced weight would be held beside its ordered copy); a W that
 // another conv still reads waits until that one is rewritten too.
