@@ -851,8 +851,11 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
                                                                      : kMinMultiplyAddsPerThread)),
                           1, threads);
   // Two blocks per thread, taken as threads come free (a thread slowed by another tenant leaves
-  // its second block to the others), of whole units: 12-row panels of A or 32-column pairs of
-  // B's panels, dealt so that block sizes differ by at most one unit. C is cut by rows unless
+  // its second block to the others), of whole units: 12-row panels of A or B's 16-column panels
+  // (32-column pairs for the VNNI kernel, whose tiles are 32 wide), dealt so that block sizes
+  // differ by at most one unit, the larger ones first: the threads then take equal shares where
+  // the units allow. With 32-column units and the larger blocks last, mobilenetv2_qdq's 7x7 1x1
+  // convolutions to 160 and 320 channels split 3:2 and 6:4 at 2 threads. C is cut by rows unless
   // they share out over the threads worse than 0.85 (the busiest thread's share against an even
   // one) and its columns better: row blocks each lower and pack their own rows of A, in one pass
   // over the pool, where column blocks all read the whole of A, packed in a pass before
@@ -860,23 +863,27 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // ms at 2 threads, 0.89 by rows). An A read in place needs no packing pass: then C is cut along
   // its longer side (its 14x14 1x1 convolutions to 1024 channels, by rows, took 3% longer).
   const int64_t row_units = a_panels;
-  const int64_t column_units = (n + 2 * kQgemmPanelCols - 1) / (2 * kQgemmPanelCols);
+  const int64_t column_unit = (vnni ? 2 : 1) * kQgemmPanelCols;
+  const int64_t column_units = (n + column_unit - 1) / column_unit;
   const auto share = [wanted](int64_t extent, int64_t unit) {
     const int64_t units = (extent + unit - 1) / unit;
     const int64_t busiest = std::min(extent, (units + wanted - 1) / wanted * unit);
     return static_cast<double>(extent) / static_cast<double>(busiest * wanted);
   };
-  const double row_share = share(m, tile_rows), column_share = share(n, 2 * kQgemmPanelCols);
+  const double row_share = share(m, tile_rows), column_share = share(n, column_unit);
   const bool by_columns =
       wanted == 1 || all_in_place ? n >= m : row_share < 0.85 && column_share > row_share;
-  const int64_t unit = by_columns ? 2 * kQgemmPanelCols : tile_rows;
+  const int64_t unit = by_columns ? column_unit : tile_rows;
   const int64_t extent = by_columns ? n : m;
   const int64_t units = by_columns ? column_units : row_units;
   const int64_t blocks = wanted == 1 ? 1 : std::min(2 * wanted, units);
-  // Block `index`'s [begin, end) along the cut side.
+  // Block `index`'s [begin, end) along the cut side: the first units % blocks blocks one unit
+  // larger.
   const auto block_range = [&](int64_t index) {
-    return std::pair<int64_t, int64_t>{index * units / blocks * unit,
-                                       std::min(extent, (index + 1) * units / blocks * unit)};
+    const int64_t base = units / blocks, larger = units % blocks;
+    const int64_t first = index * base + std::min(index, larger);
+    const int64_t count = base + (index < larger ? 1 : 0);
+    return std::pair<int64_t, int64_t>{first * unit, std::min(extent, (first + count) * unit)};
   };
   if (blocks == 1) {
     if (by_columns) {
