@@ -37,9 +37,9 @@ std::string Join(const std::vector<int64_t>& values) {
 
 // A packed filter and the geometry it was packed for (the parts W decides): the direct form, the
 // Winograd form where the convolution may run by it, or the Winograd form alone where X's plane
-// is known and it pays there (then W itself is kept as the way back: resnet50's 3x3 layers of 64
-// to 256 channels held 17 MB of direct filters that never ran, and packing them took 10% of the
-// session's creation).
+// is known and it pays there (then W itself is kept as the way back: 11 of resnet50's 3x3 layers
+// held 14 MB of direct filters that never ran; without packing them its session creation took
+// 336 ms instead of 363, medians of alternating runs).
 struct NchwcPackedFilter {
   mlas::NchwcConvShape shape;
   std::vector<float> floats;  // the direct form; empty when only the Winograd form runs
