@@ -400,12 +400,27 @@ class QLinearGlobalAveragePool final : public OpKernel {
       T* out = y.MutableData<T>();
       const float multiplier = x_scale / (y_scale * static_cast<float>(size));
       std::vector<int64_t> sums(static_cast<size_t>(channels));
+      std::vector<int32_t> partial;
       for (int64_t n = 0; n < batch; ++n) {
         std::fill(sums.begin(), sums.end(), 0);
-        if (channels_last_) {  // pixel by pixel, a row of channels at a time (contiguous)
-          for (int64_t s = 0; s < size; ++s) {
-            const T* pixel = in + (n * size + s) * channels;
-            for (int64_t c = 0; c < channels; ++c) sums[static_cast<size_t>(c)] += pixel[c];
+        if (channels_last_) {
+          // Pixel by pixel, a row of channels at a time (contiguous), into 32-bit partial sums
+          // (vectorized four or eight channels a step; 64-bit sums were a 7x7x1280 pool's 36 us)
+          // flushed to the 64-bit ones before they could overflow (2^31 / 255 pixels).
+          constexpr int64_t kPixelsPerFlush = 8 << 20;
+          partial.assign(static_cast<size_t>(channels), 0);
+          for (int64_t s0 = 0; s0 < size; s0 += kPixelsPerFlush) {
+            const int64_t s1 = std::min(size, s0 + kPixelsPerFlush);
+            for (int64_t s = s0; s < s1; ++s) {
+              // restrict: 8-bit elements may alias anything, which kept gcc from vectorizing.
+              const T* __restrict pixel = in + (n * size + s) * channels;
+              int32_t* __restrict into = partial.data();
+              for (int64_t c = 0; c < channels; ++c) into[c] += pixel[c];
+            }
+            for (int64_t c = 0; c < channels; ++c) {
+              sums[static_cast<size_t>(c)] += partial[static_cast<size_t>(c)];
+              partial[static_cast<size_t>(c)] = 0;
+            }
           }
         } else {
           for (int64_t c = 0; c < channels; ++c) {
