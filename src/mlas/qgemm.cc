@@ -862,9 +862,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // (resnet50_qdq's 14x14 3x3 convolutions, 196 rows and 256 columns, were cut by columns: 1.04
   // ms at 2 threads, 0.89 by rows). An A read in place needs no packing pass: then C is cut along
   // its longer side (its 14x14 1x1 convolutions to 1024 channels, by rows, took 3% longer).
-  const int64_t row_units = a_panels;
   const int64_t column_unit = (vnni ? 2 : 1) * kQgemmPanelCols;
-  const int64_t column_units = (n + column_unit - 1) / column_unit;
   const auto share = [wanted](int64_t extent, int64_t unit) {
     const int64_t units = (extent + unit - 1) / unit;
     const int64_t busiest = std::min(extent, (units + wanted - 1) / wanted * unit);
@@ -875,7 +873,7 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
       wanted == 1 || all_in_place ? n >= m : row_share < 0.85 && column_share > row_share;
   const int64_t unit = by_columns ? column_unit : tile_rows;
   const int64_t extent = by_columns ? n : m;
-  const int64_t units = by_columns ? column_units : row_units;
+  const int64_t units = (extent + unit - 1) / unit;  // rows: a_panels
   const int64_t blocks = wanted == 1 ? 1 : std::min(2 * wanted, units);
   // Block `index`'s [begin, end) along the cut side: the first units % blocks blocks one unit
   // larger.
