@@ -654,11 +654,13 @@ bool Requantizes(const IsaKernels& kernels, const PackedQuantB& b) {
 // (QgemmCanRequantize false).
 TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
   ThreadPool two(2);
-  // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more.
-  const int64_t shapes[][3] = {{1, 32, 1},    {13, 33, 1},  {145, 70, 1}, {37, 545, 64},
-                               {300, 96, 20}, {5, 17, 300}, {14, 40, 8},  {15, 64, 12},
-                               {16, 33, 64},  {4, 64, 16},  {21, 96, 36}, {198, 64, 576},
-                               {1, 1024, 520}};
+  // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more. 30 x 64
+  // x 2800 on the pool: column blocks over an A lowered from the row source in two parts (rows 0
+  // and 24 on), read in place.
+  const int64_t shapes[][3] = {{1, 32, 1},     {13, 33, 1},   {145, 70, 1}, {37, 545, 64},
+                               {300, 96, 20},  {5, 17, 300},  {14, 40, 8},  {15, 64, 12},
+                               {16, 33, 64},   {4, 64, 16},   {21, 96, 36}, {198, 64, 576},
+                               {1, 1024, 520}, {30, 64, 2800}};
   uint32_t seed = 900;
   int64_t checked = 0;
   // Products checked on qgemm_block (not the VNNI kernel), by B's form.
