@@ -71,9 +71,9 @@ struct QgemmStore {
   int64_t out8_stride = 0;
   const float* out_scale = nullptr;
   const QgemmRequantizeConstants* out_constants = nullptr;
-  // With out8: A's rows in place (uint8, row i at a_rows + i * a_stride, the depth a whole number
-  // of groups), which the kernel reads for its whole 12-row tiles instead of the packed panels
-  // (then only a last partial panel is packed); nullptr: the packed panels.
+  // With out8: A's rows in place (uint8, row i at a_rows + i * a_stride, readable to whole depth
+  // groups: zeros past the depth), which the kernel reads for its whole 12-row tiles instead of the
+  // packed panels (then only a last partial panel is packed); nullptr: the packed panels.
   const uint8_t* a_rows = nullptr;
   int64_t a_stride = 0;
   // A mixed B's fix-ups (mlas/qgemm.h; only for qgemm_block): the block's panel p has entries

@@ -750,8 +750,13 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // whole 32-column tiles of B; for qgemm_block, a narrow or mixed B): the kernel can read A's
   // rows where they are (the caller's, or a row source's buffer) for its whole 12-row panels
   // (QgemmStore::a_rows), and then only a last partial panel is packed.
+  // A row source's rows are written whole groups apart, their last group's padding zeroed (B's
+  // is zero too), so they can be read in place whatever the depth (the first convolutions of
+  // resnet and mobilenet, 3 channels: depths 147 and 27, were packed a second time).
+  const int64_t source_stride = RoundUp(k, kQgemmDepthGroup);
   const bool in_place_ok =
-      requantize != nullptr && !a_signed && k % kQgemmDepthGroup == 0 && tile_rows == 12 &&
+      requantize != nullptr && !a_signed && (k % kQgemmDepthGroup == 0 || source != nullptr) &&
+      tile_rows == 12 &&
       (vnni ? n % (2 * kQgemmPanelCols) == 0 : !wide && kernels.qgemm_block_reads_a_rows);
   const int64_t partial_panel = m % tile_rows != 0 ? a_panels - 1 : a_panels;
   // Where the rows of a pack read in place are: row r at rows + (r - row0) * stride.
@@ -762,17 +767,20 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   };
   // Packs panels [first, last) (only a partial last one when in_place) with their row sums; with
   // a row source, the rows are first written into this thread's buffer, or where `lowered` says
-  // (all of A's rows, row r at lowered + r * k).
+  // (all of A's rows, row r at lowered + r * source_stride).
   const auto pack = [&](int64_t first, int64_t last, bool in_place, uint8_t* lowered = nullptr) {
     const int64_t row0 = first * tile_rows, row_end = std::min(m, last * tile_rows);
     const uint8_t* rows = nullptr;
     int64_t stride = lda;
     if (source != nullptr) {
-      uint8_t* buffer =
-          lowered != nullptr ? lowered + row0 * k : source_workspace.Get((row_end - row0) * k);
-      (*source)(row0, row_end, buffer);
+      uint8_t* buffer = lowered != nullptr ? lowered + row0 * source_stride
+                                           : source_workspace.Get((row_end - row0) * source_stride);
+      (*source)(row0, row_end, buffer, source_stride);
+      if (source_stride != k)
+        for (int64_t row = 0; row < row_end - row0; ++row)
+          std::memset(buffer + row * source_stride + k, 0, static_cast<size_t>(source_stride - k));
       rows = buffer;
-      stride = k;
+      stride = source_stride;
     } else {
       rows = a_bytes + row0 * lda;
     }
@@ -872,8 +880,8 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   RowsInPlace whole_in_place = all_in_place ? RowsInPlace{a_bytes, 0, lda} : RowsInPlace{};
   const auto pack_all = [&] {
     if (in_place_ok && source != nullptr) {
-      lowered = source_workspace.Get(m * k);
-      whole_in_place = RowsInPlace{lowered, 0, k};
+      lowered = source_workspace.Get(m * source_stride);
+      whole_in_place = RowsInPlace{lowered, 0, source_stride};
     }
     // Split from 32 KB of A on (a convolution's lowering comes with it): the threads would
     // otherwise wait for one to pack (14x14 x 2304 took a third of such a conv at 2 threads).

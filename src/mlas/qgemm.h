@@ -176,12 +176,14 @@ bool QgemmPairsSaturate(const IsaKernels& kernels);
 // was stored (the tile still in cache): an output stage such as a requantization reads it there
 // instead of in a pass over the whole of C. Tiles never overlap; calls may run concurrently.
 // source (may be nullptr or empty): A's rows come from it instead of `a` (then unread): called
-// with rows [begin, end) and a buffer of (end - begin) * k bytes, it writes those rows there
-// (row r at (r - begin) * k), right before they are packed, on the thread that packs them (a
-// convolution's lowering, done a row block at a time inside the product's own tasks instead of
-// in a pass over the whole lowered matrix first). Calls may run concurrently.
+// with rows [begin, end), a buffer and a row stride (k rounded up to whole depth groups of 4),
+// it writes each row's k bytes there (row r at (r - begin) * row_stride; the bytes past k are
+// the product's), right before they are packed, on the thread that packs them (a convolution's
+// lowering, done a row block at a time inside the product's own tasks instead of in a pass over
+// the whole lowered matrix first). Calls may run concurrently.
 using QgemmTileDone = std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols)>;
-using QgemmRowSource = std::function<void(int64_t begin, int64_t end, uint8_t* rows)>;
+using QgemmRowSource =
+    std::function<void(int64_t begin, int64_t end, uint8_t* rows, int64_t row_stride)>;
 void QgemmPackedB(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, bool a_signed,
                   const PackedQuantB& b, const QgemmZeroPoints& zero_points, int32_t* c,
                   int64_t ldc, ThreadPool* pool, const QgemmTileDone& tile_done = {},

@@ -656,11 +656,11 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
   ThreadPool two(2);
   // Tails past whole 12-row tiles of 1 to 4 rows (the few-row tiles) and of 5 or more. 30 x 64
   // x 2800 on the pool: column blocks over an A lowered from the row source in two parts (rows 0
-  // and 24 on), read in place.
-  const int64_t shapes[][3] = {{1, 32, 1},     {13, 33, 1},   {145, 70, 1}, {37, 545, 64},
-                               {300, 96, 20},  {5, 17, 300},  {14, 40, 8},  {15, 64, 12},
-                               {16, 33, 64},   {4, 64, 16},   {21, 96, 36}, {198, 64, 576},
-                               {1, 1024, 520}, {30, 64, 2800}};
+  // and 24 on), read in place; 26 x 48 x 27: a row source's rows padded to whole groups.
+  const int64_t shapes[][3] = {{1, 32, 1},     {13, 33, 1},    {145, 70, 1}, {37, 545, 64},
+                               {300, 96, 20},  {5, 17, 300},   {14, 40, 8},  {15, 64, 12},
+                               {16, 33, 64},   {4, 64, 16},    {21, 96, 36}, {198, 64, 576},
+                               {1, 1024, 520}, {30, 64, 2800}, {26, 48, 27}};
   uint32_t seed = 900;
   int64_t checked = 0;
   // Products checked on qgemm_block (not the VNNI kernel), by B's form.
@@ -737,9 +737,10 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
             }
             // A's rows also from a row source (a convolution's lowering), which the kernel then
             // reads from the source's buffer.
-            const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows) {
+            const QgemmRowSource source = [&p](int64_t begin, int64_t end, uint8_t* rows,
+                                               int64_t row_stride) {
               for (int64_t r = begin; r < end; ++r)
-                std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+                std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * row_stride);
             };
             for (const bool from_source : {false, true})
               for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
@@ -794,10 +795,12 @@ TEST(Int8GemmTest, RowSourceMatchesAInPlace) {
         zero.a = p.a_zero;
         zero.b_per_column = p.b_zero.data();
         std::atomic<int64_t> bad_ranges{0};
-        const QgemmRowSource source = [&](int64_t begin, int64_t end, uint8_t* rows) {
-          if (begin < 0 || end > p.m || begin >= end) ++bad_ranges;
+        const QgemmRowSource source = [&](int64_t begin, int64_t end, uint8_t* rows,
+                                          int64_t row_stride) {
+          if (begin < 0 || end > p.m || begin >= end || row_stride != (p.k + 3) / 4 * 4)
+            ++bad_ranges;
           for (int64_t r = begin; r < end; ++r)
-            std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * p.k);
+            std::copy_n(p.a.data() + r * p.lda, p.k, rows + (r - begin) * row_stride);
         };
         std::vector<int32_t> c(static_cast<size_t>(p.m * p.ldc), 0);
         QgemmPackedB(v.kernels, p.m, nullptr, p.k, p.a_signed, packed, zero, c.data(), p.ldc, pool,

@@ -8,7 +8,9 @@
 //     (uint8 and int8, strides, pads, dilations, ceil_mode, auto_pad; 2-D and 3-D).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -83,6 +85,68 @@ struct ConvCase {
   std::vector<int64_t> dilations = {1, 1};
 };
 
+// The 8-bit value of byte `b` of a tensor of `type`.
+int Value8(E type, uint8_t b) {
+  return type == E::kInt8 ? static_cast<int8_t>(b) : b;
+}
+
+// QLinearConv of NCHW x computed directly (int64 sums over the window, requantized in double),
+// sharing nothing with the runtime's lowering and GEMM: the outputs, NCHW, as ints.
+std::vector<int> DirectQLinearConv(const ConvCase& c, const Tensor& x, const Tensor& w, int x_zero,
+                                   const Tensor& w_zero, const std::vector<int32_t>* bias,
+                                   double x_scale, const std::vector<float>& w_scales,
+                                   double y_scale, int y_zero, E y_type) {
+  const size_t rank = c.kernel.size();
+  const int64_t batch = c.x_dims[0], channels = c.x_dims[1], m = c.filters;
+  const int64_t in_per_group = channels / c.group, out_per_group = m / c.group;
+  std::vector<int64_t> in(c.x_dims.begin() + 2, c.x_dims.end()), out(rank);
+  for (size_t d = 0; d < rank; ++d)
+    out[d] = (in[d] + c.pads[d] + c.pads[d + rank] - c.dilations[d] * (c.kernel[d] - 1) - 1) /
+                 c.strides[d] +
+             1;
+  const int64_t in_size = Count(in), out_size = Count(out), kernel_size = Count(c.kernel);
+  const auto* xb = static_cast<const uint8_t*>(x.RawData());
+  const auto* wb = static_cast<const uint8_t*>(w.RawData());
+  const auto* zb = static_cast<const uint8_t*>(w_zero.RawData());
+  std::vector<int> y(static_cast<size_t>(batch * m * out_size));
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < m; ++f)
+      for (int64_t o = 0; o < out_size; ++o) {
+        std::vector<int64_t> oc(rank);
+        for (int64_t rest = o, d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+          oc[static_cast<size_t>(d)] = rest % out[static_cast<size_t>(d)];
+          rest /= out[static_cast<size_t>(d)];
+        }
+        const int wz = Value8(w.Type(), zb[w_zero.NumElements() > 1 ? f : 0]);
+        int64_t sum = 0;
+        for (int64_t ci = 0; ci < in_per_group; ++ci)
+          for (int64_t k = 0; k < kernel_size; ++k) {
+            int64_t pixel = 0;
+            bool inside = true;
+            for (int64_t rest = k, d = static_cast<int64_t>(rank) - 1, scale = 1; d >= 0; --d) {
+              const auto du = static_cast<size_t>(d);
+              const int64_t kd = rest % c.kernel[du];
+              rest /= c.kernel[du];
+              const int64_t coord = oc[du] * c.strides[du] - c.pads[du] + kd * c.dilations[du];
+              inside = inside && coord >= 0 && coord < in[du];
+              pixel += coord * scale;
+              scale *= in[du];
+            }
+            if (!inside) continue;  // padding is the zero point: (x_zero - x_zero) * w
+            const int64_t channel = f / out_per_group * in_per_group + ci;
+            const int xv = Value8(x.Type(), xb[(n * channels + channel) * in_size + pixel]);
+            const int wv = Value8(w.Type(), wb[(f * in_per_group + ci) * kernel_size + k]);
+            sum += static_cast<int64_t>(xv - x_zero) * (wv - wz);
+          }
+        if (bias != nullptr) sum += (*bias)[static_cast<size_t>(f)];
+        const double scale = x_scale * w_scales[w_scales.size() > 1 ? static_cast<size_t>(f) : 0];
+        const double value = std::nearbyint(static_cast<double>(sum) * scale / y_scale) + y_zero;
+        y[static_cast<size_t>((n * m + f) * out_size + o)] = static_cast<int>(std::clamp(
+            value, y_type == E::kInt8 ? -128.0 : 0.0, y_type == E::kInt8 ? 127.0 : 255.0));
+      }
+  return y;
+}
+
 // Runs case c both ways for one type combination; expects the same bytes.
 void ExpectConvChannelsLastMatches(const ConvCase& c, E x_type, E w_type, E y_type,
                                    bool per_channel, bool with_bias, bool constant_w,
@@ -146,6 +210,20 @@ void ExpectConvChannelsLastMatches(const ConvCase& c, E x_type, E w_type, E y_ty
   const Tensor actual = run(true);
   ASSERT_EQ(actual.Shape(), expected.Shape());
   ASSERT_EQ(actual.Type(), expected.Type());
+  // Both ways share the lowering and the GEMM: the channels-first one is also checked against
+  // the direct convolution, within a step (the runtime's multiplier is a float).
+  const std::vector<int> direct =
+      DirectQLinearConv(c, x, w, x_zero, w_zero, with_bias ? &bias : nullptr, x_scale, w_scales,
+                        y_scale, y_zero, y_type);
+  ASSERT_EQ(static_cast<int64_t>(direct.size()), expected.NumElements());
+  int64_t off_by_more = 0;
+  for (int64_t i = 0; i < expected.NumElements(); ++i) {
+    const int value = Value8(y_type, static_cast<const uint8_t*>(expected.RawData())[i]);
+    if (std::abs(value - direct[static_cast<size_t>(i)]) > 1 && off_by_more++ < 3)
+      ADD_FAILURE() << "output " << i << ": " << value << ", direct convolution "
+                    << direct[static_cast<size_t>(i)];
+  }
+  EXPECT_EQ(off_by_more, 0);
   // The outputs must not be mostly saturated, or the comparison would prove little.
   int64_t inside = 0;
   const auto* bytes = static_cast<const uint8_t*>(expected.RawData());
