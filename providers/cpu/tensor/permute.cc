@@ -76,6 +76,10 @@ void TransposeToFewColumns(const T* src, T* dst, int64_t rows) {
 template <typename T>
 void TransposeMatrix(const T* src, T* dst, int64_t rows, int64_t cols) {
   // Three or four columns (an RGB or RGBA image made channels-last) with the count known.
+  if constexpr (sizeof(T) == 1)
+    if (cols == 3)
+      return mlas::InterleaveThreeRows(reinterpret_cast<const uint8_t*>(src), rows, rows,
+                                       reinterpret_cast<uint8_t*>(dst));
   if (cols == 3) return TransposeToFewColumns<T, 3>(src, dst, rows);
   if (cols == 4) return TransposeToFewColumns<T, 4>(src, dst, rows);
   // Bytes in 16 x 16 register blocks (8-bit models' layout changes: about 5x the tiled loop's

@@ -99,6 +99,18 @@ TEST(TransposeTest, ByteMatricesInBlocksAndEdges) {
   }
 }
 
+// Three byte rows made triples (an RGB image made channels-last, mlas::InterleaveThreeRows):
+// counts below, at and past its 16-byte steps and the two triples it leaves after the last one,
+// and a batch of such images.
+TEST(TransposeTest, ThreeByteRowsInterleaved) {
+  for (ElementType type : {ElementType::kUint8, ElementType::kInt8}) {
+    SCOPED_TRACE(ElementTypeName(type));
+    for (int64_t n : {1, 15, 16, 17, 18, 33, 34, 35, 50, 85})
+      CheckTranspose(type, 13, {3, n}, {1, 0});
+    CheckTranspose(type, 13, {2, 3, 40}, {0, 2, 1});
+  }
+}
+
 TEST(TransposeTest, Rank6AndSizeOneDims) {
   CheckTranspose(ElementType::kInt64, 13, {2, 1, 3, 1, 2, 2}, {5, 3, 0, 4, 1, 2});
   CheckTranspose(ElementType::kString, 13, {1, 1, 4}, {2, 0, 1});
