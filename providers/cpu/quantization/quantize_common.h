@@ -108,7 +108,7 @@ inline void IntegerRange(ElementType type, double& low, double& high) {
 // Writes quantized values of one element type into an output tensor.
 class QuantizedWriter {
  public:
-  QuantizedWriter(Tensor& out, bool saturate) : out_(out), type_(out.Type()), saturate_(saturate) {
+  QuantizedWriter(Tensor& out, bool saturate) : type_(out.Type()), saturate_(saturate) {
     raw_ = static_cast<uint8_t*>(out.MutableRawData());
     bits_ = ElementBits(type_);
     integer_ = IsQuantizedInteger(type_);
@@ -159,7 +159,6 @@ class QuantizedWriter {
   }
 
  private:
-  Tensor& out_;
   ElementType type_;
   bool saturate_;
   uint8_t* raw_ = nullptr;
