@@ -776,9 +776,10 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
       uint8_t* buffer = lowered != nullptr ? lowered + row0 * source_stride
                                            : source_workspace.Get((row_end - row0) * source_stride);
       (*source)(row0, row_end, buffer, source_stride);
-      if (source_stride != k)
-        for (int64_t row = 0; row < row_end - row0; ++row)
-          std::memset(buffer + row * source_stride + k, 0, static_cast<size_t>(source_stride - k));
+      // The 1 to 3 padding bytes of each row, stored inline: a memset call per row was 0.2% of a
+      // mobilenetv2_qdq run's instructions (its first convolution's 12544 rows of 27 bytes).
+      for (int64_t row = 0; row < row_end - row0 && source_stride != k; ++row)
+        for (int64_t at = k; at < source_stride; ++at) buffer[row * source_stride + at] = 0;
       rows = buffer;
       stride = source_stride;
     } else {
