@@ -209,6 +209,20 @@ struct IsaKernels {
   // Whether qgemm_block reads QgemmStore::a_rows for a narrow or mixed B (the AVX2 4-row tiles:
   // rows a_stride apart, 4 bytes a group).
   bool qgemm_block_reads_a_rows;
+  // The level's AMX kernel (tdpbusd on 16 x 64-byte tiles: 16 x 16 x 64 products at once, summed
+  // in 32 bits, exact for every input), which the product runs instead of the others when
+  // qgemm_amx_usable says this CPU has AMX-INT8 and the OS lets this process use its tiles, and
+  // B is narrow in depth order (never wide, mixed or paired: B is packed for kernels that do not
+  // saturate there). Unlike the others it reads A as rows (row i at a + i * lda, uint8, readable
+  // to groups * 4 bytes; the bytes past the depth meet B's zero padding) and takes the whole
+  // depth in one call: m rows (any count) times n columns of B's panels (b, b_panel_stride),
+  // stored as `store` says (with out8 requantized; never accumulate). nullptr where the level
+  // has none; a copy of a table with qgemm_amx_usable set to nullptr runs the VNNI kernel (the
+  // tests do).
+  bool (*qgemm_amx_usable)();
+  void (*qgemm_amx)(int64_t m, int64_t n, int64_t groups, const uint8_t* a, int64_t lda,
+                    const int8_t* b, int64_t b_panel_stride, const QgemmStore& store, int32_t* c,
+                    int64_t ldc);
   // One row of 8-bit outputs from int32 sums (the int8 convolution's requantization):
   // out[i] = clamp(round_half_even(double(sum[i] + bias[i]) * multiplier[i]), low - zero_point,
   // high - zero_point) + zero_point, low/high the ends of int8 (to_int8) or uint8, the sum

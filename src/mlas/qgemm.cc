@@ -660,15 +660,24 @@ bool QgemmUsesVnni(const IsaKernels& kernels) {
          kernels.qgemm_vnni_usable();
 }
 
+bool QgemmUsesAmx(const IsaKernels& kernels) {
+  return kernels.qgemm_amx != nullptr && kernels.qgemm_amx_usable != nullptr &&
+         kernels.qgemm_amx_usable();
+}
+
 bool QgemmPairsSaturate(const IsaKernels& kernels) {
-  return kernels.qgemm_block_saturates && !QgemmUsesVnni(kernels);
+  return kernels.qgemm_block_saturates && !QgemmUsesVnni(kernels) && !QgemmUsesAmx(kernels);
 }
 
 bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
                         const float* multipliers) {
-  const bool vnni = QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed() && b.GroupOrder() == nullptr;
-  if (!(vnni ? kernels.qgemm_vnni_requantizes : kernels.qgemm_block_requantizes) || b.K() <= 0 ||
-      b.Groups() > kQgemmDepthBlockGroups)
+  const bool narrow = !b.Wide() && !b.Mixed() && b.GroupOrder() == nullptr;
+  const bool vnni = QgemmUsesVnni(kernels) && narrow;
+  // The AMX kernel takes the whole depth in one call, so any depth requantizes in its store.
+  const bool amx = QgemmUsesAmx(kernels) && narrow;
+  if (b.K() <= 0) return false;
+  if (!amx && (!(vnni ? kernels.qgemm_vnni_requantizes : kernels.qgemm_block_requantizes) ||
+               b.Groups() > kQgemmDepthBlockGroups))
     return false;
   for (int64_t j = 0; j < b.N(); ++j)
     if (!std::isfinite(multipliers[j]) || std::fabs(multipliers[j]) < 0x1p-14f) return false;
@@ -676,6 +685,168 @@ bool QgemmCanRequantize(const IsaKernels& kernels, const PackedQuantB& b,
 }
 
 namespace {
+
+// Below this much work per thread an AMX product is not split, counted in outputs: each output
+// costs about as much in the store (the terms, the requantization: half a cycle) as 128 of its
+// multiply-adds in the tile unit, so a product of small depth is mostly its store
+// (mobilenetv2_qdq's 1x1 convolutions of 16 to 32 channels, whose multiply-adds alone kept
+// them on one thread).
+constexpr double kMinAmxWorkPerThread = 1 << 16;
+constexpr double kAmxMultiplyAddsPerOutput = 128;
+// Rows of A made readable (lowered, copied) and multiplied by all of B's columns at once.
+constexpr int64_t kAmxRowChunk = 128;
+
+// How much of its work the busiest of `wanted` threads gets against an even share, when
+// `extent` is cut in whole `unit`s.
+double EvenShare(int64_t extent, int64_t unit, int64_t wanted) {
+  const int64_t units = (extent + unit - 1) / unit;
+  const int64_t busiest = std::min(extent, (units + wanted - 1) / wanted * unit);
+  return static_cast<double>(extent) / static_cast<double>(busiest * wanted);
+}
+
+// The zero points' terms of RunQgemm for the AMX kernel's store (column_term nullptr: none).
+struct AmxTerms {
+  const int32_t* column_term = nullptr;
+  const int32_t* column_zero = nullptr;
+  bool row_term = false;  // some column's B zero point is not zero: A's row sums are needed
+  const QgemmRequantizeConstants* constants = nullptr;
+};
+
+// RunQgemm on the AMX kernel (IsaKernels::qgemm_amx), which reads A as rows and takes the whole
+// depth at once: A's rows are read where they are when they are uint8 and whole depth groups,
+// else written into a buffer first (a row source's lowering, an int8 A shifted by +128, a depth
+// padded to whole groups with zeros), kAmxRowChunk rows at a time on the thread that multiplies
+// them, or all at once when C is cut by columns.
+void RunQgemmAmx(const IsaKernels& kernels, int64_t m, const uint8_t* a, int64_t lda, bool a_signed,
+                 const PackedQuantB& b, const AmxTerms& terms, int32_t* c, int64_t ldc,
+                 ThreadPool* pool, const QgemmTileDone& tile_done,
+                 const QgemmRequantize* requantize, const QgemmRowSource* source) {
+  const int64_t n = b.N(), k = b.K(), groups = b.Groups();
+  const int64_t row_stride = RoundUp(k, kQgemmDepthGroup);
+  const auto flip = static_cast<uint8_t>(a_signed ? 0x80 : 0);
+  const bool in_place = source == nullptr && !a_signed && k % kQgemmDepthGroup == 0;
+  std::vector<int32_t> row_sums(terms.row_term ? static_cast<size_t>(m) : 0);
+  struct Rows {
+    const uint8_t* first = nullptr;
+    int64_t stride = 0;
+  };
+  // Rows [begin, end) readable as rows (into `buffer` unless in place), with their sums.
+  const auto prepare = [&](int64_t begin, int64_t end, uint8_t* buffer) {
+    Rows rows;
+    if (in_place) {
+      rows = Rows{a + begin * lda, lda};
+    } else {
+      if (source != nullptr) (*source)(begin, end, buffer, row_stride);
+      for (int64_t r = 0; r < end - begin; ++r) {
+        uint8_t* to = buffer + r * row_stride;
+        if (source == nullptr) {
+          const uint8_t* from = a + (begin + r) * lda;
+          for (int64_t p = 0; p < k; ++p) to[p] = static_cast<uint8_t>(from[p] ^ flip);
+        } else if (flip != 0) {
+          for (int64_t p = 0; p < k; ++p) to[p] = static_cast<uint8_t>(to[p] ^ flip);
+        }
+        for (int64_t p = k; p < row_stride; ++p) to[p] = 0;
+      }
+      rows = Rows{buffer, row_stride};
+    }
+    if (terms.row_term)
+      for (int64_t r = begin; r < end; ++r)
+        row_sums[static_cast<size_t>(r)] =
+            static_cast<int32_t>(RowSum(rows.first + (r - begin) * rows.stride, k, 0));
+    return rows;
+  };
+  const int64_t b_panel_stride = b.PanelStride();
+  // Rows [row, row + count) (at `rows`) times columns [col, col + cols) of B.
+  const auto run = [&](int64_t row, int64_t count, const Rows& rows, int64_t col, int64_t cols) {
+    QgemmStore store;
+    if (terms.column_term != nullptr) {
+      store.column_term = terms.column_term + col;
+      store.column_zero = terms.column_zero + col;
+      if (terms.row_term) store.row_sums = row_sums.data() + row;
+    }
+    if (requantize != nullptr) {
+      store.out8 = requantize->out + row * requantize->out_stride + col;
+      store.out8_stride = requantize->out_stride;
+      store.out_scale = requantize->multipliers + col;
+      store.out_constants = terms.constants;
+    }
+    kernels.qgemm_amx(count, cols, groups, rows.first, rows.stride,
+                      b.Data() + col / kQgemmPanelCols * b_panel_stride, b_panel_stride, store,
+                      c != nullptr ? c + row * ldc + col : nullptr, ldc);
+    if (tile_done) tile_done(row, count, col, cols);
+  };
+  // Rows [begin, end) a chunk at a time: made readable on this thread, times all of B.
+  const auto run_rows = [&](int64_t begin, int64_t end) {
+    for (int64_t at = begin; at < end; at += kAmxRowChunk) {
+      const int64_t count = std::min(kAmxRowChunk, end - at);
+      const Rows rows =
+          prepare(at, at + count, in_place ? nullptr : source_workspace.Get(count * row_stride));
+      run(at, count, rows, 0, n);
+    }
+  };
+
+  const int threads = pool != nullptr ? pool->DegreeOfParallelism() : 1;
+  const double work = static_cast<double>(std::max<int64_t>(m, 4)) * static_cast<double>(n) *
+                      (1.0 + static_cast<double>(k) / kAmxMultiplyAddsPerOutput);
+  const int64_t wanted =
+      std::clamp<int64_t>(static_cast<int64_t>(work / kMinAmxWorkPerThread), 1, threads);
+  if (wanted == 1) {
+    run_rows(0, m);
+    return;
+  }
+  // Cut along the side that shares out better in whole 32-row or 32-column units (two tiles of
+  // the kernel), rows when equal; two blocks per thread, taken as threads come free.
+  constexpr int64_t kUnit = 32;
+  const bool by_columns = EvenShare(n, kUnit, wanted) > EvenShare(m, kUnit, wanted);
+  const int64_t extent = by_columns ? n : m;
+  const int64_t units = (extent + kUnit - 1) / kUnit;
+  const int64_t blocks = std::min(2 * wanted, units);
+  const auto block_range = [&](int64_t index) {
+    const int64_t base = units / blocks, larger = units % blocks;
+    const int64_t first = index * base + std::min(index, larger);
+    const int64_t count = base + (index < larger ? 1 : 0);
+    return std::pair<int64_t, int64_t>{first * kUnit, std::min(extent, (first + count) * kUnit)};
+  };
+  if (!by_columns) {
+    pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t index = first; index < last; ++index) {
+        const auto [begin, end] = block_range(index);
+        run_rows(begin, end);
+      }
+    });
+    return;
+  }
+  // All of A made readable first (split over the pool from 32 KB), then the column blocks.
+  uint8_t* buffer = in_place ? nullptr : packed_a_workspace.Get(m * row_stride);
+  Rows all = in_place ? Rows{a, lda} : Rows{};
+  const int64_t parts =
+      in_place && !terms.row_term
+          ? 0
+          : std::clamp<int64_t>(m * k / (int64_t{1} << 15), 1,
+                                std::min<int64_t>(threads, (m + kUnit - 1) / kUnit));
+  if (parts == 1) {
+    all = prepare(0, m, buffer);
+  } else if (parts > 1) {
+    const int64_t per_part = RoundUp((m + parts - 1) / parts, kUnit);
+    pool->ParallelFor(parts, 1e12, [&](int64_t first, int64_t last) {
+      for (int64_t part = first; part < last; ++part) {
+        const int64_t begin = std::min(m, part * per_part);
+        const int64_t end = std::min(m, begin + per_part);
+        if (begin < end)
+          prepare(begin, end, buffer == nullptr ? nullptr : buffer + begin * row_stride);
+      }
+    });
+    if (!in_place) all = Rows{buffer, row_stride};
+  }
+  pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
+    for (int64_t index = first; index < last; ++index) {
+      const auto [begin, end] = block_range(index);
+      for (int64_t at = 0; at < m; at += kAmxRowChunk)
+        run(at, std::min(kAmxRowChunk, m - at), Rows{all.first + at * all.stride, all.stride},
+            begin, end - begin);
+    }
+  });
+}
 
 // QgemmPackedB, or with `requantize` QgemmPackedBRequantize (c unused); A's rows from `source`
 // when it is given.
@@ -696,8 +867,9 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   const bool mixed = b.Mixed();
   const bool paired = b.GroupOrder() != nullptr;
   const bool vnni = QgemmUsesVnni(kernels) && !wide && !mixed && !paired;
+  const bool amx = QgemmUsesAmx(kernels) && !wide && !mixed && !paired;
   const auto kernel = vnni ? kernels.qgemm_block_vnni : kernels.qgemm_block;
-  if (!vnni && kernels.qgemm_block_saturates && !wide && !mixed && !b.WithinPairBound())
+  if (!vnni && !amx && kernels.qgemm_block_saturates && !wide && !mixed && !b.WithinPairBound())
     throw std::invalid_argument(
         "int8 GEMM: B has weight pairs outside vpmaddubsw's int16 bound but was packed narrow "
         "(for kernels that do not saturate); pack it with widen_if_needed = "
@@ -738,6 +910,13 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
     constants.low = static_cast<float>((requantize->to_int8 ? -128 : 0) - requantize->zero_point);
     constants.high = static_cast<float>((requantize->to_int8 ? 127 : 255) - requantize->zero_point);
     constants.zero_point = requantize->zero_point;
+  }
+  if (amx) {
+    RunQgemmAmx(kernels, m, static_cast<const uint8_t*>(a), lda, a_signed, b,
+                AmxTerms{corrected ? column_term.data() : nullptr, column_zero.data(),
+                         any_column_zero, &constants},
+                c, ldc, pool, tile_done, requantize, source);
+    return;
   }
 
   // A packed into panels, with its row sums when a B zero point needs them (pack: panels

@@ -163,6 +163,9 @@ struct QgemmZeroPoints {
 // Whether a product on these kernels runs their VNNI kernel (IsaKernels::qgemm_block_vnni: the
 // level has one and this CPU the extension).
 bool QgemmUsesVnni(const IsaKernels& kernels);
+// Whether a product of a narrow B on these kernels runs their AMX kernel
+// (IsaKernels::qgemm_amx: the level has one, this CPU AMX-INT8 and the OS its tile state).
+bool QgemmUsesAmx(const IsaKernels& kernels);
 // Whether B must be packed wide for these kernels (PackedQuantB::Pack's widen_if_needed): their
 // kernel saturates (vpmaddubsw) and is not replaced by a VNNI one.
 bool QgemmPairsSaturate(const IsaKernels& kernels);

@@ -86,6 +86,13 @@ typedef float Float8 __attribute__((vector_size(32)));
 #else
 #define PRISM_QGEMM_VNNI 1
 #endif
+// The AMX int8 kernel likewise (GCC's amx-tile and amx-int8 targets), on Linux, where a process
+// asks the kernel for the tiles' state first.
+#if !defined(__clang__) && defined(__linux__) && defined(__x86_64__)
+#define PRISM_QGEMM_AMX 1
+#else
+#define PRISM_QGEMM_AMX 0
+#endif
 
 // An unaligned load or store of a vector of floats of any width.
 template <typename V>
@@ -2651,6 +2658,7 @@ void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t k
 #include "mlas/isa/sgemm_avx512.h"
 #endif
 #if defined(__AVX512F__)
+#include "mlas/isa/qgemm_amx.h"
 #include "mlas/isa/qgemm_avx512.h"
 #endif
 
@@ -2723,6 +2731,13 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
 #else
                              .qgemm_block_requantizes = false,
                              .qgemm_block_reads_a_rows = false,
+#endif
+#if defined(__AVX512F__) && PRISM_QGEMM_AMX
+                             .qgemm_amx_usable = &CpuHasAmxInt8,
+                             .qgemm_amx = &QgemmBlockAmx,
+#else
+                             .qgemm_amx_usable = nullptr,
+                             .qgemm_amx = nullptr,
 #endif
 #if defined(__AVX2__)
                              .requantize_row_s32 = &RequantizeRowS32,

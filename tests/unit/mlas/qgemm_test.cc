@@ -45,9 +45,17 @@ std::vector<Variant> Variants() {
       continue;
     }
     variants.push_back({IsaName(level), KernelsFor(level)});
+    if (QgemmUsesAmx(KernelsFor(level))) {
+      IsaKernels without = KernelsFor(level);
+      without.qgemm_amx_usable = nullptr;
+      variants.push_back({std::string(IsaName(level)) + " without AMX", without});
+    } else if (KernelsFor(level).qgemm_amx != nullptr) {
+      std::cout << "[ SKIPPED  ] " << IsaName(level) << "'s AMX kernel: not on this CPU\n";
+    }
     if (QgemmUsesVnni(KernelsFor(level))) {
       IsaKernels without = KernelsFor(level);
       without.qgemm_vnni_usable = nullptr;
+      without.qgemm_amx_usable = nullptr;
       variants.push_back({std::string(IsaName(level)) + " without VNNI", without});
     } else if (KernelsFor(level).qgemm_block_vnni != nullptr) {
       std::cout << "[ SKIPPED  ] " << IsaName(level) << "'s VNNI kernel: not on this CPU\n";
@@ -639,6 +647,7 @@ TEST(Int8GemmTest, TileDoneReportsEachFinishedElementOnce) {
 
 // Whether the kernel that multiplies b on this level requantizes in its store.
 bool Requantizes(const IsaKernels& kernels, const PackedQuantB& b) {
+  if (QgemmUsesAmx(kernels) && !b.Wide() && !b.Mixed()) return true;
   return QgemmUsesVnni(kernels) && !b.Wide() && !b.Mixed() ? kernels.qgemm_vnni_requantizes
                                                            : kernels.qgemm_block_requantizes;
 }
@@ -825,7 +834,10 @@ TEST(Int8GemmTest, RequantizingStoreRefusesWhatItCannotDoExactly) {
     std::vector<float> multipliers(20, 0.01f);
     const bool supported = Requantizes(v.kernels, packed);
     EXPECT_EQ(QgemmCanRequantize(v.kernels, packed, multipliers.data()), supported) << v.name;
-    EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed_deep, multipliers.data())) << v.name;
+    // Past one depth block only the AMX kernel (the whole depth in one call) requantizes.
+    EXPECT_EQ(QgemmCanRequantize(v.kernels, packed_deep, multipliers.data()),
+              QgemmUsesAmx(v.kernels))
+        << v.name;
     multipliers[19] = 0x1p-15f;
     EXPECT_FALSE(QgemmCanRequantize(v.kernels, packed, multipliers.data())) << v.name;
     multipliers[19] = std::numeric_limits<float>::infinity();
