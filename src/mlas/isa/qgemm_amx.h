@@ -40,12 +40,20 @@ struct alignas(64) AmxTileConfig {
 };
 
 // The store's operands of one pair of panels (32 columns from col), loaded once for all the
-// rows: the columns inside C, the zero points' terms, the multipliers and the constants.
+// rows: the columns inside C, the zero points' terms (the column terms as 16 int32 a panel,
+// zero past n, which the kernel loads into the sum tiles as their first value), the
+// multipliers and the constants.
 struct AmxColumnPair {
   __mmask16 mask[2];
+  __mmask32 byte_mask = 0;
   bool two = false;  // columns past the first 16
   bool terms = false, row_term = false;
-  __m512i term[2], zero[2];
+  // Whether a product may leave int32 (some |multiplier| >= 0.5): then the requantization clamps
+  // as floats; else the saturating packs to bytes clamp (|sum * multiplier| < 2^30).
+  bool clamp = false;
+  bool signed_out = false;
+  alignas(64) int32_t term_row[32];
+  __m512i zero[2];
   __m512 scale[2];
   __m512 low, high;
   __m512i zero_point, one;
@@ -58,19 +66,26 @@ struct AmxColumnPair {
     mask[0] = mask_of(std::min<int64_t>(16, cols));
     two = cols > 16;
     mask[1] = two ? mask_of(cols - 16) : static_cast<__mmask16>(0);
+    byte_mask = static_cast<__mmask32>(mask[0]) | (static_cast<__mmask32>(mask[1]) << 16);
     terms = store.column_term != nullptr;
     row_term = terms && store.row_sums != nullptr;
+    const __m512 half = _mm512_set1_ps(0.5f);
+    __mmask16 large = 0;
     for (int h = 0; h < 2; ++h) {
-      term[h] = terms ? _mm512_maskz_loadu_epi32(mask[h], store.column_term + col + 16 * h)
-                      : _mm512_setzero_si512();
+      _mm512_store_si512(term_row + 16 * h,
+                         terms ? _mm512_maskz_loadu_epi32(mask[h], store.column_term + col + 16 * h)
+                               : _mm512_setzero_si512());
       zero[h] = row_term ? _mm512_maskz_loadu_epi32(mask[h], store.column_zero + col + 16 * h)
                          : _mm512_setzero_si512();
       scale[h] = store.out8 != nullptr
                      ? _mm512_maskz_loadu_ps(mask[h], store.out_scale + col + 16 * h)
                      : _mm512_setzero_ps();
+      large |= _mm512_cmp_ps_mask(_mm512_abs_ps(scale[h]), half, _CMP_NLT_UQ);
     }
+    clamp = large != 0;
     const QgemmRequantizeConstants none;
     const QgemmRequantizeConstants& k = store.out8 != nullptr ? *store.out_constants : none;
+    signed_out = k.low + static_cast<float>(k.zero_point) < 0.0f;
     low = _mm512_set1_ps(k.low);
     high = _mm512_set1_ps(k.high);
     zero_point = _mm512_set1_epi32(k.zero_point);
@@ -78,26 +93,11 @@ struct AmxColumnPair {
   }
 };
 
-// One row's 16 sums (half h of the pair, columns col + 16 h..) with the zero points' terms,
-// written as `store` says: requantized to bytes (store.out8) or as int32 to C.
-[[gnu::always_inline]] inline void AmxStoreRow16(__m512i value, const AmxColumnPair& pair, int h,
-                                                 const QgemmStore& store, int64_t r, int64_t col,
-                                                 int32_t* c, int64_t ldc) {
-  const __mmask16 mask = pair.mask[h];
-  if (pair.terms) {
-    value = _mm512_add_epi32(value, pair.term[h]);
-    if (pair.row_term)
-      value = _mm512_sub_epi32(
-          value, _mm512_mullo_epi32(pair.zero[h], _mm512_set1_epi32(store.row_sums[r])));
-  }
-  if (store.out8 == nullptr) {
-    int32_t* out = c + r * ldc + col;
-    if (store.accumulate) value = _mm512_add_epi32(value, _mm512_maskz_loadu_epi32(mask, out));
-    _mm512_mask_storeu_epi32(out, mask, value);
-    return;
-  }
-  // qgemm_avx512.h's requantizing store: the product rounded toward zero, its last bit set when
-  // the fused remainder is not zero (round to odd), clamped, rounded half to even.
+// Half h of a row's sums requantized (qgemm_avx512.h's store: the product rounded toward zero,
+// its last bit set when the fused remainder is not zero, i.e. rounded to odd, then half to even
+// to an integer), plus the zero point; clamped as floats only where pair.clamp says.
+[[gnu::always_inline]] inline __m512i AmxRequantize16(__m512i value, const AmxColumnPair& pair,
+                                                      int h) {
   const __m512 sum = _mm512_cvtepi32_ps(value);
   const __m512 truncated =
       _mm512_mul_round_ps(sum, pair.scale[h], _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -105,21 +105,46 @@ struct AmxColumnPair {
   const __mmask16 inexact = _mm512_cmp_ps_mask(remainder, _mm512_setzero_ps(), _CMP_NEQ_UQ);
   __m512 odd = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(truncated), inexact,
                                                         _mm512_castps_si512(truncated), pair.one));
-  odd = _mm512_min_ps(_mm512_max_ps(odd, pair.low), pair.high);
-  const __m512i bytes = _mm512_add_epi32(_mm512_cvtps_epi32(odd), pair.zero_point);
-  _mm_mask_storeu_epi8(store.out8 + r * store.out8_stride + col, mask, _mm512_cvtepi32_epi8(bytes));
+  if (pair.clamp) odd = _mm512_min_ps(_mm512_max_ps(odd, pair.low), pair.high);
+  return _mm512_add_epi32(_mm512_cvtps_epi32(odd), pair.zero_point);
 }
 
-// Rows [0, rows) of `sums` (32 columns a row) stored as rows row0.. of the block, columns col..
+// Rows [0, rows) of `sums` (32 columns a row, the column terms in them) stored as rows row0.. of
+// the block, columns col..: requantized to bytes (store.out8; both halves packed with signed
+// saturation to int16, then to uint8 or int8, which is the clamp, one 32-byte store) or as
+// int32 to C.
 [[gnu::always_inline]] inline void AmxStoreTileRows(const int32_t* sums, int64_t rows, int64_t row0,
                                                     int64_t col, const AmxColumnPair& pair,
                                                     const QgemmStore& store, int32_t* c,
                                                     int64_t ldc) {
+  // The packs keep lane order within 128 bits: dword 4q + i of the result holds the bytes of
+  // half i's lane group q.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
   for (int64_t r = 0; r < rows; ++r) {
-    AmxStoreRow16(_mm512_load_si512(sums + r * 32), pair, 0, store, row0 + r, col, c, ldc);
-    if (pair.two)
-      AmxStoreRow16(_mm512_load_si512(sums + r * 32 + 16), pair, 1, store, row0 + r, col + 16, c,
-                    ldc);
+    const int64_t row = row0 + r;
+    __m512i value[2] = {_mm512_load_si512(sums + r * 32), _mm512_load_si512(sums + r * 32 + 16)};
+    if (pair.row_term) {
+      const __m512i row_sum = _mm512_set1_epi32(store.row_sums[row]);
+      for (int h = 0; h < 2; ++h)
+        value[h] = _mm512_sub_epi32(value[h], _mm512_mullo_epi32(pair.zero[h], row_sum));
+    }
+    if (store.out8 == nullptr) {
+      for (int h = 0; h < 2; ++h) {
+        if (h == 1 && !pair.two) break;
+        int32_t* out = c + row * ldc + col + 16 * h;
+        if (store.accumulate)
+          value[h] = _mm512_add_epi32(value[h], _mm512_maskz_loadu_epi32(pair.mask[h], out));
+        _mm512_mask_storeu_epi32(out, pair.mask[h], value[h]);
+      }
+      continue;
+    }
+    const __m512i first = AmxRequantize16(value[0], pair, 0);
+    const __m512i second = pair.two ? AmxRequantize16(value[1], pair, 1) : first;
+    const __m512i words = _mm512_packs_epi32(first, second);
+    const __m512i bytes =
+        pair.signed_out ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
+    _mm256_mask_storeu_epi8(store.out8 + row * store.out8_stride + col, pair.byte_mask,
+                            _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes)));
   }
 }
 
@@ -179,10 +204,11 @@ struct AmxColumnPair {
       const int64_t row0 = tile_row(t), row1 = two_tiles ? tile_row(t + 1) : 0;
       const uint8_t* a0 = a + row0 * a_stride;
       const uint8_t* a1 = a + row1 * a_stride;
-      _tile_zero(0);
-      _tile_zero(1);
-      _tile_zero(2);
-      _tile_zero(3);
+      // The sums start at the column terms (every row the same: a stride of 0).
+      _tile_loadd(0, pair.term_row, 0);
+      _tile_loadd(1, pair.term_row + 16, 0);
+      _tile_loadd(2, pair.term_row, 0);
+      _tile_loadd(3, pair.term_row + 16, 0);
       for (int64_t s = 0; s < full_steps; ++s) {
         const int64_t at = s * 64;
         _tile_loadd(4, a0 + at, a_stride);

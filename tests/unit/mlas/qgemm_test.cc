@@ -697,10 +697,16 @@ TEST(Int8GemmTest, RequantizingStoreMatchesTheDoublePrecisionRequantization) {
             p.b_zero_scalar = 0;
           }
           std::vector<float> multipliers(static_cast<size_t>(p.n));
+          // Columns 32-63, 96-127, ... get multipliers from 0.5 to 256, whose products can
+          // leave int32 (the AMX store clamps those 32-column blocks as floats, the others by
+          // its saturating packs alone).
           std::uniform_real_distribution<float> log_scale(-14.0f, -1.0f);
+          std::uniform_real_distribution<float> large_log_scale(-1.0f, 8.0f);
           for (int64_t j = 0; j < p.n; ++j)
-            multipliers[static_cast<size_t>(j)] =
-                p.k == 1 ? (j % 2 ? 1.0f / 10.0f : 1.0f / 6.0f) : std::exp2(log_scale(generator));
+            multipliers[static_cast<size_t>(j)] = p.k == 1 ? (j % 2 ? 1.0f / 10.0f : 1.0f / 6.0f)
+                                                  : (j / 32) % 2
+                                                      ? std::exp2(large_log_scale(generator))
+                                                      : std::exp2(log_scale(generator));
           std::vector<int32_t> bias(static_cast<size_t>(p.n));
           std::uniform_int_distribution<int32_t> bias_value(-3000, 3000);
           for (int32_t& b : bias) b = p.k == 1 ? 0 : bias_value(generator);
