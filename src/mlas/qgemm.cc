@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -704,6 +705,17 @@ double EvenShare(int64_t extent, int64_t unit, int64_t wanted) {
   return static_cast<double>(extent) / static_cast<double>(busiest * wanted);
 }
 
+// Block `index` of `blocks` over `extent` cut in whole `unit`s: its [begin, end), the first
+// (units % blocks) blocks one unit larger.
+std::pair<int64_t, int64_t> BlockRange(int64_t extent, int64_t unit, int64_t blocks,
+                                       int64_t index) {
+  const int64_t units = (extent + unit - 1) / unit;
+  const int64_t base = units / blocks, larger = units % blocks;
+  const int64_t first = index * base + std::min(index, larger);
+  const int64_t count = base + (index < larger ? 1 : 0);
+  return {first * unit, std::min(extent, (first + count) * unit)};
+}
+
 // The zero points' terms of RunQgemm for the AMX kernel's store (column_term nullptr: none).
 struct AmxTerms {
   const int32_t* column_term = nullptr;
@@ -801,12 +813,7 @@ void RunQgemmAmx(const IsaKernels& kernels, int64_t m, const uint8_t* a, int64_t
   const int64_t extent = by_columns ? n : m;
   const int64_t units = (extent + kUnit - 1) / kUnit;
   const int64_t blocks = std::min(2 * wanted, units);
-  const auto block_range = [&](int64_t index) {
-    const int64_t base = units / blocks, larger = units % blocks;
-    const int64_t first = index * base + std::min(index, larger);
-    const int64_t count = base + (index < larger ? 1 : 0);
-    return std::pair<int64_t, int64_t>{first * kUnit, std::min(extent, (first + count) * kUnit)};
-  };
+  const auto block_range = [&](int64_t index) { return BlockRange(extent, kUnit, blocks, index); };
   if (!by_columns) {
     pool->ParallelFor(blocks, 1e12, [&](int64_t first, int64_t last) {
       for (int64_t index = first; index < last; ++index) {
@@ -1100,26 +1107,15 @@ void RunQgemm(const IsaKernels& kernels, int64_t m, const void* a, int64_t lda, 
   // ms at 2 threads, 0.89 by rows). An A read in place needs no packing pass: then C is cut along
   // its longer side (its 14x14 1x1 convolutions to 1024 channels, by rows, took 3% longer).
   const int64_t column_unit = (vnni ? 2 : 1) * kQgemmPanelCols;
-  const auto share = [wanted](int64_t extent, int64_t unit) {
-    const int64_t units = (extent + unit - 1) / unit;
-    const int64_t busiest = std::min(extent, (units + wanted - 1) / wanted * unit);
-    return static_cast<double>(extent) / static_cast<double>(busiest * wanted);
-  };
-  const double row_share = share(m, tile_rows), column_share = share(n, column_unit);
+  const double row_share = EvenShare(m, tile_rows, wanted);
+  const double column_share = EvenShare(n, column_unit, wanted);
   const bool by_columns =
       wanted == 1 || all_in_place ? n >= m : row_share < 0.85 && column_share > row_share;
   const int64_t unit = by_columns ? column_unit : tile_rows;
   const int64_t extent = by_columns ? n : m;
   const int64_t units = (extent + unit - 1) / unit;  // rows: a_panels
   const int64_t blocks = wanted == 1 ? 1 : std::min(2 * wanted, units);
-  // Block `index`'s [begin, end) along the cut side: the first units % blocks blocks one unit
-  // larger.
-  const auto block_range = [&](int64_t index) {
-    const int64_t base = units / blocks, larger = units % blocks;
-    const int64_t first = index * base + std::min(index, larger);
-    const int64_t count = base + (index < larger ? 1 : 0);
-    return std::pair<int64_t, int64_t>{first * unit, std::min(extent, (first + count) * unit)};
-  };
+  const auto block_range = [&](int64_t index) { return BlockRange(extent, unit, blocks, index); };
   if (blocks == 1) {
     if (by_columns) {
       pack_all();
