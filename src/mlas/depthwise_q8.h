@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/aligned_vector.h"
+
 namespace prism::mlas {
 
 // Channels a block of the kernel (its two int32 vectors); the packed form needs whole blocks.
@@ -24,11 +26,11 @@ struct DepthwiseQ8Operands {
   // weights[((b * pairs + p) * 16 + i) * 2 + t]: block b, pair p (taps 2p and 2p + 1; a last odd
   // tap pairs with a zero weight), position i (channel b * 16 + DepthwiseQ8ChannelAt(i)), tap
   // 2p + t of that channel's weights less its zero point.
-  std::vector<int16_t> weights;
+  AlignedVector<int16_t> weights;
   // Per position as above: bias - x_zero * (the sum of the channel's shifted weights), wrapping
   // in 32 bits, and the channel's multiplier.
-  std::vector<int32_t> terms;
-  std::vector<float> multipliers;
+  AlignedVector<int32_t> terms;
+  AlignedVector<float> multipliers;
 };
 
 // Packs a depthwise filter of `channels` (a multiple of 16) x `taps` (<= kDepthwiseQ8MaxTaps)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/aligned_vector.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/sgemm.h"
 
@@ -163,7 +164,7 @@ void NchwcWinogradConv(const IsaKernels& kernels, const NchwcConvShape& s,
   const int64_t output_image = mp * s.output_h * s.output_w;
   const int64_t v_point = plan.batch * cp, m_point = plan.batch * mp;
   const int points = WinogradPoints(plan.output_tile);
-  thread_local std::vector<float> scratch;
+  thread_local AlignedVector<float> scratch;
   const size_t floats = static_cast<size_t>(points * (v_point + m_point));
   if (scratch.size() < floats) scratch.resize(floats);
   float* v = scratch.data();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/aligned_vector.h"
 #include "common/thread_pool.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
@@ -42,7 +43,7 @@ std::string Join(const std::vector<int64_t>& values) {
 // 336 ms instead of 363, medians of alternating runs).
 struct NchwcPackedFilter {
   mlas::NchwcConvShape shape;
-  std::vector<float> floats;  // the direct form; empty when only the Winograd form runs
+  AlignedVector<float> floats;  // the direct form; empty when only the Winograd form runs
   std::optional<mlas::NchwcWinogradFilter> winograd;
   Tensor original;  // W as given, kept when there is no direct form
 

@@ -25,6 +25,7 @@
 #include <immintrin.h>
 #endif
 
+#include "common/aligned_vector.h"
 #include "mlas/depthwise_q8.h"
 #include "mlas/isa_kernels.h"
 #include "mlas/nchwc.h"
