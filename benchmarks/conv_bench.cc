@@ -247,11 +247,14 @@ void PrismNchwcConv(benchmark::State& state, const Layer& l) {
   prism::mlas::NchwcConvEpilogue epilogue;
   epilogue.bias = bias.data();
   prism::ThreadPool pool(static_cast<int>(state.range(0)));
-  const int64_t items = prism::mlas::NchwcConvWorkItems(shape);
-  const double cost = l.Flops() / static_cast<double>(items);
+  // Whole grains of items per claim, as the NCHWc op hands them out.
+  const int64_t grain = prism::mlas::NchwcConvItemGrain(shape);
+  const int64_t units = prism::mlas::NchwcConvWorkItems(shape) / grain;
+  const double cost = l.Flops() / static_cast<double>(units);
   for (auto _ : state) {
-    pool.ParallelFor(items, cost, [&](int64_t begin, int64_t end) {
-      prism::mlas::NchwcConv(shape, x.data(), packed.data(), epilogue, y.data(), begin, end);
+    pool.ParallelFor(units, cost, [&](int64_t begin, int64_t end) {
+      prism::mlas::NchwcConv(shape, x.data(), packed.data(), epilogue, y.data(), begin * grain,
+                             end * grain);
     });
     benchmark::DoNotOptimize(y.data());
   }

@@ -161,6 +161,15 @@ int64_t NchwcConvWorkItems(const NchwcConvShape& shape) {
   return NchwcConvWorkItems(ActiveKernels(), shape);
 }
 
+bool NchwcConvFiltersFirst(const NchwcConvShape& s) {
+  return !s.IsDepthwise() && s.output_channels * s.input_channels * s.kernel_h * s.kernel_w >
+                                 s.input_h * s.input_w * s.input_channels;
+}
+
+int64_t NchwcConvItemGrain(const NchwcConvShape& s) {
+  return NchwcConvFiltersFirst(s) ? s.output_h : 1;
+}
+
 void NchwcConv(const IsaKernels& kernels, const NchwcConvShape& shape, const float* input,
                const float* packed_filter, const NchwcConvEpilogue& epilogue, float* output,
                int64_t begin, int64_t end) {

@@ -221,9 +221,13 @@ class NchwcConv final : public OpKernel {
     const double cost = 2.0 * static_cast<double>(shape.output_w * item_channels) *
                         static_cast<double>((shape.IsDepthwise() ? 1 : shape.input_channels) *
                                             shape.kernel_h * shape.kernel_w);
-    ThreadPool::TryParallelFor(pool, items, cost, [&](int64_t begin, int64_t end) {
-      mlas::NchwcConv(shape, input, filter.floats.data(), epilogue, output, begin, end);
-    });
+    // Threads take whole grains of items (mlas::NchwcConvItemGrain).
+    const int64_t grain = mlas::NchwcConvItemGrain(shape);
+    ThreadPool::TryParallelFor(pool, items / grain, cost * static_cast<double>(grain),
+                               [&](int64_t begin, int64_t end) {
+                                 mlas::NchwcConv(shape, input, filter.floats.data(), epilogue,
+                                                 output, begin * grain, end * grain);
+                               });
   }
 
   // The output tile of the Winograd form a filter of this shape is packed in too, or 0: the

@@ -1022,7 +1022,8 @@ int64_t NchwcConvChunkGroups(const NchwcConvShape& s) {
 template <bool kNchwInput, int kBlocks>
 void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const float* packed,
                    const NchwcConvEpilogue& epilogue, float* output, int64_t n, int64_t block,
-                   int64_t row_begin, int64_t row_end, int64_t group_begin, int64_t group_end) {
+                   int64_t row_begin, int64_t row_end, int64_t group_begin, int64_t group_end,
+                   const float* next_filter) {
   constexpr int64_t b = kNchwcBlock;
   const int64_t output_blocks = s.output_channels / b;
   const int64_t groups = kNchwInput ? 1 : s.input_channels / b;
@@ -1039,13 +1040,8 @@ void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const flo
   plan.bias = epilogue.bias != nullptr ? epilogue.bias + block * b : nullptr;
   plan.store = NchwcStore{epilogue.activation, NchwcLanes::Splat(epilogue.alpha),
                           NchwcLanes::Splat(epilogue.beta)};
-  // The next call's filter: the next item's at the same input groups, or after the last item
-  // the first one's at the next chunk of groups.
-  if (block + kBlocks < output_blocks)
-    plan.next_filter_offset = groups * plan.filter_group;
-  else if (group_end < groups)
-    plan.next_filter_offset =
-        (packed + group_end * plan.filter_group) - (plan.filter + group_begin * plan.filter_group);
+  if (next_filter != nullptr)
+    plan.next_filter_offset = next_filter - (plan.filter + group_begin * plan.filter_group);
 #if PRISM_NCHWC_ASM_TILES
   const bool one_by_one = s.kernel_h == 1 && s.kernel_w == 1;
   const bool tabled =
@@ -1410,20 +1406,20 @@ template <bool kNchwInput>
 void NchwcConvBlocks(int64_t blocks, const NchwcConvShape& s, const NchwcSource& source,
                      const float* packed, const NchwcConvEpilogue& epilogue, float* output,
                      int64_t n, int64_t block, int64_t row_begin, int64_t row_end,
-                     int64_t group_begin, int64_t group_end) {
+                     int64_t group_begin, int64_t group_end, const float* next_filter) {
   switch (blocks) {
     case 1:
       return NchwcConvRows<kNchwInput, 1>(s, source, packed, epilogue, output, n, block, row_begin,
-                                          row_end, group_begin, group_end);
+                                          row_end, group_begin, group_end, next_filter);
     case 2:
       return NchwcConvRows<kNchwInput, 2>(s, source, packed, epilogue, output, n, block, row_begin,
-                                          row_end, group_begin, group_end);
+                                          row_end, group_begin, group_end, next_filter);
     case 3:
       return NchwcConvRows<kNchwInput, 3>(s, source, packed, epilogue, output, n, block, row_begin,
-                                          row_end, group_begin, group_end);
+                                          row_end, group_begin, group_end, next_filter);
     default:
       return NchwcConvRows<kNchwInput, 4>(s, source, packed, epilogue, output, n, block, row_begin,
-                                          row_end, group_begin, group_end);
+                                          row_end, group_begin, group_end, next_filter);
   }
 }
 
@@ -1503,9 +1499,21 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
   // copied it whole for every range (resnet50's 3x3 layers at 2 threads: 1.5x onnxruntime's
   // time). Where the filters are bigger (many channels on a small plane) ranges split the groups,
   // so that each thread reads its share of the filters only.
-  const int64_t image_input = s.input_h * s.input_w * s.input_channels;
-  const bool rows_first =
-      s.output_channels * s.input_channels * s.kernel_h * s.kernel_w <= image_input;
+  const bool rows_first = !NchwcConvFiltersFirst(s);
+  // A segment's output blocks: the groups share the blocks evenly (6 blocks: 3 + 3, not 4 + 2).
+  struct BlockSpan {
+    int64_t block, count;
+  };
+  const auto span_of = [&](const NchwcConvSegment& segment) {
+    const int64_t block = segment.group * blocks / block_groups;
+    return BlockSpan{block, (segment.group + 1) * blocks / block_groups - block};
+  };
+  // The packed filter of a span's blocks from input group g on (NchwcPackFilter's order).
+  const int64_t group_floats =
+      (s.input_is_nchw ? s.input_channels : b) * s.kernel_h * s.kernel_w * b;
+  const auto filter_at = [&](BlockSpan span, int64_t g) {
+    return packed + span.block * groups * group_floats + g * span.count * group_floats;
+  };
   const int64_t image_items = block_groups * s.output_h;
   thread_local std::vector<NchwcConvSegment> segments;
   for (int64_t item = begin; item < end;) {
@@ -1550,19 +1558,23 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
                                      : NchwcSourceOf<false>(s, image, groups, b, r, r_end);
       for (int64_t g = 0; g < groups; g += chunk) {
         const int64_t g_end = std::min(groups, g + chunk);
-        for (const NchwcConvSegment& segment : segments) {
+        for (size_t i = 0; i < segments.size(); ++i) {
+          const NchwcConvSegment& segment = segments[i];
           const int64_t lo = std::max(r, segment.row_begin);
           const int64_t hi = std::min(r_end, segment.row_end);
           if (lo >= hi) continue;
-          // The groups share the blocks evenly (6 blocks: 3 + 3, not 4 + 2).
-          const int64_t block = segment.group * blocks / block_groups;
-          const int64_t count = (segment.group + 1) * blocks / block_groups - block;
+          const BlockSpan span = span_of(segment);
+          // The filter this range reads next, for the call to prefetch (NchwcPrefetchNextFilter).
+          const float* next_filter = i + 1 < segments.size()
+                                         ? filter_at(span_of(segments[i + 1]), g)
+                                     : g_end < groups ? filter_at(span_of(segments[0]), g_end)
+                                                      : nullptr;
           if (s.input_is_nchw)
-            NchwcConvBlocks<true>(count, s, source, packed, epilogue, output, n, block, lo, hi, g,
-                                  g_end);
+            NchwcConvBlocks<true>(span.count, s, source, packed, epilogue, output, n, span.block,
+                                  lo, hi, g, g_end, next_filter);
           else
-            NchwcConvBlocks<false>(count, s, source, packed, epilogue, output, n, block, lo, hi, g,
-                                   g_end);
+            NchwcConvBlocks<false>(span.count, s, source, packed, epilogue, output, n, span.block,
+                                   lo, hi, g, g_end, next_filter);
         }
       }
     }
