@@ -127,7 +127,7 @@ enum class Kind { kBlocked, kNchwInput, kDepthwise };
 // One NCHWc Conv of `kind` on c real channels (m outputs) against the naive convolution of the
 // zero-padded filter; W constant (prepacked) or a graph input.
 void RunConv(Kind kind, const Conv2D& real, bool constant_w, bool with_sum,
-             const std::string& activation) {
+             const std::string& activation, int threads = 0) {
   const int64_t cp = kind == Kind::kNchwInput ? real.c : RoundUp(real.c);
   const int64_t mp = kind == Kind::kDepthwise ? cp : RoundUp(real.m);
   // The padded problem: padded input channels (zero taps) and padded outputs (zero filters).
@@ -180,6 +180,7 @@ void RunConv(Kind kind, const Conv2D& real, bool constant_w, bool with_sum,
     test.Input<float>("Sum", {real.n, mp, oh, ow}, Blocked(sum, real.n, mp, mp, oh * ow, 0.0f));
   test.Output<float>("Y", {real.n, mp, oh, ow}, Blocked(expected, real.n, mp, mp, oh * ow, 0.0f));
   test.SetTolerance(1e-4, 1e-4, "float sums in another order than the double reference");
+  test.IntraOpThreads(threads);
   test.Run();
 }
 
@@ -190,6 +191,14 @@ TEST(NchwcOpsTest, BlockedConvMatchesTheNaiveConvolution) {
   RunConv(Kind::kBlocked, {1, 16, 10, 7, 16, 3, 3, 2, 1, 0, 1}, false, false, "");
   // 1x1 and an activation after the kernel.
   RunConv(Kind::kBlocked, {1, 40, 5, 5, 24, 1, 1, 1, 0, 0, 1}, true, true, "HardSigmoid");
+}
+
+// Layers whose filters outweigh the input (many channels on a small plane) go to threads a
+// group of output blocks' whole plane at a time (mlas::NchwcConvItemGrain), 3 threads sharing
+// 9 or more groups unevenly; each group's next-filter prefetch points elsewhere.
+TEST(NchwcOpsTest, ConvsOfBigFiltersOnSmallPlanesSplitOverThreadsByWholeGroups) {
+  RunConv(Kind::kBlocked, {1, 64, 5, 5, 9 * 64, 3, 3, 1, 1, 1, 1}, true, true, "Relu", 3);
+  RunConv(Kind::kBlocked, {2, 96, 3, 4, 10 * 64 + 16, 1, 1, 1, 0, 0, 1}, true, false, "", 3);
 }
 
 // A 3x3, stride 1 convolution of at least 16 channels on a plane of at least 32 output tiles of
