@@ -14,14 +14,18 @@
 
 namespace prism {
 
-template <typename T>
+// Tag: a type of the user's, where the vector's members must not be shared with other units
+// (an instruction-set unit's scratch: its instantiations would use that unit's instructions, and
+// the linker may pick any unit's copy of an inline function; a tag in an anonymous namespace
+// keeps them the unit's own).
+template <typename T, typename Tag = void>
 struct CacheLineAllocator {
   using value_type = T;
   static constexpr std::size_t kAlignment = 64;
 
   CacheLineAllocator() = default;
   template <typename U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT: rebinding, as allocators must
+  CacheLineAllocator(const CacheLineAllocator<U, Tag>&) {}  // NOLINT: rebinding, as allocators must
 
   T* allocate(std::size_t count) {
     if (count > (static_cast<std::size_t>(-1) - kAlignment) / sizeof(T)) throw std::bad_alloc();
@@ -33,7 +37,7 @@ struct CacheLineAllocator {
   void deallocate(T* pointer, std::size_t) { std::free(pointer); }
 
   template <typename U>
-  bool operator==(const CacheLineAllocator<U>&) const {
+  bool operator==(const CacheLineAllocator<U, Tag>&) const {
     return true;
   }
 };

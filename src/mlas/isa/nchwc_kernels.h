@@ -221,8 +221,11 @@ struct NchwcSource {
   int64_t window_row_step, window_col_step;
 };
 
-AlignedVector<float>& NchwcScratch() {
-  thread_local AlignedVector<float> scratch;
+// The scratch's type is this unit's own (aligned_vector.h: the tag).
+struct NchwcScratchTag {};
+using NchwcScratchVector = std::vector<float, CacheLineAllocator<float, NchwcScratchTag>>;
+NchwcScratchVector& NchwcScratch() {
+  thread_local NchwcScratchVector scratch;
   return scratch;
 }
 
@@ -276,7 +279,7 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
   if (compact) {
     const int64_t rows = row_end - row_begin;
     const int64_t plane_floats = rows * s.output_w * b;
-    AlignedVector<float>& scratch = NchwcScratch();
+    NchwcScratchVector& scratch = NchwcScratch();
     if (static_cast<int64_t>(scratch.size()) < groups * plane_floats)
       scratch.resize(static_cast<size_t>(groups * plane_floats));
     float* dst = scratch.data();
@@ -299,7 +302,7 @@ NchwcSource NchwcSourceOf(const NchwcConvShape& s, const float* image, int64_t g
   // Planes: one per group (blocked) or per lane (NCHW), each rows x cols pixels.
   const int64_t planes = kNchwInput ? lanes : groups;
   const int64_t plane_floats = rows * cols * pixel;
-  AlignedVector<float>& scratch = NchwcScratch();
+  NchwcScratchVector& scratch = NchwcScratch();
   if (static_cast<int64_t>(scratch.size()) < planes * plane_floats)
     scratch.resize(static_cast<size_t>(planes * plane_floats));
   float* dst = scratch.data();
