@@ -1019,6 +1019,15 @@ int64_t NchwcConvChunkGroups(const NchwcConvShape& s) {
   return chunk;
 }
 
+// Where NchwcPackFilter put the filter of output blocks [block, block + count) (one item's)
+// from input channel group g on.
+inline const float* NchwcFilterAt(const NchwcConvShape& s, const float* packed, int64_t block,
+                                  int64_t count, int64_t g) {
+  const int64_t lanes = s.input_is_nchw ? s.input_channels : kNchwcBlock;
+  const int64_t groups = s.input_is_nchw ? 1 : s.input_channels / kNchwcBlock;
+  return packed + (block * groups + g * count) * lanes * s.kernel_h * s.kernel_w * kNchwcBlock;
+}
+
 // Rows [row_begin, row_end) of image n, output blocks [block, block + kBlocks), over input channel
 // groups [group_begin, group_end): the first chunk stores its sums, later ones add to them, the
 // last applies the epilogue.
@@ -1035,7 +1044,7 @@ void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const flo
   plan.lanes = kNchwInput ? s.input_channels : b;
   plan.source = source;
   plan.filter_group = plan.lanes * s.kernel_h * s.kernel_w * kBlocks * b;
-  plan.filter = packed + block * groups * plan.lanes * s.kernel_h * s.kernel_w * b;
+  plan.filter = NchwcFilterAt(s, packed, block, kBlocks, 0);
   plan.output_plane = s.output_h * s.output_w * b;
   const int64_t output_offset = (n * output_blocks + block) * plan.output_plane;
   plan.output = output + output_offset;
@@ -1511,11 +1520,8 @@ void NchwcConvF32(const NchwcConvShape& s, const float* input, const float* pack
     const int64_t block = segment.group * blocks / block_groups;
     return BlockSpan{block, (segment.group + 1) * blocks / block_groups - block};
   };
-  // The packed filter of a span's blocks from input group g on (NchwcPackFilter's order).
-  const int64_t group_floats =
-      (s.input_is_nchw ? s.input_channels : b) * s.kernel_h * s.kernel_w * b;
   const auto filter_at = [&](BlockSpan span, int64_t g) {
-    return packed + span.block * groups * group_floats + g * span.count * group_floats;
+    return NchwcFilterAt(s, packed, span.block, span.count, g);
   };
   const int64_t image_items = block_groups * s.output_h;
   thread_local std::vector<NchwcConvSegment> segments;
