@@ -33,6 +33,39 @@ struct DepthwiseQ8Operands {
   AlignedVector<float> multipliers;
 };
 
+// The same convolution's operands for IsaKernels::depthwise_nhwc_q8_quads (AVX-512 VNNI): taps
+// in groups of four, one vpdpbusd multiplying a channel's four input bytes (interleaved from four
+// taps' rows) by its four weights, which must then fit int8 (DepthwiseQ8QuadsFit). A block is 64
+// channels in four int32 vectors: vector j, 128-bit lane k, dword i holds channel
+// 64 * block + 16 * k + 4 * j + i (vpunpck{l,h}{bw,wd}'s order), which two saturating packs put
+// back in channel order. The last block is padded with zero weights, terms and multipliers.
+constexpr int64_t kDepthwiseQ8QuadBlock = 64;
+
+constexpr int64_t DepthwiseQ8QuadChannelAt(int64_t vector, int64_t position) {
+  return 16 * (position / 4) + 4 * vector + position % 4;
+}
+
+struct DepthwiseQ8QuadOperands {
+  int64_t channels = 0, taps = 0, quads = 0;
+  // weights[(((b * quads + q) * 4 + j) * 16 + p) * 4 + t]: block b, group q (taps 4q to 4q + 3;
+  // zero past the last tap), vector j, position p (channel
+  // b * 64 + DepthwiseQ8QuadChannelAt(j, p)), tap 4q + t's shifted weight.
+  AlignedVector<int8_t> weights;
+  // terms[(b * 4 + j) * 16 + p], multipliers likewise: as DepthwiseQ8Operands' for that channel,
+  // with x_zero the unsigned input's (an int8 input is read with its sign bit flipped: x + 128).
+  AlignedVector<int32_t> terms;
+  AlignedVector<float> multipliers;
+};
+
+// Whether every shifted weight fits int8 (symmetric int8 weights do; so do uint8 ones with zero
+// point 128).
+bool DepthwiseQ8QuadsFit(const int32_t* shifted, int64_t count);
+
+// Packs as PackDepthwiseQ8 does for the quad kernel; x_signed: the input is int8.
+DepthwiseQ8QuadOperands PackDepthwiseQ8Quads(const int32_t* shifted, int64_t channels, int64_t taps,
+                                             const int32_t* bias, int32_t x_zero, bool x_signed,
+                                             const float* multipliers);
+
 // Packs a depthwise filter of `channels` (a multiple of 16) x `taps` (<= kDepthwiseQ8MaxTaps)
 // shifted weights (shifted[c * taps + t], |value| <= 255), the bias (nullptr: none), the input's
 // zero point and the per-channel float multipliers.

@@ -123,8 +123,11 @@ struct DepthwiseQ8Row {
   int64_t first = 0, step = 0, dilation = 0;
   int64_t pixels = 0;
   bool x_signed = false;
-  // depthwise_q8.h's packed weights, terms and multipliers (channels a multiple of 16).
+  // depthwise_q8.h's packed weights, terms and multipliers (channels a multiple of 16); for
+  // depthwise_nhwc_q8_quads the DepthwiseQ8QuadOperands' weights (quad_weights), terms and
+  // multipliers instead.
   const int16_t* weights = nullptr;
+  const int8_t* quad_weights = nullptr;
   const int32_t* terms = nullptr;
   const float* multipliers = nullptr;
   int64_t channels = 0;
@@ -282,6 +285,10 @@ struct IsaKernels {
   // value) and requantized as requantize_channels_f32 does into the row's 8-bit Y. The caller
   // checks the multipliers as for requantize_channels_f32. nullptr on the baseline level.
   void (*depthwise_nhwc_q8)(const DepthwiseQ8Row& row);
+  // The same on DepthwiseQ8QuadOperands (four taps a vpdpbusd), where
+  // depthwise_q8_quads_usable() says this CPU has AVX-512 VNNI; nullptr on other levels.
+  bool (*depthwise_q8_quads_usable)();
+  void (*depthwise_nhwc_q8_quads)(const DepthwiseQ8Row& row);
   // dst[i] = float((double(src[i]) - mean) * multiplier + bias): batch normalization of one row,
   // computed in double as the portable kernel does.
   void (*normalize_f32)(float* dst, const float* src, int64_t count, double mean, double multiplier,

@@ -471,13 +471,32 @@ std::vector<float> SinglePrecisionMultipliers(const Int8ConvArgs& args, int64_t 
   return multipliers;
 }
 
+}  // namespace
+
+struct Int8ConvCache::Depthwise {
+  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
+  // one row of weights per offset.
+  std::vector<float> taps;
+  // The float multipliers (SinglePrecisionMultipliers; empty where they do not serve).
+  std::vector<float> single;
+  // Whether the level's depthwise_nhwc_q8 runs it, and its packed operands then.
+  bool q8 = false;
+  mlas::DepthwiseQ8Operands packed;
+  // Whether the level's depthwise_nhwc_q8_quads runs it instead (AVX-512 VNNI, the shifted
+  // weights within int8), and its packed operands then.
+  bool quads = false;
+  mlas::DepthwiseQ8QuadOperands quad_packed;
+};
+
+namespace {
+
 // RunDepthwiseChannelsLast on the level's depthwise_nhwc_q8 (int16 pairs of taps, requantized in
 // its registers) for the pixels whose taps lie inside the input row (a padding row reads a row of
 // x_zero, which the packed terms take back out); the few others per row (columns in the padding)
 // on the same kernel, one gathered pixel at a time. packed: the operands (PrepareDepthwise);
 // columns as RunDepthwiseChannelsLast's.
 void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
-                    const mlas::DepthwiseQ8Operands& packed, const std::vector<int64_t>& columns,
+                    const Int8ConvCache::Depthwise& operands, const std::vector<int64_t>& columns,
                     ThreadPool* pool) {
   const int64_t channels = g.out_channels;
   const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1];
@@ -496,6 +515,7 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
     --inside_end;
   const auto* x = static_cast<const uint8_t*>(args.x);
   const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+  const auto run = operands.quads ? kernels.depthwise_nhwc_q8_quads : kernels.depthwise_nhwc_q8;
   const int64_t row_size = out_w * channels;
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
@@ -521,9 +541,15 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
           row.kernel_h = kernel_h;
           row.kernel_w = kernel_w;
           row.x_signed = args.x_signed;
-          row.weights = packed.weights.data();
-          row.terms = packed.terms.data();
-          row.multipliers = packed.multipliers.data();
+          if (operands.quads) {
+            row.quad_weights = operands.quad_packed.weights.data();
+            row.terms = operands.quad_packed.terms.data();
+            row.multipliers = operands.quad_packed.multipliers.data();
+          } else {
+            row.weights = operands.packed.weights.data();
+            row.terms = operands.packed.terms.data();
+            row.multipliers = operands.packed.multipliers.data();
+          }
           row.channels = channels;
           row.y_zero = static_cast<int32_t>(args.y_zero);
           row.y_signed = args.y_signed;
@@ -548,7 +574,7 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
             row.dilation = channels;
             row.pixels = 1;
             row.out = y + ow * channels;
-            kernels.depthwise_nhwc_q8(row);
+            run(row);
           };
           for (int64_t ow = 0; ow < inside_begin; ++ow) edge(ow);
           if (inside_end > inside_begin) {
@@ -558,7 +584,7 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
             row.dilation = dilation_w * channels;
             row.pixels = inside_end - inside_begin;
             row.out = y + inside_begin * channels;
-            kernels.depthwise_nhwc_q8(row);
+            run(row);
           }
           for (int64_t ow = std::max(inside_begin, inside_end); ow < out_w; ++ow) edge(ow);
         }
@@ -566,17 +592,6 @@ void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
 }
 
 }  // namespace
-
-struct Int8ConvCache::Depthwise {
-  // taps[k * C + c] = w[c, k] - w_zero[c] (an integer, |value| <= 255, held exactly as a float):
-  // one row of weights per offset.
-  std::vector<float> taps;
-  // The float multipliers (SinglePrecisionMultipliers; empty where they do not serve).
-  std::vector<float> single;
-  // Whether the level's depthwise_nhwc_q8 runs it, and its packed operands then.
-  bool q8 = false;
-  mlas::DepthwiseQ8Operands packed;
-};
 
 Int8ConvCache::Int8ConvCache() = default;
 Int8ConvCache::~Int8ConvCache() = default;
@@ -619,8 +634,17 @@ std::unique_ptr<Int8ConvCache::Depthwise> PrepareDepthwise(const Int8ConvGeometr
       for (int64_t k = 0; k < kernel_size; ++k)
         shifted[static_cast<size_t>(c * kernel_size + k)] =
             static_cast<int32_t>(operands->taps[static_cast<size_t>(k * channels + c)]);
-    operands->packed = mlas::PackDepthwiseQ8(shifted.data(), channels, kernel_size, args.bias,
-                                             args.x_zero, operands->single.data());
+    const mlas::IsaKernels& kernels = mlas::ActiveKernels();
+    operands->quads = kernels.depthwise_nhwc_q8_quads != nullptr &&
+                      kernels.depthwise_q8_quads_usable() &&
+                      mlas::DepthwiseQ8QuadsFit(shifted.data(), channels * kernel_size);
+    if (operands->quads)
+      operands->quad_packed =
+          mlas::PackDepthwiseQ8Quads(shifted.data(), channels, kernel_size, args.bias, args.x_zero,
+                                     args.x_signed, operands->single.data());
+    else
+      operands->packed = mlas::PackDepthwiseQ8(shifted.data(), channels, kernel_size, args.bias,
+                                               args.x_zero, operands->single.data());
   }
   return operands;
 }
@@ -660,7 +684,7 @@ void RunDepthwiseChannelsLast(const Int8ConvGeometry& g, const Int8ConvArgs& arg
     }
   const auto* x = static_cast<const uint8_t*>(args.x);
   const auto depthwise = mlas::ActiveKernels().depthwise_nhwc_s32;
-  if (operands.q8) return RunDepthwiseQ8(g, args, operands.packed, columns, pool);
+  if (operands.q8) return RunDepthwiseQ8(g, args, operands, columns, pool);
   ThreadPool::TryParallelFor(
       pool, g.batch * out_h, static_cast<double>(out_w * kernel_size * channels),
       [&](int64_t begin, int64_t end) {

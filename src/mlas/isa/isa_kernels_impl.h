@@ -2659,6 +2659,7 @@ void DepthwiseNhwcS32(const void* const* rows, const int64_t* columns, int64_t k
 #include "mlas/isa/sgemm_avx512.h"
 #endif
 #if defined(__AVX512F__)
+#include "mlas/isa/depthwise_q8_avx512.h"
 #include "mlas/isa/qgemm_amx.h"
 #include "mlas/isa/qgemm_avx512.h"
 #endif
@@ -2761,6 +2762,13 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .depthwise_nhwc_q8 = &DepthwiseNhwcQ8,
 #else
                              .depthwise_nhwc_q8 = nullptr,
+#endif
+#if defined(__AVX512F__) && PRISM_QGEMM_VNNI
+                             .depthwise_q8_quads_usable = &CpuHasAvx512Vnni,
+                             .depthwise_nhwc_q8_quads = &DepthwiseNhwcQ8Quads,
+#else
+                             .depthwise_q8_quads_usable = nullptr,
+                             .depthwise_nhwc_q8_quads = nullptr,
 #endif
                              .normalize_f32 = &NormalizeF32,
                              .clamp_f32 = &ClampF32,

@@ -149,12 +149,13 @@ std::vector<int> DirectQLinearConv(const ConvCase& c, const Tensor& x, const Ten
 
 // Runs case c both ways for one type combination; expects the same bytes.
 void ExpectConvChannelsLastMatches(const ConvCase& c, E x_type, E w_type, E y_type,
-                                   bool per_channel, bool with_bias, bool constant_w,
-                                   unsigned seed) {
+                                   bool per_channel, bool with_bias, bool constant_w, unsigned seed,
+                                   bool centered_w = false) {
   SCOPED_TRACE(::testing::Message()
                << c.name << ": x " << ElementTypeName(x_type) << " w " << ElementTypeName(w_type)
                << " y " << ElementTypeName(y_type) << (per_channel ? " per-channel" : "")
-               << (with_bias ? " bias" : "") << (constant_w ? " constant W" : " fed W"));
+               << (with_bias ? " bias" : "") << (constant_w ? " constant W" : " fed W")
+               << (centered_w ? " centered W" : ""));
   std::mt19937 engine(seed);
   const int64_t m = c.filters;
   const int64_t channels = c.x_dims[1];
@@ -175,7 +176,9 @@ void ExpectConvChannelsLastMatches(const ConvCase& c, E x_type, E w_type, E y_ty
                 GetCpuAllocator());
   for (int64_t i = 0; i < w_zero.NumElements(); ++i)
     static_cast<uint8_t*>(w_zero.MutableRawData())[i] =
-        static_cast<uint8_t>(w_type == E::kInt8 ? zero_byte(engine) % 16 - 8 : 120 + i % 16);
+        static_cast<uint8_t>(centered_w           ? (w_type == E::kInt8 ? 0 : 128)
+                             : w_type == E::kInt8 ? zero_byte(engine) % 16 - 8
+                                                  : 120 + i % 16);
   std::vector<int32_t> bias(static_cast<size_t>(m));
   std::uniform_int_distribution<int32_t> bias_value(-20000, 20000);
   for (int32_t& b : bias) b = bias_value(engine);
@@ -304,6 +307,49 @@ TEST(QLinearConvChannelsLast, MatchesChannelsFirstOnRandomShapes) {
     ExpectConvChannelsLastMatches(c, E::kInt8, E::kInt8, E::kInt8, false, true, true, seed++);
     ExpectConvChannelsLastMatches(c, E::kUint8, E::kUint8, E::kUint8, true, false, false, seed++);
     ExpectConvChannelsLastMatches(c, E::kInt8, E::kUint8, E::kUint8, false, false, true, seed++);
+  }
+}
+
+// Depthwise convolutions whose zero-point-shifted weights fit int8 (symmetric int8 weights, uint8
+// ones with zero point 128): on AVX-512 VNNI the quad kernel (depthwise_nhwc_q8_quads) runs them,
+// four taps a vpdpbusd, 64 channels a block (a partial last block under masks), a last group of
+// one tap spread by vpshufb; elsewhere the int16 kernel. Both against the channels-first op.
+TEST(QLinearConvChannelsLast, DepthwiseWithInt8RangeWeightsMatchesChannelsFirst) {
+  static const std::vector<ConvCase> cases = {
+      {"3x3 (a last group of one tap), 64 channels",
+       {1, 64, 7, 9},
+       64,
+       {3, 3},
+       64,
+       {1, 1},
+       {1, 1, 1, 1}},
+      {"3x3 stride 2, 144 channels (a block of 16 last), batch 2",
+       {2, 144, 9, 8},
+       144,
+       {3, 3},
+       144,
+       {2, 2},
+       {1, 1, 1, 1}},
+      {"2x2 (one whole group), 96 channels", {1, 96, 5, 6}, 96, {2, 2}, 96},
+      {"3x2 (a last group of two taps), 48 channels",
+       {1, 48, 6, 7},
+       48,
+       {3, 2},
+       48,
+       {1, 1},
+       {1, 0, 1, 1}},
+      {"5x5 dilated, 32 channels", {1, 32, 12, 11}, 32, {5, 5}, 32, {1, 1}, {4, 4, 4, 4}, {2, 2}},
+      {"1x1, 16 channels", {1, 16, 3, 4}, 16, {1, 1}, 16},
+  };
+  unsigned seed = 100;
+  for (const ConvCase& c : cases) {
+    ExpectConvChannelsLastMatches(c, E::kUint8, E::kInt8, E::kUint8, true, true, true, seed++,
+                                  true);
+    ExpectConvChannelsLastMatches(c, E::kInt8, E::kInt8, E::kInt8, false, true, true, seed++, true);
+    ExpectConvChannelsLastMatches(c, E::kUint8, E::kUint8, E::kInt8, true, false, true, seed++,
+                                  true);
+    ExpectConvChannelsLastMatches(c, E::kInt8, E::kUint8, E::kUint8, true, true, false, seed++,
+                                  true);
   }
 }
 
