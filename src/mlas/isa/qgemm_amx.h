@@ -93,57 +93,82 @@ struct AmxColumnPair {
   }
 };
 
+// The requantization's operands of one pair of panels as values: AmxColumnPair's fields read
+// through a reference would be read again after every byte store (a char store may alias them).
+struct AmxRequantizeOperands {
+  __m512 scale[2];
+  __m512 low, high;
+  __m512i zero_point, one;
+  bool clamp;
+};
+
 // Half h of a row's sums requantized (qgemm_avx512.h's store: the product rounded toward zero,
 // its last bit set when the fused remainder is not zero, i.e. rounded to odd, then half to even
-// to an integer), plus the zero point; clamped as floats only where pair.clamp says.
-[[gnu::always_inline]] inline __m512i AmxRequantize16(__m512i value, const AmxColumnPair& pair,
+// to an integer), plus the zero point; clamped as floats only where clamp says.
+[[gnu::always_inline]] inline __m512i AmxRequantize16(__m512i value, const AmxRequantizeOperands& k,
                                                       int h) {
   const __m512 sum = _mm512_cvtepi32_ps(value);
   const __m512 truncated =
-      _mm512_mul_round_ps(sum, pair.scale[h], _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __m512 remainder = _mm512_fmsub_ps(sum, pair.scale[h], truncated);
+      _mm512_mul_round_ps(sum, k.scale[h], _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512 remainder = _mm512_fmsub_ps(sum, k.scale[h], truncated);
   const __mmask16 inexact = _mm512_cmp_ps_mask(remainder, _mm512_setzero_ps(), _CMP_NEQ_UQ);
   __m512 odd = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(truncated), inexact,
-                                                        _mm512_castps_si512(truncated), pair.one));
-  if (pair.clamp) odd = _mm512_min_ps(_mm512_max_ps(odd, pair.low), pair.high);
-  return _mm512_add_epi32(_mm512_cvtps_epi32(odd), pair.zero_point);
+                                                        _mm512_castps_si512(truncated), k.one));
+  if (k.clamp) odd = _mm512_min_ps(_mm512_max_ps(odd, k.low), k.high);
+  return _mm512_add_epi32(_mm512_cvtps_epi32(odd), k.zero_point);
 }
 
 // Rows [0, rows) of `sums` (32 columns a row, the column terms in them) stored as rows row0.. of
 // the block, columns col..: requantized to bytes (store.out8; both halves packed with signed
 // saturation to int16, then to uint8 or int8, which is the clamp, one 32-byte store) or as
-// int32 to C.
+// int32 to C. Every operand the rows share is a local first (see AmxRequantizeOperands).
 [[gnu::always_inline]] inline void AmxStoreTileRows(const int32_t* sums, int64_t rows, int64_t row0,
                                                     int64_t col, const AmxColumnPair& pair,
                                                     const QgemmStore& store, int32_t* c,
                                                     int64_t ldc) {
+  const bool row_term = pair.row_term, two = pair.two;
+  const int32_t* const row_sums = store.row_sums;
+  const __m512i zero[2] = {pair.zero[0], pair.zero[1]};
+  const auto subtract_row_term = [&](__m512i* value, int64_t row) {
+    const __m512i row_sum = _mm512_set1_epi32(row_sums[row]);
+    for (int h = 0; h < 2; ++h)
+      value[h] = _mm512_sub_epi32(value[h], _mm512_mullo_epi32(zero[h], row_sum));
+  };
+  if (store.out8 == nullptr) {
+    const bool accumulate = store.accumulate;
+    const __mmask16 mask[2] = {pair.mask[0], pair.mask[1]};
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t row = row0 + r;
+      __m512i value[2] = {_mm512_load_si512(sums + r * 32), _mm512_load_si512(sums + r * 32 + 16)};
+      if (row_term) subtract_row_term(value, row);
+      for (int h = 0; h < 2; ++h) {
+        if (h == 1 && !two) break;
+        int32_t* out = c + row * ldc + col + 16 * h;
+        if (accumulate)
+          value[h] = _mm512_add_epi32(value[h], _mm512_maskz_loadu_epi32(mask[h], out));
+        _mm512_mask_storeu_epi32(out, mask[h], value[h]);
+      }
+    }
+    return;
+  }
+  const AmxRequantizeOperands k{
+      {pair.scale[0], pair.scale[1]}, pair.low, pair.high, pair.zero_point, pair.one, pair.clamp};
+  const bool signed_out = pair.signed_out;
+  const __mmask32 byte_mask = pair.byte_mask;
+  uint8_t* out = store.out8 + row0 * store.out8_stride + col;
+  const int64_t out_stride = store.out8_stride;
   // The packs keep lane order within 128 bits: dword 4q + i of the result holds the bytes of
   // half i's lane group q.
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t row = row0 + r;
+  for (int64_t r = 0; r < rows; ++r, out += out_stride) {
     __m512i value[2] = {_mm512_load_si512(sums + r * 32), _mm512_load_si512(sums + r * 32 + 16)};
-    if (pair.row_term) {
-      const __m512i row_sum = _mm512_set1_epi32(store.row_sums[row]);
-      for (int h = 0; h < 2; ++h)
-        value[h] = _mm512_sub_epi32(value[h], _mm512_mullo_epi32(pair.zero[h], row_sum));
-    }
-    if (store.out8 == nullptr) {
-      for (int h = 0; h < 2; ++h) {
-        if (h == 1 && !pair.two) break;
-        int32_t* out = c + row * ldc + col + 16 * h;
-        if (store.accumulate)
-          value[h] = _mm512_add_epi32(value[h], _mm512_maskz_loadu_epi32(pair.mask[h], out));
-        _mm512_mask_storeu_epi32(out, pair.mask[h], value[h]);
-      }
-      continue;
-    }
-    const __m512i first = AmxRequantize16(value[0], pair, 0);
-    const __m512i second = pair.two ? AmxRequantize16(value[1], pair, 1) : first;
+    if (row_term) subtract_row_term(value, row0 + r);
+    const __m512i first = AmxRequantize16(value[0], k, 0);
+    const __m512i second = two ? AmxRequantize16(value[1], k, 1) : first;
     const __m512i words = _mm512_packs_epi32(first, second);
     const __m512i bytes =
-        pair.signed_out ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
-    _mm256_mask_storeu_epi8(store.out8 + row * store.out8_stride + col, pair.byte_mask,
+        signed_out ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
+    _mm256_mask_storeu_epi8(out, byte_mask,
                             _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes)));
   }
 }
