@@ -223,6 +223,53 @@ struct AmxRequantizeOperands {
     if (one_step) {
       _tile_loadd(6, rest != 0 ? b_rest[0] : b0, 64);
       if (two_panels) _tile_loadd(7, rest != 0 ? b_rest[1] : b1, 64);
+      // One row tile at a time, double-buffered: tile t + 1's products (sums in tiles 0-1 or
+      // 2-3, A in 4 or 5) are issued before tile t's sums are stored and requantized, so that the
+      // tile unit multiplies while the vector units requantize (a small depth's store is most of
+      // its time: mobilenetv2_qdq's 1x1 convolutions of 16 to 32 channels).
+      const auto issue = [&](int64_t t) {
+        const uint8_t* rows = a + tile_row(t) * a_stride;
+        int64_t stride = a_stride;
+        if (rest != 0) {
+          uint8_t* copy = a_rest[t % 2];
+          for (int64_t r = 0; r < 16; ++r)
+            _mm512_store_si512(copy + r * 64,
+                               _mm512_maskz_loadu_epi8(rest_bytes, rows + r * a_stride));
+          rows = copy;
+          stride = 64;
+        }
+        if (t % 2 == 0) {
+          _tile_loadd(0, pair.term_row, 0);
+          _tile_loadd(4, rows, stride);
+          _tile_dpbusd(0, 4, 6);
+          if (two_panels) {
+            _tile_loadd(1, pair.term_row + 16, 0);
+            _tile_dpbusd(1, 4, 7);
+          }
+        } else {
+          _tile_loadd(2, pair.term_row, 0);
+          _tile_loadd(5, rows, stride);
+          _tile_dpbusd(2, 5, 6);
+          if (two_panels) {
+            _tile_loadd(3, pair.term_row + 16, 0);
+            _tile_dpbusd(3, 5, 7);
+          }
+        }
+      };
+      issue(0);
+      for (int64_t t = 0; t < row_tiles; ++t) {
+        if (t + 1 < row_tiles) issue(t + 1);
+        if (t % 2 == 0) {
+          _tile_stored(0, sums, 128);
+          if (two_panels) _tile_stored(1, sums + 16, 128);
+        } else {
+          _tile_stored(2, sums, 128);
+          if (two_panels) _tile_stored(3, sums + 16, 128);
+        }
+        const int64_t row = tile_row(t);
+        AmxStoreTileRows(sums, std::min<int64_t>(16, m - row), row, col, pair, store, c, ldc);
+      }
+      continue;
     }
     for (int64_t t = 0; t < row_tiles; t += 2) {
       const bool two_tiles = t + 1 < row_tiles;
