@@ -636,6 +636,7 @@ std::unique_ptr<Int8ConvCache::Depthwise> PrepareDepthwise(const Int8ConvGeometr
             static_cast<int32_t>(operands->taps[static_cast<size_t>(k * channels + c)]);
     const mlas::IsaKernels& kernels = mlas::ActiveKernels();
     operands->quads = kernels.depthwise_nhwc_q8_quads != nullptr &&
+                      kernels.depthwise_q8_quads_usable != nullptr &&
                       kernels.depthwise_q8_quads_usable() &&
                       mlas::DepthwiseQ8QuadsFit(shifted.data(), channels * kernel_size);
     if (operands->quads)
