@@ -493,8 +493,8 @@ namespace {
 // RunDepthwiseChannelsLast on the level's depthwise_nhwc_q8 (int16 pairs of taps, requantized in
 // its registers) for the pixels whose taps lie inside the input row (a padding row reads a row of
 // x_zero, which the packed terms take back out); the few others per row (columns in the padding)
-// on the same kernel, one gathered pixel at a time. packed: the operands (PrepareDepthwise);
-// columns as RunDepthwiseChannelsLast's.
+// on the same kernel, one gathered pixel at a time. operands: PrepareDepthwise's (the int16 or
+// the quad kernel's packed form); columns as RunDepthwiseChannelsLast's.
 void RunDepthwiseQ8(const Int8ConvGeometry& g, const Int8ConvArgs& args,
                     const Int8ConvCache::Depthwise& operands, const std::vector<int64_t>& columns,
                     ThreadPool* pool) {

@@ -18,6 +18,22 @@
 #pragma GCC push_options
 #pragma GCC target("avx512vnni")
 
+// vpshufb's controls for a last group of one tap: vector j's dword i takes byte 4j + i of its
+// 128-bit lane (the channel's value), its other bytes zero; the same in every lane. Made once at
+// compile time (the kernel runs once per output row and once per edge pixel).
+struct DepthwiseQ8SpreadTable {
+  alignas(64) int8_t control[4][64];
+};
+constexpr DepthwiseQ8SpreadTable MakeDepthwiseQ8Spread() {
+  DepthwiseQ8SpreadTable table{};
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 64; ++i)
+      table.control[j][i] = i % 4 == 0 ? static_cast<int8_t>(4 * j + i % 16 / 4) : int8_t{-1};
+  return table;
+}
+alignas(64) constexpr DepthwiseQ8SpreadTable kDepthwiseQ8SpreadTable = MakeDepthwiseQ8Spread();
+constexpr const int8_t (&kDepthwiseQ8Spread)[4][64] = kDepthwiseQ8SpreadTable.control;
+
 template <bool kSigned>
 void DepthwiseNhwcQ8QuadsOf(const DepthwiseQ8Row& r) {
   const int64_t taps = r.kernel_h * r.kernel_w, quads = (taps + 3) / 4;
@@ -26,16 +42,10 @@ void DepthwiseNhwcQ8QuadsOf(const DepthwiseQ8Row& r) {
   for (int64_t t = 0; t < taps; ++t)
     at[t] = r.rows[t / r.kernel_w] + r.first + (t % r.kernel_w) * r.dilation;
   for (int64_t t = taps; t < quads * 4; ++t) at[t] = at[taps - 1];
-  // A last group of one tap: vpshufb puts channel 16k + 4j + i's byte into dword i of vector j.
+  // A last group of one tap: vpshufb puts channel 16k + 4j + i's byte into dword i of vector j
+  // (kDepthwiseQ8Spread).
   const bool single_last = taps % 4 == 1;
   const int64_t full_quads = single_last ? quads - 1 : quads;
-  __m512i spread[4];
-  for (int j = 0; j < 4; ++j) {
-    alignas(64) int8_t control[64];  // the same in every lane
-    for (int i = 0; i < 64; ++i)
-      control[i] = i % 4 == 0 ? static_cast<int8_t>(4 * j + i % 16 / 4) : int8_t{-1};
-    spread[j] = _mm512_load_si512(control);
-  }
   const RequantizeRangeAvx2 range = RequantizeRangeAvx2::For(r.y_zero, r.y_signed);
   const __m512 low = _mm512_set1_ps(range.low_bound), high = _mm512_set1_ps(range.high_bound);
   const __m512 shift = _mm512_set1_ps(kRequantizeShift);
@@ -83,8 +93,9 @@ void DepthwiseNhwcQ8QuadsOf(const DepthwiseQ8Row& r) {
       if (single_last) {
         const __m512i x = load(at[4 * full_quads] + from, mask);
         for (int j = 0; j < 4; ++j)
-          sums[j] = _mm512_dpbusd_epi32(sums[j], _mm512_shuffle_epi8(x, spread[j]),
-                                        _mm512_load_si512(w + 64 * j));
+          sums[j] = _mm512_dpbusd_epi32(
+              sums[j], _mm512_shuffle_epi8(x, _mm512_load_si512(kDepthwiseQ8Spread[j])),
+              _mm512_load_si512(w + 64 * j));
       }
       // Vectors j = 0, 1 hold channels 16k + {0-3, 4-7} of lane k, j = 2, 3 16k + {8-11, 12-15}:
       // the dword packs give each lane channels 16k + 0-7 and 8-15 as words, the word pack 16k +
