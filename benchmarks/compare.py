@@ -3,9 +3,11 @@
 
 For every model: the inputs are drawn once from the model's sidecar fill spec and written as
 ONNX test data (input_K.pb); prism_perf reads them with -I and onnxruntime gets the same arrays.
-Then, in ONE alternating run, each round is a prism_perf invocation (-r N --json: its in-process
-per-run wall clock) followed by N onnxruntime runs timed in-process after a warm-up, so that both
-see the same machine conditions. Both use the same thread count (--threads 1,2 measures each).
+Then, in ONE alternating run, one prism_perf --on-request process (its session made and warmed
+once; each run timed by its own clock) and one onnxruntime session take turns of --turn-runs runs
+each, --runs runs of each per round, so that both see the same moments of a machine whose speed
+drifts within a second (--no-interleave: each round one prism_perf -r N invocation, then N
+onnxruntime runs). Both use the same thread count (--threads 1,2 measures each).
 The foreign CPU load (cores busy with other processes: /proc/stat minus this script's and its
 children's own CPU time) is recorded per model, as ../shared/bench/README.md asks. With
 --footprint, each runtime's session creation time and the peak resident memory its session and
@@ -41,6 +43,7 @@ import resource
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -201,6 +204,49 @@ def footprint(name, model_path, input_dir, threads, args):
     }
 
 
+class PrismOnRequest:
+    """A prism_perf --on-request process: its session is made and warmed once, then run(n) asks
+    for n timed runs and returns their latencies (prism_perf's own clock around each Run)."""
+
+    def __init__(self, command):
+        self.command = command
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr, text=True)
+        self.preamble = []
+        for line in self.process.stdout:
+            if line.strip() == "ready":
+                return
+            self.preamble.append(line)
+        self._fail("ended before it was ready")
+
+    def _fail(self, what):
+        self.process.kill()
+        self.process.wait()
+        self.stderr.seek(0)
+        raise RuntimeError("%s %s:\n%s%s" % (shlex.join(self.command), what,
+                                               "".join(self.preamble), self.stderr.read()))
+
+    def run(self, count):
+        try:
+            self.process.stdin.write("%d\n" % count)
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            self._fail("stopped reading its requests")
+        words = self.process.stdout.readline().split()
+        if len(words) != count + 1 or words[0] != "samples_ms":
+            self._fail("answered %r to a request for %d runs" % (" ".join(words), count))
+        return [float(w) for w in words[1:]]
+
+    def finish(self):
+        """Ends the runs; returns the whole stdout (the summary follows the answers)."""
+        self.process.stdin.close()
+        rest = self.process.stdout.read()
+        if self.process.wait() != 0:
+            self._fail("failed at the end")
+        return "".join(self.preamble) + rest
+
+
 def compare_model(name, args, models_dir, work_dir, threads):
     model_path = os.path.join(models_dir, name + ".onnx")
     with open(os.path.join(models_dir, name + ".json")) as f:
@@ -226,8 +272,9 @@ def compare_model(name, args, models_dir, work_dir, threads):
     commands = []
     for k, variant in enumerate(variants):
         summary_path = os.path.join(work_dir, name, "prism_summary%s.json" % ("" if k == 0 else k))
-        command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-r", str(args.runs),
-                   "-w", str(args.warmup), "-x", str(threads), "--json", summary_path]
+        command = [args.prism_perf, "-m", model_path, "-I", input_dir, "-w", str(args.warmup),
+                   "-x", str(threads), "--json", summary_path]
+        command += ["--on-request"] if args.interleave else ["-r", str(args.runs)]
         if variant is not None:
             command += ["-e", ",".join(variant)]
         commands.append((command, summary_path))
@@ -237,7 +284,45 @@ def compare_model(name, args, models_dir, work_dir, threads):
     ort_samples, ort_rounds = [], []
     load = CpuLoad()
     load.start()
-    for r in range(args.rounds):
+    turn_ratios = [[] for _ in variants]
+    servers = [PrismOnRequest(command) for command, _ in commands] if args.interleave else []
+    # Idle intra-op workers of both runtimes spin after a run (onnxruntime's for about 40 ms
+    # here); the pause after each turn lets them sleep before the other runtime's turn.
+    turn_settle_s = args.turn_settle_s if threads > 1 else 0.0
+    for r in range(args.rounds) if args.interleave else []:
+        round_prism = [[] for _ in variants]
+        ort_round = []
+        for _ in range(0, args.runs, args.turn_runs):
+            count = min(args.turn_runs, args.runs - len(ort_round))
+            turn_prism = []
+            for k, server in enumerate(servers):
+                turn_prism.append(server.run(count))
+                round_prism[k] += turn_prism[-1]
+                time.sleep(turn_settle_s)
+            turn_ort = []
+            for _ in range(count):
+                start = time.perf_counter()
+                session.run(None, feeds)
+                turn_ort.append(1000.0 * (time.perf_counter() - start))
+            ort_round += turn_ort
+            for k in range(len(variants)):
+                turn_ratios[k].append(float(np.median(turn_prism[k]) / np.median(turn_ort)))
+            time.sleep(turn_settle_s)
+        for k in range(len(variants)):
+            prism_samples[k] += round_prism[k]
+            prism_rounds[k].append(float(np.median(round_prism[k])))
+        ort_samples += ort_round
+        ort_rounds.append(float(np.median(ort_round)))
+        prism_text = ", ".join("prism%s %.3f ms" % ("" if v is None else "(%s)" % variant_label(v),
+                                                    prism_rounds[k][-1])
+                               for k, v in enumerate(variants))
+        print("  %s (%d thread%s) round %d/%d (runs alternating in turns of %d): %s, "
+              "onnxruntime %.3f ms" % (name, threads, "" if threads == 1 else "s", r + 1,
+                                       args.rounds, args.turn_runs, prism_text, ort_rounds[-1]),
+              flush=True)
+    for k, server in enumerate(servers):
+        last_stdout[k] = server.finish()
+    for r in range(0 if args.interleave else args.rounds):
         for k, (command, summary_path) in enumerate(commands):
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
@@ -279,6 +364,8 @@ def compare_model(name, args, models_dir, work_dir, threads):
             "ratio_p90": prism["p90"] / ours["p90"],
             "ratio_min": prism["min"] / ours["min"],
             "round_ratios": [p / o for p, o in zip(prism_rounds[k], ort_rounds)],
+            # With --interleave: the median over turns of each turn's Prism / onnxruntime ratio.
+            "turn_ratio_median": float(np.median(turn_ratios[k])) if turn_ratios[k] else None,
             "outputs_agree": first_values_match(last_stdout[k], ort_outputs),
             "prism_command": shlex.join(commands[k][0]),
         })
@@ -296,6 +383,7 @@ def compare_model(name, args, models_dir, work_dir, threads):
         "ratio_p90": first["ratio_p90"],
         "ratio_min": first["ratio_min"],
         "round_ratios": first["round_ratios"],
+        "turn_ratio_median": first["turn_ratio_median"],
         "outputs_agree": first["outputs_agree"],
         "cpu": cpu,
         "prism_command": first["prism_command"],
@@ -446,6 +534,19 @@ def machine_description():
         np.__version__)
 
 
+def method(args):
+    if args.interleave:
+        return ("Each model and thread count: one `prism_perf --on-request -w %d` process and one "
+                "onnxruntime session (after %d warm-up runs), then %d rounds of %d runs each, "
+                "the two runtimes alternating in turns of %d run%s (a pause of %.2f s after each "
+                "turn at more than one thread, for idle workers' spinning to end)."
+                % (args.warmup, args.warmup, args.rounds, args.runs, args.turn_runs,
+                   "" if args.turn_runs == 1 else "s", args.turn_settle_s))
+    return ("Each model and thread count: %d alternating rounds of `prism_perf -r %d -w %d` and %d "
+            "onnxruntime runs (after %d warm-up runs)."
+            % (args.rounds, args.runs, args.warmup, args.runs, args.warmup))
+
+
 def markdown(results, args, command, started, load_before):
     lines = [
         "## Run of %s" % started,
@@ -455,16 +556,15 @@ def markdown(results, args, command, started, load_before):
         "    " + command,
         "",
         "Machine: %s. Load average before the run: %s." % (machine_description(), load_before),
-        "Each model and thread count: %d alternating rounds of `prism_perf -r %d -w %d` and %d "
-        "onnxruntime runs (after %d warm-up runs), the same thread count for both, the same "
-        "inputs (`-I` folder of input_K.pb); "
+        method(args),
+        "The same thread count for both, the same inputs (`-I` folder of input_K.pb); "
         "onnxruntime graph optimization level `%s`. Times are per run in milliseconds over all "
         "rounds; the ratio is Prism / onnxruntime (higher is slower). Foreign load is the mean "
         "number of cores busy with other processes during the model's measurement. Creation "
         "and memory (with --footprint): medians over fresh processes of each runtime's Python "
         "package (benchmarks/footprint_probe.py): session creation wall time, and the peak "
         "resident memory the session and its runs add over the process after imports."
-        % (args.rounds, args.runs, args.warmup, args.runs, args.warmup, args.ort_opt),
+        % args.ort_opt,
         "",
         table(results),
         "",
@@ -472,12 +572,15 @@ def markdown(results, args, command, started, load_before):
         "",
     ]
     for r in results:
-        for v in r.get("variants") or [{"label": None, "round_ratios": r["round_ratios"]}]:
-            lines.append("- %s, %d thread%s%s: %s" % (
+        for v in r.get("variants") or [{"label": None, "round_ratios": r["round_ratios"],
+                                         "turn_ratio_median": r.get("turn_ratio_median")}]:
+            turns = v.get("turn_ratio_median")
+            lines.append("- %s, %d thread%s%s: %s%s" % (
                 r["model"], r.get("threads", 1), "" if r.get("threads", 1) == 1 else "s",
                 "" if v["label"] is None else ", %s / ORT" % v["label"],
-                ", ".join("%.2f" % x for x in v["round_ratios"])))
-    lines += ["", "prism_perf commands of the last round:", ""]
+                ", ".join("%.2f" % x for x in v["round_ratios"]),
+                "" if turns is None else "; median of the turns' ratios %.2f" % turns))
+    lines += ["", "prism_perf commands%s:" % ("" if args.interleave else " of the last round"), ""]
     for r in results:
         for v in r.get("variants") or [{"prism_command": r["prism_command"]}]:
             lines.append("    " + v["prism_command"])
@@ -500,6 +603,17 @@ def main():
     parser.add_argument("--settle-s", type=float, default=0.5,
                         help="pause after each onnxruntime round, so that its spinning idle "
                              "threads are asleep before prism_perf starts (default: 0.5)")
+    parser.add_argument("--interleave", action=argparse.BooleanOptionalAction, default=True,
+                        help="one prism_perf --on-request process per model and thread count, "
+                             "its runs and onnxruntime's alternating in turns of --turn-runs "
+                             "within each round, so that both see the same moments of a machine "
+                             "whose speed drifts within seconds (default); --no-interleave: one "
+                             "prism_perf -r RUNS process per round, then RUNS onnxruntime runs")
+    parser.add_argument("--turn-runs", type=int, default=3,
+                        help="runs of each runtime per turn with --interleave (default: 3)")
+    parser.add_argument("--turn-settle-s", type=float, default=0.06,
+                        help="pause after each turn with --interleave at more than one thread, "
+                             "so that the idle workers' spinning ends first (default: 0.06)")
     parser.add_argument("--threads", default="1",
                         help="comma-separated intra-op thread counts of both runtimes (prism_perf "
                              "-x, onnxruntime's intra_op_num_threads), each measured (default: 1)")
@@ -521,7 +635,7 @@ def main():
     parser.add_argument("--markdown", help="append the results table to this Markdown file")
     parser.add_argument("--chart", help="write a PNG bar chart of the ratios here")
     args = parser.parse_args()
-    for name in ("rounds", "runs", "footprint_repeats"):
+    for name in ("rounds", "runs", "footprint_repeats", "turn_runs"):
         if getattr(args, name) < 1:
             parser.error("--%s must be at least 1" % name.replace("_", "-"))
     try:

@@ -55,6 +55,9 @@ def run_json(prism_perf, tmp_path, *args):
     (["-m", "MODEL", "-t", "0"], "option -t expects a positive number of seconds"),
     (["-m", "MODEL", "-r", "5", "-t", "1"], "options -r and -t exclude each other"),
     (["-m", "MODEL", "-o", "3"], "option -o expects 0, 1, 2 or 99, got 3"),
+    (["-m", "MODEL", "--on-request", "-r", "5"], "option --on-request excludes -r and -t"),
+    (["-m", "MODEL", "--on-request", "-t", "1"], "option --on-request excludes -r and -t"),
+    (["-m", "MODEL", "--on-request", "-c", "2"], "option --on-request runs one run at a time"),
     (["-m", "MODEL", "-c", "0"], "option -c expects an integer >= 1"),
     (["-m", "MODEL", "-f", "batch"], "option -f expects NAME:VALUE, got 'batch'"),
     (["-m", "MODEL", "-f", "batch:x"], "option -f expects an integer >= 0, got 'x'"),
@@ -135,6 +138,50 @@ def test_duration_mode_runs_for_the_time_given(prism_perf, split_model, tmp_path
     summary, _ = run_json(prism_perf, tmp_path, "-m", split_model, "-t", "0.5", "-w", "0")
     assert summary["runs"] >= 1
     assert 0.5 <= summary["duration_s"] < 5
+
+
+def test_runs_on_request_answer_each_count_read_from_stdin(prism_perf, split_model, tmp_path):
+    # The driver's side of --on-request (benchmarks/compare.py): a count per line, an answer per
+    # count as soon as its runs are done (asked for only after the previous answer came).
+    summary_path = tmp_path / "summary.json"
+    process = subprocess.Popen([prism_perf, "-m", split_model, "-w", "1", "--on-request", "--top",
+                                "5", "--json", str(summary_path)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = iter(process.stdout.readline, "")
+        assert next(line for line in lines if line.strip() == "ready")
+        answered = []
+        for count in (2, 1, 3):
+            process.stdin.write("%d\n" % count)
+            process.stdin.flush()
+            words = process.stdout.readline().split()
+            assert words[0] == "samples_ms" and len(words) == count + 1, words
+            answered += [float(w) for w in words[1:]]
+        process.stdin.close()
+        rest = process.stdout.read()
+        assert process.wait(timeout=60) == 0, process.stderr.read()
+    finally:
+        process.kill()
+    with open(summary_path) as f:
+        summary = json.load(f)
+    assert summary["runs"] == 6
+    assert summary["samples_ms"] == pytest.approx(answered, rel=1e-5)
+    assert all(ms > 0 for ms in answered)
+    # The profile counts the runs that happened (run_<i> tags), not the answers.
+    assert summary["top"]["runs"] == 6
+    assert "Latency (ms): median" in rest
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0\n", "expected a run count >= 1 on stdin, got '0'"),
+    ("2x\n", "expected a run count >= 1 on stdin, got '2x'"),
+    ("", "stdin ended before any run was asked for"),
+])
+def test_runs_on_request_reject_what_is_not_a_count(prism_perf, split_model, text, message):
+    result = subprocess.run([prism_perf, "-m", split_model, "-w", "0", "--on-request"],
+                            input=text, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert message in result.stderr
 
 
 @pytest.mark.parametrize("model", ["mnist_cnn", "bert_tiny"])

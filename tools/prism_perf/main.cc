@@ -10,6 +10,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "common/json_writer.h"
@@ -187,6 +188,48 @@ void RunTimed(const InferenceSession& session, const PerfOptions& options,
     for (auto& thread : threads) thread.join();
   }
   PrintProgress(1.0, "");
+  timings.total_ms = MillisecondsSince(bench_start);
+  timings.copies_after = session.Statistics();
+  timings.stats = ComputeLatencyStats(timings.samples);
+  timings.throughput = static_cast<double>(timings.samples.size()) / (timings.total_ms / 1000.0);
+}
+
+// --on-request: the runs a driver asks for on stdin, one count per line, each answered on stdout
+// as soon as it is done, so that the driver can interleave another runtime's runs with ours and
+// both see the same machine (a shared machine's speed drifts within seconds).
+void RunOnRequest(const InferenceSession& session, const GeneratedInputs& inputs,
+                  Timings& timings) {
+  timings.copies_before = session.Statistics();
+  const auto bench_start = Clock::now();
+  std::cout << "ready" << std::endl;
+  RunOptions run_options;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) break;
+    int count = 0;
+    size_t used = 0;
+    try {
+      count = std::stoi(line, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    PRISM_ENFORCE(used == line.size() && count >= 1, kInvalidArgument,
+                  "--on-request: expected a run count >= 1 on stdin, got '", line, "'");
+    std::string answer = "samples_ms";
+    for (int i = 0; i < count; ++i) {
+      run_options.run_tag = MakeString("run_", timings.samples.size());
+      const auto start = Clock::now();
+      session.Run(run_options, inputs.names, inputs.values, {});
+      const double ms = MillisecondsSince(start);
+      timings.samples.push_back(ms);
+      char text[32];
+      std::snprintf(text, sizeof(text), " %.6f", ms);
+      answer += text;
+    }
+    std::cout << answer << std::endl;
+  }
+  PRISM_ENFORCE(!timings.samples.empty(), kInvalidArgument,
+                "--on-request: stdin ended before any run was asked for");
   timings.total_ms = MillisecondsSince(bench_start);
   timings.copies_after = session.Statistics();
   timings.stats = ComputeLatencyStats(timings.samples);
@@ -380,7 +423,10 @@ int Main(int argc, char** argv) {
     session.Run(run_options, inputs.names, inputs.values, {});
   }
   const std::vector<NamedAllocatorStats> allocators_before = session.AllocatorStatistics();
-  RunTimed(session, options, inputs, timings);
+  if (options.on_request)
+    RunOnRequest(session, inputs, timings);
+  else
+    RunTimed(session, options, inputs, timings);
   const std::vector<AllocatorUse> allocators =
       CompareAllocators(allocators_before, session.AllocatorStatistics(), timings.stats.count);
 

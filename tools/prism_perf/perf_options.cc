@@ -69,6 +69,9 @@ std::string PerfUsage() {
   -w N            warm-up runs after the first run (default 3)
   -r N            timed runs (default 20)
   -t SECONDS      run for this long instead of -r runs
+  --on-request    instead of -r runs: after the warm-up print "ready", then for each line N
+                  read from stdin run N timed runs and print "samples_ms T1 ... TN"; the summary
+                  follows when stdin ends (for drivers that interleave another runtime's runs)
   -S SEED         seed of the random inputs (default 0)
   -I DIR          read the inputs from DIR/input_0.pb, input_1.pb, ... (ONNX TensorProto files
                   as in the ONNX test layout, in graph input order) instead of random ones
@@ -134,6 +137,8 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
       options.runs_given = true;
     } else if (arg == "-t") {
       options.seconds = ParseSeconds(arg, value());
+    } else if (arg == "--on-request") {
+      options.on_request = true;
     } else if (arg == "-S") {
       options.seed = static_cast<unsigned>(ParseInt(arg, value(), 0));
     } else if (arg == "-f") {
@@ -172,6 +177,11 @@ PerfOptions ParsePerfOptions(int argc, char** argv) {
   PRISM_ENFORCE(!options.model_path.empty(), kInvalidArgument, "no model given (use -m MODEL)");
   PRISM_ENFORCE(!(options.runs_given && options.seconds > 0), kInvalidArgument,
                 "options -r and -t exclude each other: give a run count or a duration");
+  PRISM_ENFORCE(!(options.on_request && (options.runs_given || options.seconds > 0)),
+                kInvalidArgument,
+                "option --on-request excludes -r and -t: the run counts come from stdin");
+  PRISM_ENFORCE(!(options.on_request && options.concurrent > 1), kInvalidArgument,
+                "option --on-request runs one run at a time: it excludes -c ", options.concurrent);
   bool options_used = provider_options_text.empty();
   for (const std::string& short_name : provider_names) {
     ProviderSpec spec{ProviderNameFromShort(short_name), {}};

@@ -23,6 +23,9 @@ struct PerfOptions {
   unsigned seed = 0;
   std::map<std::string, int64_t> free_dims;  // symbolic dim name -> value
   int concurrent = 1;
+  // --on-request: after the warm-up, run the counts read from stdin (one per line) and answer
+  // each with its latencies, until stdin ends; a driver interleaves another runtime's runs.
+  bool on_request = false;
   std::string json_path;
   std::string profile_path;  // -p: profile the runs and write the Chrome trace here
   int top = 0;               // --top N: the op types and nodes that took the most time
