@@ -21,9 +21,9 @@ struct NchwcLanes {
   static constexpr int64_t kFilterChunkFloats = 16384;
   // Floats of output and input per strip of output rows (see NchwcConvStripRows).
   static constexpr int64_t kStripFloats = 65536;
-  // Not measured there: AVX-512 machines' L1 differs, and none was at hand (see
-  // NchwcConvChunkGroups).
-  static constexpr bool kChunkWithinL1Sets = false;
+  // See NchwcConvChunkGroups: on the Emerald Rapids machine of sessions 31-34 (48 KiB 12-way
+  // L1) resnet50's 256 -> 64 1x1 at 56x56 took 0.97 of the time with it.
+  static constexpr bool kChunkWithinL1Sets = true;
   static V Load(const float* p) { return _mm512_loadu_ps(p); }
   static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V Splat(float x) { return _mm512_set1_ps(x); }
@@ -1074,9 +1074,14 @@ void NchwcConvRows(const NchwcConvShape& s, const NchwcSource& source, const flo
 #endif
   // Consecutive positions one pixel apart all along the run (stride 1 along the row, and a row's
   // last window followed by the next row's first: 1x1 and no padding)?
-  // Only tiles of 1 or 2 blocks take it: they gain positions (16 and 12 of them, from 8); with
-  // 3 or 4 blocks the positions stay as many, and the one-pointer form measured 4-6% slower.
-  const bool contiguous = kBlocks <= 2 && !kNchwInput && plan.source.window_col_step == b &&
+  // Tiles of 1 or 2 blocks take it: they gain positions (16 and 12 of them, from 8). With 3 or
+  // 4 blocks the positions stay as many: on AVX2 the one-pointer form measured 4-6% slower than
+  // the assembly tiles; on AVX-512 (no assembly tiles) the six pointers of a 6 x 4 tile did not
+  // fit beside its other operands, gcc kept them on the stack and in vector registers (two
+  // vmovq per channel on the multiply-add port), and the one pointer took 0.96-0.975 of the time
+  // on resnet50's 1x1 layers.
+  const bool contiguous = (kBlocks <= 2 || NchwcLanes::kRegisters == 32) && !kNchwInput &&
+                          plan.source.window_col_step == b &&
                           plan.source.window_row_step == s.output_w * b;
   if (contiguous)
     NchwcConvRunTiles<kNchwInput, kBlocks, true>(plan, row_begin, row_end, group_begin, group_end,
