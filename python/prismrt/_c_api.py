@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 7).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 8).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 7
+API_VERSION = 8
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -280,7 +280,15 @@ _TABLE_V7 = [
     ("SessionOptionsAppendExecutionProvider_CUDA_V2", _STATUS, [_P, _P]),
 ]
 
-_TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7)
+# Appended by version 8.
+_TABLE_V8 = [
+    # one-call reads for bindings
+    ("DescribeValue", _STATUS,
+     [_P, _PINT, _PENUM, _PENUM, _PSIZE, _PI64, _SIZE, _PSIZE, _PP, _PENUM]),
+]
+
+_TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7 +
+          _TABLE_V8)
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 
 

@@ -2,6 +2,7 @@
 import ctypes
 import numbers
 import re
+import threading
 
 import numpy as np
 
@@ -308,36 +309,70 @@ def _string_tensor_to_numpy(pointer, shape):
     return result.reshape(shape)
 
 
-def _cpu_tensor_to_numpy(pointer):
-    element_type, shape = tensor_type_and_shape(pointer)
+class _Description(threading.local):
+    """DescribeValue's out arguments, made once per thread (ctypes objects cost per call)."""
+
+    def __init__(self):
+        self.has_value = ctypes.c_int(0)
+        self.kind = ctypes.c_int(0)
+        self.element_type = ctypes.c_int(0)
+        self.rank = ctypes.c_size_t(0)
+        self.dims = (ctypes.c_int64 * 8)()
+        self.size = ctypes.c_size_t(0)
+        self.data = ctypes.c_void_p()
+        self.device_type = ctypes.c_int(0)
+        self.head = (ctypes.byref(self.has_value), ctypes.byref(self.kind),
+                     ctypes.byref(self.element_type), ctypes.byref(self.rank))
+        self.tail = (ctypes.byref(self.size), ctypes.byref(self.data),
+                     ctypes.byref(self.device_type))
+
+
+_description = _Description()
+
+
+def describe(pointer):
+    """One C call (DescribeValue): None for an empty optional, else (kind, element type, shape,
+    size in bytes, data address or None, device type); tensors only have the last four set."""
+    d = _description
+    c = api()
+    c.check(c.DescribeValue(pointer, *d.head, d.dims, len(d.dims), *d.tail))
+    if not d.has_value.value:
+        return None
+    rank = d.rank.value
+    dims = d.dims
+    if rank > len(dims):
+        dims = (ctypes.c_int64 * rank)()
+        c.check(c.DescribeValue(pointer, *d.head, dims, rank, *d.tail))
+    return (d.kind.value, d.element_type.value, dims[:rank], d.size.value, d.data.value,
+            d.device_type.value)
+
+
+def _cpu_tensor_to_numpy(pointer, description=None):
+    _, element_type, shape, size, data, _ = description or describe(pointer)
     if element_type == _types.STRING:
         return _string_tensor_to_numpy(pointer, shape)
-    size = ctypes.c_size_t(0)
-    api().check(api().GetTensorSizeInBytes(pointer, ctypes.byref(size)))
-    data = ctypes.c_void_p()
-    api().check(api().GetTensorMutableData(pointer, ctypes.byref(data)))
     if element_type in _types.PACKED_BITS:
-        packed = np.empty(size.value, dtype=np.uint8)
-        if size.value:
-            ctypes.memmove(packed.ctypes.data, data.value, size.value)
+        packed = np.empty(size, dtype=np.uint8)
+        if size:
+            ctypes.memmove(packed.ctypes.data, data, size)
         return _types.unpack(packed, element_type, shape)
     result = np.empty(shape, dtype=_types.numpy_dtype(element_type))
-    if result.nbytes != size.value:
+    if result.nbytes != size:
         raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : tensor of %s %s holds %d "
                               "bytes, expected %d" % (_types.type_string(element_type), shape,
-                                                      size.value, result.nbytes))
-    if size.value:
-        ctypes.memmove(result.ctypes.data, data.value, size.value)
+                                                      size, result.nbytes))
+    if size:
+        ctypes.memmove(result.ctypes.data, data, size)
     return result
 
 
-def tensor_to_numpy(pointer, session=None):
+def tensor_to_numpy(pointer, session=None, description=None):
     """A numpy copy of a tensor value, copied to the CPU first when it lives on a device."""
-    _, _, device_type = tensor_memory(pointer)
-    if device_type != _DEVICE_CPU:
+    description = description or describe(pointer)
+    if description[5] != _DEVICE_CPU:
         copy = copy_to_cpu(pointer, session)
         return _cpu_tensor_to_numpy(copy.pointer)
-    return _cpu_tensor_to_numpy(pointer)
+    return _cpu_tensor_to_numpy(pointer, description)
 
 
 def _map_part(pointer, getter):
@@ -370,11 +405,12 @@ def sequence_elements(pointer):
 def to_python(pointer, session=None):
     """A run result as onnxruntime returns it: numpy array, list of arrays, dict (a map), list
     of dicts (a sequence of maps), or None."""
-    if not has_value(pointer):
+    description = describe(pointer)
+    if description is None:
         return None
-    kind = value_kind(pointer)
+    kind = description[0]
     if kind == _KIND_TENSOR:
-        return tensor_to_numpy(pointer, session)
+        return tensor_to_numpy(pointer, session, description)
     if kind == _KIND_MAP:
         return map_to_dict(pointer)
     if kind == _KIND_SEQUENCE:

@@ -38,13 +38,14 @@ constexpr size_t Scaled(size_t recorded) {
 #include "capi/abi_offsets_v5.inc"
 #include "capi/abi_offsets_v6.inc"
 #include "capi/abi_offsets_v7.inc"
+#include "capi/abi_offsets_v8.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 
 // Bumping PRISM_API_VERSION means recording the new members in abi_offsets_v<N>.inc, including
 // it above, and checking the table size against that version here.
-static_assert(PRISM_API_VERSION == 7, "record the new version's members in abi_offsets_v<N>.inc");
-static_assert(sizeof(PrismApi) == kRecordedSizeV7,
+static_assert(PRISM_API_VERSION == 8, "record the new version's members in abi_offsets_v<N>.inc");
+static_assert(sizeof(PrismApi) == kRecordedSizeV8,
               "PrismApi has members that no abi_offsets_v<N>.inc records");
 
 static_assert(offsetof(PrismApiBase, GetApi) == 0, "PrismApiBase is frozen");

@@ -115,6 +115,10 @@ PrismStatus* GetTensorSizeInBytes(const PrismValue* value, size_t* out) noexcept
 PrismStatus* GetTensorTypeAndShape(const PrismValue* value,
                                    PrismTensorTypeAndShapeInfo** out) noexcept;
 PrismStatus* GetTensorMemoryInfo(const PrismValue* value, const PrismMemoryInfo** out) noexcept;
+PrismStatus* DescribeValue(const PrismValue* value, int* has_value, PrismValueKind* kind,
+                           PrismElementType* element_type, size_t* rank, int64_t* dims,
+                           size_t dims_capacity, size_t* size_in_bytes, const void** data,
+                           PrismDeviceType* device_type) noexcept;
 PrismStatus* FillStringTensor(PrismValue* value, const char* const* strings, const size_t* lengths,
                               size_t count) noexcept;
 PrismStatus* GetStringTensorElement(const PrismValue* value, size_t index, const char** out,

@@ -195,6 +195,8 @@ constexpr PrismApi kApiV1 = {
     .GetCUDAProviderOptionsAsString = GetCUDAProviderOptionsAsString,
     .ReleaseCUDAProviderOptions = ReleaseCUDAProviderOptions,
     .SessionOptionsAppendExecutionProvider_CUDA_V2 = SessionOptionsAppendExecutionProvider_CUDA_V2,
+    // version 8
+    .DescribeValue = DescribeValue,
 };
 
 #if defined(PRISM_SANITIZED_BUILD) && !defined(__clang__)
@@ -213,6 +215,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v5.inc"
 #include "capi/abi_offsets_v6.inc"
 #include "capi/abi_offsets_v7.inc"
+#include "capi/abi_offsets_v8.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

@@ -1,5 +1,7 @@
 // Values: tensors over caller or library memory, string tensors, sequences, maps and optionals.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "capi/api_convert.h"
 #include "capi/api_functions.h"
@@ -215,6 +217,43 @@ PrismStatus* GetTensorMemoryInfo(const PrismValue* value, const PrismMemoryInfo*
     Require(out, "out");
     TensorOf(*value);
     *out = &value->location;
+  });
+}
+
+PrismStatus* DescribeValue(const PrismValue* value, int* has_value, PrismValueKind* kind,
+                           PrismElementType* element_type, size_t* rank, int64_t* dims,
+                           size_t dims_capacity, size_t* size_in_bytes, const void** data,
+                           PrismDeviceType* device_type) noexcept {
+  return Guard(__func__, [&] {
+    Require(value, "value");
+    Require(has_value, "has_value");
+    Require(kind, "kind");
+    Require(element_type, "element_type");
+    Require(rank, "rank");
+    if (dims_capacity > 0) Require(dims, "dims");
+    Require(size_in_bytes, "size_in_bytes");
+    Require(data, "data");
+    Require(device_type, "device_type");
+    const Value& contents = value->value;
+    *has_value = contents.HasValue() ? 1 : 0;
+    if (!contents.HasValue()) return;
+    *kind = ToValueKind(contents.Kind());
+    *element_type = PRISM_TYPE_UNDEFINED;
+    *rank = 0;
+    *size_in_bytes = 0;
+    *data = nullptr;
+    *device_type = PRISM_DEVICE_CPU;
+    if (!contents.IsTensor()) return;
+    const Tensor& tensor = contents.GetTensor();
+    *element_type = static_cast<PrismElementType>(tensor.Type());
+    const std::vector<int64_t>& shape = tensor.Shape().Dims();
+    *rank = shape.size();
+    std::copy_n(shape.begin(), std::min(shape.size(), dims_capacity), dims);
+    if (tensor.Type() != ElementType::kString) {
+      *size_in_bytes = tensor.SizeInBytes();
+      *data = tensor.SizeInBytes() == 0 ? nullptr : tensor.RawData();
+    }
+    *device_type = static_cast<PrismDeviceType>(value->location.info.device);
   });
 }
 

@@ -985,6 +985,90 @@ static void TestSequencesAndOptionals(void) {
   g_api->ReleaseMemoryInfo(cpu);
 }
 
+/* DescribeValue (version 8) against the one-question-per-call functions: a rank-3 float tensor
+   (also through a dims array too short for it), an empty tensor, a string tensor, a sequence,
+   an empty optional, and the out pointers it requires. */
+static void TestDescribeValue(void) {
+  static const int64_t kShape[3] = {2, 1, 3};
+  static const int64_t kEmptyShape[2] = {4, 0};
+  static const int64_t kStringShape[1] = {2};
+  float numbers[6] = {1, 2, 3, 4, 5, 6};
+  PrismMemoryInfo* cpu = NULL;
+  PrismAllocator* allocator = NULL;
+  PrismValue* tensor = NULL;
+  PrismValue* empty = NULL;
+  PrismValue* strings = NULL;
+  PrismValue* sequence = NULL;
+  PrismValue* optional = NULL;
+  const char* texts[2] = {"ab", "c"};
+  const size_t lengths[2] = {2, 1};
+  int has_value = -1;
+  PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+  PrismElementType type = PRISM_TYPE_UNDEFINED;
+  size_t rank = 99, size = 99;
+  int64_t dims[4] = {-1, -1, -1, -1};
+  const void* data = NULL;
+  PrismDeviceType device = PRISM_DEVICE_GPU;
+
+  OK(g_api->CreateCpuMemoryInfo(PRISM_DEVICE_ALLOCATOR, PRISM_MEM_DEFAULT, &cpu));
+  OK(g_api->CreateTensorWithDataAsValue(cpu, numbers, sizeof(numbers), kShape, 3, PRISM_TYPE_FLOAT,
+                                        &tensor));
+  OK(g_api->DescribeValue(tensor, &has_value, &kind, &type, &rank, dims, 4, &size, &data, &device));
+  CHECK(has_value == 1 && kind == PRISM_VALUE_TENSOR && type == PRISM_TYPE_FLOAT);
+  CHECK(rank == 3 && dims[0] == 2 && dims[1] == 1 && dims[2] == 3 && dims[3] == -1);
+  CHECK(size == sizeof(numbers) && data == (const void*)numbers && device == PRISM_DEVICE_CPU);
+  /* Room for two dims: the rank says how many there are, only two are written. */
+  dims[0] = dims[1] = dims[2] = -1;
+  OK(g_api->DescribeValue(tensor, &has_value, &kind, &type, &rank, dims, 2, &size, &data, &device));
+  CHECK(rank == 3 && dims[0] == 2 && dims[1] == 1 && dims[2] == -1);
+  OK(g_api->DescribeValue(tensor, &has_value, &kind, &type, &rank, NULL, 0, &size, &data, &device));
+  CHECK(rank == 3 && size == sizeof(numbers));
+
+  OK(g_api->CreateTensorWithDataAsValue(cpu, numbers, 0, kEmptyShape, 2, PRISM_TYPE_FLOAT, &empty));
+  OK(g_api->DescribeValue(empty, &has_value, &kind, &type, &rank, dims, 4, &size, &data, &device));
+  CHECK(has_value == 1 && rank == 2 && dims[0] == 4 && dims[1] == 0 && size == 0 && data == NULL);
+
+  OK(g_api->GetAllocatorWithDefaultOptions(&allocator));
+  OK(g_api->CreateTensorAsValue(allocator, kStringShape, 1, PRISM_TYPE_STRING, &strings));
+  OK(g_api->FillStringTensor(strings, texts, lengths, 2));
+  data = numbers;
+  OK(g_api->DescribeValue(strings, &has_value, &kind, &type, &rank, dims, 4, &size, &data,
+                          &device));
+  CHECK(kind == PRISM_VALUE_TENSOR && type == PRISM_TYPE_STRING && rank == 1 && dims[0] == 2);
+  CHECK(size == 0 && data == NULL);
+
+  OK(g_api->CreateSequenceValue((const PrismValue* const*)&tensor, 1, &sequence));
+  data = numbers;
+  OK(g_api->DescribeValue(sequence, &has_value, &kind, &type, &rank, dims, 4, &size, &data,
+                          &device));
+  CHECK(has_value == 1 && kind == PRISM_VALUE_SEQUENCE && type == PRISM_TYPE_UNDEFINED);
+  CHECK(rank == 0 && size == 0 && data == NULL && device == PRISM_DEVICE_CPU);
+
+  OK(g_api->CreateEmptyOptionalValue(&optional));
+  kind = PRISM_VALUE_MAP;
+  OK(g_api->DescribeValue(optional, &has_value, &kind, &type, &rank, dims, 4, &size, &data,
+                          &device));
+  CHECK(has_value == 0 && kind == PRISM_VALUE_MAP); /* nothing else written */
+
+  EXPECT_ERROR(
+      g_api->DescribeValue(NULL, &has_value, &kind, &type, &rank, dims, 4, &size, &data, &device),
+      PRISM_INVALID_ARGUMENT, "value");
+  EXPECT_ERROR(
+      g_api->DescribeValue(tensor, &has_value, &kind, &type, &rank, NULL, 4, &size, &data, &device),
+      PRISM_INVALID_ARGUMENT, "dims");
+  EXPECT_ERROR(
+      g_api->DescribeValue(tensor, &has_value, &kind, &type, &rank, dims, 4, &size, &data, NULL),
+      PRISM_INVALID_ARGUMENT, "device_type");
+
+  g_api->ReleaseValue(optional);
+  g_api->ReleaseValue(sequence);
+  g_api->ReleaseValue(strings);
+  g_api->ReleaseAllocator(allocator);
+  g_api->ReleaseValue(empty);
+  g_api->ReleaseValue(tensor);
+  g_api->ReleaseMemoryInfo(cpu);
+}
+
 /* A map's keys (int64) and values (float) against the expected ones. */
 static void CheckInt64FloatMap(const PrismValue* map, const int64_t* keys, const float* values,
                                size_t count) {
@@ -1281,6 +1365,7 @@ int main(int argc, char** argv) {
   TestStrings(env);
   TestElementTypes();
   TestSequencesAndOptionals();
+  TestDescribeValue();
   TestMaps(env);
   TestErrors(env);
 

@@ -75,7 +75,9 @@ CASES = {
 }
 
 # Odd element counts exercise the padding of the packed types; 0-d and empty shapes too.
-SHAPES = [(2, 3), (7,), (3, 3, 1), (), (0,), (2, 0, 3)]
+# Ranks above 8 take the binding's second DescribeValue call (its dims buffer holds 8).
+SHAPES = [(2, 3), (7,), (3, 3, 1), (), (0,), (2, 0, 3), (2, 1, 2, 1, 1, 2, 1, 1, 3),
+          (1, 2, 1, 1, 1, 1, 1, 1, 1, 0)]
 
 
 # Every type, complex64/complex128 included (Identity passes them through since the core
