@@ -34,6 +34,9 @@ def test_interleaved_rounds_time_every_run_of_both_runtimes(bench_model, tmp_pat
     assert row["threads"] == threads
     assert row["prism_ms"]["count"] == 15 and row["ort_ms"]["count"] == 15
     assert len(row["round_ratios"]) == 3 and all(r > 0 for r in row["round_ratios"])
+    assert row["ratio_rounds"] == pytest.approx(sorted(row["round_ratios"])[1])
+    assert row["ratio_median"] == pytest.approx(row["prism_ms"]["median"] / row["ort_ms"]["median"])
+    assert "**%.2fx**" % row["ratio_rounds"] in table
     assert row["turn_ratio_median"] > 0
     assert row["outputs_agree"] is True
     assert "--on-request" in row["prism_command"] and " -r " not in row["prism_command"]
