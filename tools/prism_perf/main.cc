@@ -206,17 +206,11 @@ void RunOnRequest(const InferenceSession& session, const GeneratedInputs& inputs
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) break;
-    int count = 0;
-    size_t used = 0;
-    try {
-      count = std::stoi(line, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    PRISM_ENFORCE(used == line.size() && count >= 1, kInvalidArgument,
+    const std::optional<int> count = IntegerAtLeast(line, 1);
+    PRISM_ENFORCE(count.has_value(), kInvalidArgument,
                   "--on-request: expected a run count >= 1 on stdin, got '", line, "'");
     std::string answer = "samples_ms";
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < *count; ++i) {
       run_options.run_tag = MakeString("run_", timings.samples.size());
       const auto start = Clock::now();
       session.Run(run_options, inputs.names, inputs.values, {});

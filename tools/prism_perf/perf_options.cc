@@ -5,9 +5,8 @@
 #include "common/status.h"
 
 namespace prism::perf {
-namespace {
 
-int ParseInt(const std::string& option, const std::string& text, int minimum) {
+std::optional<int> IntegerAtLeast(const std::string& text, int minimum) {
   try {
     size_t used = 0;
     const long value = std::stol(text, &used);
@@ -15,6 +14,13 @@ int ParseInt(const std::string& option, const std::string& text, int minimum) {
       return static_cast<int>(value);
   } catch (const std::exception&) {
   }
+  return std::nullopt;
+}
+
+namespace {
+
+int ParseInt(const std::string& option, const std::string& text, int minimum) {
+  if (const std::optional<int> value = IntegerAtLeast(text, minimum)) return *value;
   PRISM_THROW(kInvalidArgument, "option ", option, " expects an integer >= ", minimum, ", got '",
               text, "'");
 }

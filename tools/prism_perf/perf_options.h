@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct PerfOptions {
   bool show_help = false;
 };
 
+// text as a whole integer in [minimum, 1e9], or nothing.
+std::optional<int> IntegerAtLeast(const std::string& text, int minimum);
 // Parses argv; throws prism::Exception(kInvalidArgument) with a clear message on bad options.
 PerfOptions ParsePerfOptions(int argc, char** argv);
 std::string PerfUsage();
