@@ -57,12 +57,18 @@ bool SpinUntil(Ready ready, int microseconds) {
 struct ThreadPool::Job {
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   int64_t total = 0;
-  // Guided self-scheduling: a thread claims a share of what is left, (total - next) / divisor,
-  // but at least min_chunk units: large chunks first, small ones at the end, so that threads
-  // finish within a small chunk of each other (equal chunks leave a caller waiting up to one).
+  // Guided self-scheduling: a thread claims a share of what is left, left / divisor, but at
+  // least min_chunk units: large chunks first, small ones at the end, so that threads finish
+  // within a small chunk of each other (equal chunks leave a caller waiting up to one). The
+  // caller claims from the start of the range and the helpers from its end, so that on two
+  // threads each one's units are one run that the next node's split mostly repeats: a node
+  // reads what its own core wrote (claims alternating from the start interleaved the two
+  // threads' rows, and the next node read half of its input from the other core's cache).
   int64_t min_chunk = 1;
   int64_t divisor = 1;
-  std::atomic<int64_t> next{0};  // units claimed
+  // The unclaimed units [front, back), packed as front | back << 32 (ParallelFor splits
+  // larger totals into passes of at most 2^31 units).
+  std::atomic<uint64_t> unclaimed{0};
   std::atomic<int64_t> done{0};  // units finished
   // Set by the caller before it sleeps on `finished`: only then does the thread that finishes
   // the last unit take the mutex to wake it (both sides sequentially consistent: either that
@@ -90,18 +96,26 @@ ThreadPool::~ThreadPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
-void ThreadPool::RunChunks(Job& job) {
+void ThreadPool::RunChunks(Job& job, bool from_back) {
   const ThreadPool* outer = running_task_of;
   running_task_of = this;
   for (;;) {
-    int64_t begin = job.next.load(std::memory_order_relaxed);
-    int64_t end = 0;
-    do {
-      if (begin >= job.total) break;
-      const int64_t left = job.total - begin;
-      end = begin + std::min(left, std::max(job.min_chunk, left / job.divisor));
-    } while (!job.next.compare_exchange_weak(begin, end));
-    if (begin >= job.total) break;
+    uint64_t range = job.unclaimed.load(std::memory_order_relaxed);
+    int64_t begin = 0, end = 0;
+    for (;;) {
+      const auto front = static_cast<int64_t>(range & 0xffffffffu);
+      const auto back = static_cast<int64_t>(range >> 32);
+      if (front >= back) break;
+      const int64_t left = back - front;
+      const int64_t size = std::min(left, std::max(job.min_chunk, left / job.divisor));
+      begin = from_back ? back - size : front;
+      end = begin + size;
+      const uint64_t rest = from_back ? (static_cast<uint64_t>(back - size) << 32) | front
+                                      : (static_cast<uint64_t>(back) << 32) | (front + size);
+      if (job.unclaimed.compare_exchange_weak(range, rest)) break;
+      begin = end = 0;
+    }
+    if (begin >= end) break;
     try {
       (*job.fn)(begin, end);
     } catch (...) {
@@ -132,7 +146,7 @@ void ThreadPool::WorkerLoop() {
     }
     ScopedDenormalMode denormal_mode(job->denormal_mode);
     ScopedLogSettings log_settings(job->log_settings);
-    RunChunks(*job);
+    RunChunks(*job, /*from_back=*/true);
   }
 }
 
@@ -145,9 +159,19 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
     fn(0, total);
     return;
   }
+  constexpr int64_t kMaxPass = int64_t{1} << 31;  // what Job::unclaimed holds
+  if (total > kMaxPass) {
+    for (int64_t start = 0; start < total; start += kMaxPass) {
+      const int64_t count = std::min(kMaxPass, total - start);
+      ParallelFor(count, cost_per_unit,
+                  [&](int64_t begin, int64_t end) { fn(start + begin, start + end); });
+    }
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->total = total;
+  job->unclaimed.store(static_cast<uint64_t>(total) << 32);
   // The first claims take a quarter of what is left per thread pair, the last ones down to one
   // in 8 * threads of the whole (16 on 2 threads). With 4 equal chunks per thread the caller of
   // squeezenet1_1's convolutions at 2 threads spent about 2.6% of the run's samples waiting for
@@ -169,7 +193,7 @@ void ThreadPool::ParallelFor(int64_t total, double cost_per_unit,
   // below). The count is a hint; the queue is the truth.
   queued_ += helpers;
   for (int64_t i = 0; i < helpers; ++i) wake_.notify_one();
-  RunChunks(*job);
+  RunChunks(*job, /*from_back=*/false);
   // The helpers are usually a chunk away from done: poll before sleeping on the condition, and
   // take the job's mutex only to sleep (the finishing worker takes it only to wake a sleeper).
   const auto all_done = [&] { return job->done.load() == job->total; };

@@ -58,7 +58,8 @@ class ThreadPool {
  private:
   struct Job;
   void WorkerLoop();
-  void RunChunks(Job& job);
+  // from_back: a helper claims chunks from the end of the range, the caller from the start.
+  void RunChunks(Job& job, bool from_back);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

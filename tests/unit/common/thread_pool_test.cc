@@ -43,6 +43,39 @@ TEST(ThreadPool, EveryIndexOnceAcrossThreads) {
   EXPECT_GT(most_threads, 1u) << "the work was not spread in 3 tries";
 }
 
+// The caller claims from the start of the range and the helper from its end, so on two threads
+// each one's units form one run (the next node's split mostly repeats it and reads what its own
+// core wrote): the caller's units are a prefix, the helper's the rest.
+TEST(ThreadPool, OnTwoThreadsTheCallerTakesAPrefixAndTheHelperTheRest) {
+  ThreadPool pool(2);
+  bool helper_joined = false;
+  for (int attempt = 0; attempt < 3 && !helper_joined; ++attempt) {
+    std::vector<std::thread::id> owner(2000);
+    std::vector<std::atomic<int>> visits(owner.size());
+    const std::thread::id caller = std::this_thread::get_id();
+    pool.ParallelFor(static_cast<int64_t>(owner.size()), 1e4, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        owner[i] = std::this_thread::get_id();
+        visits[i]++;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // let the helper join in
+    });
+    size_t prefix = 0;
+    while (prefix < owner.size() && owner[prefix] == caller) ++prefix;
+    for (size_t i = 0; i < owner.size(); ++i) {
+      ASSERT_EQ(visits[i].load(), 1) << i;
+      if (i >= prefix) {
+        ASSERT_NE(owner[i], caller) << "unit " << i << " after the caller's prefix";
+      }
+    }
+    helper_joined = prefix < owner.size();
+    if (helper_joined) {
+      EXPECT_GT(prefix, 0u) << "the caller took nothing";
+    }
+  }
+  EXPECT_TRUE(helper_joined) << "the helper never joined in 3 tries";
+}
+
 TEST(ThreadPool, SmallWorkRunsInlineOnTheCaller) {
   ThreadPool pool(4);
   std::set<std::thread::id> threads;
