@@ -614,7 +614,7 @@ def main():
     parser.add_argument("--runs", type=int, default=10, help="timed runs per round and runtime")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs before timing")
     parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
-    parser.add_argument("--settle-s", type=float, default=0.5,
+    parser.add_argument("--settle-s", type=float,
                         help="pause after each onnxruntime round, so that its spinning idle "
                              "threads are asleep before prism_perf starts (default: 0.5)")
     parser.add_argument("--interleave", action=argparse.BooleanOptionalAction, default=True,
@@ -623,9 +623,9 @@ def main():
                              "within each round, so that both see the same moments of a machine "
                              "whose speed drifts within seconds (default); --no-interleave: one "
                              "prism_perf -r RUNS process per round, then RUNS onnxruntime runs")
-    parser.add_argument("--turn-runs", type=int, default=3,
+    parser.add_argument("--turn-runs", type=int,
                         help="runs of each runtime per turn with --interleave (default: 3)")
-    parser.add_argument("--turn-settle-s", type=float, default=0.06,
+    parser.add_argument("--turn-settle-s", type=float,
                         help="pause after each turn with --interleave at more than one thread, "
                              "so that the idle workers' spinning ends first (default: 0.06)")
     parser.add_argument("--threads", default="1",
@@ -649,6 +649,14 @@ def main():
     parser.add_argument("--markdown", help="append the results table to this Markdown file")
     parser.add_argument("--chart", help="write a PNG bar chart of the ratios here")
     args = parser.parse_args()
+    # Each method's own settings: one given to the other method would be ignored, so refuse it.
+    method_settings = {"settle_s": (False, 0.5), "turn_runs": (True, 3), "turn_settle_s": (True, 0.06)}
+    for name, (with_turns, default) in method_settings.items():
+        if getattr(args, name) is not None and with_turns != args.interleave:
+            parser.error("--%s applies only %s" % (name.replace("_", "-"), "with --interleave (the default)"
+                                                   if with_turns else "with --no-interleave"))
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     for name in ("rounds", "runs", "footprint_repeats", "turn_runs"):
         if getattr(args, name) < 1:
             parser.error("--%s must be at least 1" % name.replace("_", "-"))

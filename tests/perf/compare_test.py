@@ -58,3 +58,17 @@ def test_without_interleave_each_round_is_one_prism_perf_process(bench_model, tm
     assert row["outputs_agree"] is True
     assert row["prism_command"].endswith(" -r 3") and "--on-request" not in row["prism_command"]
     assert "alternating rounds of `prism_perf -r 3 -w 1`" in table
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--settle-s", "0.1"], "--settle-s applies only with --no-interleave"),
+    (["--no-interleave", "--turn-runs", "2"], "--turn-runs applies only with --interleave"),
+    (["--no-interleave", "--turn-settle-s", "0"], "--turn-settle-s applies only with --interleave"),
+])
+def test_a_setting_of_the_other_method_is_refused(args, message):
+    # It would be ignored: each method reads only its own settings.
+    command = [sys.executable, os.path.join(REPO, "benchmarks", "compare.py"), "--build-dir",
+               build_dir(), "--models", "mnist_cnn", *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr
