@@ -122,16 +122,28 @@ class Col2Im final : public OpKernel {
     int64_t taps = 1, blocks = 1, pixels = 1;
     std::vector<int64_t> grid(rank);
     for (size_t a = 0; a < rank; ++a) {
-      PRISM_ENFORCE(image[a] >= 0 && block[a] > 0 && dilations[a] > 0 && strides[a] > 0,
+      PRISM_ENFORCE(image[a] >= 0 && block[a] > 0 && dilations[a] > 0 && strides[a] > 0 &&
+                        pads[a] >= 0 && pads[a + rank] >= 0,
                     kInvalidArgument, node.Describe(),
-                    ": image_shape, block_shape, dilations and strides must be positive");
-      taps *= block[a];
-      pixels *= image[a];
-      const int64_t span = dilations[a] * (block[a] - 1) + 1;
-      grid[a] = (image[a] + pads[a] + pads[a + rank] - span) / strides[a] + 1;
-      PRISM_ENFORCE(grid[a] >= 1, kInvalidArgument, node.Describe(), ": the block of ", span,
-                    " pixels does not fit the padded image on axis ", a);
-      blocks *= grid[a];
+                    ": image_shape, block_shape, dilations and strides must be positive and "
+                    "pads not negative");
+      // Sizes come from run-time inputs: every step is checked so that a huge image_shape or
+      // block_shape is an error rather than a wrapped count.
+      int64_t span = 0, padded = 0;
+      const bool overflow = __builtin_mul_overflow(dilations[a], block[a] - 1, &span) ||
+                            __builtin_add_overflow(span, 1, &span) ||
+                            __builtin_add_overflow(image[a], pads[a], &padded) ||
+                            __builtin_add_overflow(padded, pads[a + rank], &padded) ||
+                            __builtin_mul_overflow(taps, block[a], &taps) ||
+                            __builtin_mul_overflow(pixels, image[a], &pixels);
+      PRISM_ENFORCE(!overflow, kInvalidArgument, node.Describe(), ": image_shape ", image[a],
+                    ", block_shape ", block[a], ", dilation ", dilations[a], " and pads on axis ",
+                    a, " overflow 64-bit sizes");
+      grid[a] = (padded - span) / strides[a] + 1;
+      PRISM_ENFORCE(padded >= span && grid[a] >= 1, kInvalidArgument, node.Describe(),
+                    ": the block of ", span, " pixels does not fit the padded image on axis ", a);
+      PRISM_ENFORCE(!__builtin_mul_overflow(blocks, grid[a], &blocks), kInvalidArgument,
+                    node.Describe(), ": the number of sliding blocks overflows 64 bits");
     }
     const int64_t batch = x.Shape()[0];
     PRISM_ENFORCE(x.Shape()[1] % taps == 0 && x.Shape()[2] == blocks, kInvalidArgument,
