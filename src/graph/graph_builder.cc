@@ -85,6 +85,12 @@ ValueType ValueTypeFromProto(const onnx::TypeProto& proto, const std::string& wh
       const ValueType value = ValueTypeFromProto(proto.map_type().value_type(), what);
       type.elem = value.elem;
     }
+  } else if (proto.has_opaque_type()) {
+    // No kernel or feed can carry one: refused here rather than left an untyped value that
+    // any feed would match.
+    PRISM_THROW(kNotImplemented, what, " has the opaque type ", proto.opaque_type().domain(),
+                proto.opaque_type().domain().empty() ? "" : ".", proto.opaque_type().name(),
+                ", which Prism does not support");
   }
   return type;
 }

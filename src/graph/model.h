@@ -26,7 +26,7 @@ struct ModelMetadata {
 // Newest opset of each domain whose models Prism accepts.
 constexpr int kMaxOnnxOpset = 28;
 constexpr int kMaxOnnxMlOpset = 5;
-constexpr int64_t kMaxIrVersion = 13;
+constexpr int64_t kMaxIrVersion = 14;
 constexpr int kMaxSubgraphDepth = 32;
 
 // Limits a loader enforces beyond the format's own (a session takes them from its configuration

@@ -1125,6 +1125,23 @@ TEST(ModelLoaderTest, UnsupportedIrVersion) {
   PRISM_EXPECT_ERROR(LoadError(model), kInvalidGraph, "unsupported IR version 0");
 }
 
+// IR version 14 (onnx 1.23, the version its helper writes by default): FLOAT6E2M3 and
+// FLOAT6E3M2, which Prism has, and opaque types outside ONNX-ML, which it refuses by name.
+TEST(ModelLoaderTest, IrVersion14LoadsAndOpaqueTypesAreRefused) {
+  onnx::ModelProto model = AddModel();
+  model.set_ir_version(14);
+  EXPECT_EQ(LoadModel(model)->IrVersion(), 14);
+  onnx::ModelProto opaque = AddModel();
+  opaque.set_ir_version(14);
+  auto* type = opaque.mutable_graph()->mutable_input(0)->mutable_type();
+  type->Clear();
+  type->mutable_opaque_type()->set_domain("com.example");
+  type->mutable_opaque_type()->set_name("Handle");
+  PRISM_EXPECT_ERROR(LoadError(opaque), kNotImplemented,
+                     "input 'X' of graph main has the opaque type com.example.Handle, which "
+                     "Prism does not support");
+}
+
 TEST(ModelLoaderTest, NodeWithoutOpType) {
   onnx::ModelProto model = AddModel();
   AddNode(model.mutable_graph(), "", {"Y"}, {"Z"}, "nameless_op");
