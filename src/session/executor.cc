@@ -67,8 +67,7 @@ class KernelContext final : public OpKernelContext {
         step_index_(step_index),
         frame_(frame),
         run_options_(run_options),
-        instrumentation_(instrumentation),
-        scratch_outputs_(step.outputs.size()) {}
+        instrumentation_(instrumentation) {}
 
   size_t InputCount() const override { return step_.inputs.size(); }
   const Value* InputValue(size_t i) const override {
@@ -193,7 +192,10 @@ class KernelContext final : public OpKernelContext {
   }
 
   Value& SlotFor(size_t i) {
-    return step_.outputs[i] >= 0 ? frame_.Slots()[step_.outputs[i]] : scratch_outputs_[i];
+    if (step_.outputs[i] >= 0) return frame_.Slots()[step_.outputs[i]];
+    // Outputs the graph omits are rare: their slots are made on first use, not every step.
+    if (scratch_outputs_.empty()) scratch_outputs_.resize(step_.outputs.size());
+    return scratch_outputs_[i];
   }
 
   const SessionState& state_;

@@ -336,15 +336,20 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
                                              const OutputDestination& fallback) const {
   // The run's logging: its own severity and verbosity when it sets a severity, else the
   // session's (a verbosity set alone still counts); its tag names it, else the session's id.
-  LogSettings run_log = log_settings_;
-  if (run_options.log_severity_level >= 0) {
-    run_log.severity = run_options.log_severity_level;
-    run_log.verbosity = run_options.log_verbosity_level;
-  } else if (run_options.log_verbosity_level >= 0) {
-    run_log.verbosity = run_options.log_verbosity_level;
+  // (Copied only when the run changes something: the copy holds a string.)
+  std::optional<LogSettings> run_log;
+  if (run_options.log_severity_level >= 0 || run_options.log_verbosity_level >= 0 ||
+      !run_options.run_tag.empty()) {
+    run_log = log_settings_;
+    if (run_options.log_severity_level >= 0) {
+      run_log->severity = run_options.log_severity_level;
+      run_log->verbosity = run_options.log_verbosity_level;
+    } else if (run_options.log_verbosity_level >= 0) {
+      run_log->verbosity = run_options.log_verbosity_level;
+    }
+    if (!run_options.run_tag.empty()) run_log->log_id = run_options.run_tag;
   }
-  if (!run_options.run_tag.empty()) run_log.log_id = run_options.run_tag;
-  ScopedLogSettings log_scope(&run_log);
+  ScopedLogSettings log_scope(run_log ? &*run_log : &log_settings_);
   std::optional<ScopedDenormalMode> denormal_mode;
   if (denormal_as_zero_) denormal_mode.emplace(ScopedDenormalMode::AsZero());
   RunInstrumentation instrumentation;
@@ -356,31 +361,29 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
   PRISM_ENFORCE(feed_names.size() == feeds.size(), kInvalidArgument, feed_names.size(),
                 " feed names for ", feeds.size(), " feeds");
 
-  std::unordered_map<std::string, size_t> input_position;
-  for (size_t i = 0; i < graph.Inputs().size(); ++i) input_position[graph.Inputs()[i]->name] = i;
   std::vector<Value> inputs(graph.Inputs().size());
   std::vector<bool> fed(graph.Inputs().size(), false);
   for (size_t f = 0; f < feeds.size(); ++f) {
-    auto it = input_position.find(feed_names[f]);
-    PRISM_ENFORCE(it != input_position.end(), kInvalidArgument, "invalid input name '",
-                  feed_names[f], "': the model's inputs are ", [&] {
+    const std::optional<size_t> position = state->InputIndex(feed_names[f]);
+    PRISM_ENFORCE(position.has_value(), kInvalidArgument, "invalid input name '", feed_names[f],
+                  "': the model's inputs are ", [&] {
                     std::string names;
                     for (const NodeArg* arg : graph.Inputs())
                       names += (names.empty() ? "'" : ", '") + arg->name + "'";
                     return names;
                   }());
-    PRISM_ENFORCE(!fed[it->second], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
-    const NodeArg& input = *graph.Inputs()[it->second];
+    PRISM_ENFORCE(!fed[*position], kInvalidArgument, "input '", feed_names[f], "' is fed twice");
+    const NodeArg& input = *graph.Inputs()[*position];
     const Value feed = AdaptFeed(input, feeds[f]);
     CheckFeed(input, feed);
     // A feed in device memory goes in as given: the executor uses it in place where it is
     // consumed in that memory, and copies it only for consumers elsewhere.
-    inputs[it->second] = feed;
-    fed[it->second] = true;
+    inputs[*position] = feed;
+    fed[*position] = true;
   }
   for (const NodeArg* required : graph.RequiredInputs()) {
     PRISM_ENFORCE(
-        fed[input_position.at(required->name)] || required->type.kind == TypeKind::kOptional,
+        fed[*state->InputIndex(required->name)] || required->type.kind == TypeKind::kOptional,
         kInvalidArgument, "missing input '", required->name, "' (", required->type.ToString(), ")");
   }
 
@@ -449,6 +452,7 @@ std::vector<Value> InferenceSession::RunOnce(const std::shared_ptr<const Session
 }
 
 bool InferenceSession::ShrinkCpuArenaAfterRun(const RunOptions& run_options) {
+  if (run_options.config_entries.empty()) return false;
   auto it = run_options.config_entries.find("memory.enable_memory_arena_shrinkage");
   if (it == run_options.config_entries.end() || it->second.empty()) return false;
   // onnxruntime's form: "cpu:0;gpu:0", the devices whose arenas shrink when the run ends.

@@ -252,17 +252,26 @@ void PatternRun::EndStep(int step) {
 }
 
 std::string MemoryPatternCache::Key(const std::vector<Value>& feeds) {
-  std::string key;
+  // Bytes, not text: per feed a marker, then the element type, the rank and the dims as they
+  // lie in memory (every run builds this key; formatting numbers cost more than the lookup).
+  std::string key(1, ';');
   for (const Value& feed : feeds) {
     if (!feed.HasValue()) {
-      key += "-;";
+      key.push_back('-');
       continue;
     }
     if (!feed.IsTensor()) return "";
     const Tensor& tensor = feed.GetTensor();
-    key += std::to_string(static_cast<int>(tensor.Type())) + tensor.Shape().ToString() + ";";
+    const int32_t type = static_cast<int32_t>(tensor.Type());
+    const uint64_t rank = tensor.Shape().Rank();
+    key.push_back('t');
+    key.append(reinterpret_cast<const char*>(&type), sizeof(type));
+    key.append(reinterpret_cast<const char*>(&rank), sizeof(rank));
+    if (rank > 0)
+      key.append(reinterpret_cast<const char*>(tensor.Shape().Dims().data()),
+                 rank * sizeof(int64_t));
   }
-  return key.empty() ? ";" : key;
+  return key;
 }
 
 std::shared_ptr<const MemoryPattern> MemoryPatternCache::Find(const std::string& key) const {

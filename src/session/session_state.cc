@@ -321,6 +321,8 @@ std::shared_ptr<const SessionState> SessionState::Build(
   ExecutionPlanner planner(planner_inputs, state->report_, profiler);
   const auto planning_start = profiler ? Profiler::Clock::now() : Profiler::Clock::time_point();
   state->main_plan_ = planner.PlanMain(graph);
+  for (size_t i = 0; i < graph.Inputs().size(); ++i)
+    state->input_index_.emplace(graph.Inputs()[i]->name, i);
   if (profiler)
     profiler->RecordSession("graph_planning", planning_start, Profiler::Clock::now(), {},
                             {{"nodes", static_cast<int64_t>(state->report_.nodes.size())},

@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/thread_pool.h"
@@ -76,6 +78,12 @@ class SessionState {
   // Captures and replays whole runs when an EP asked for graph capture (enable_cuda_graph) and
   // runs every node of the main graph; nullptr otherwise.
   GraphCaptureRunner* GraphCapture() const { return graph_capture_.get(); }
+  // The position of the main graph's input `name` in GetGraph().Inputs(); nullopt when the
+  // graph has no such input (a run's feeds are matched through it).
+  std::optional<size_t> InputIndex(const std::string& name) const {
+    auto it = input_index_.find(name);
+    return it == input_index_.end() ? std::nullopt : std::optional<size_t>(it->second);
+  }
 
  private:
   std::shared_ptr<const Model> model_;
@@ -94,6 +102,7 @@ class SessionState {
   std::shared_ptr<PrepackedWeightsContainer> prepacked_;
   std::vector<std::pair<std::string, PrePackedWeight>> model_weights_prepacked_;
   int64_t run_timeout_ms_ = 0;
+  std::unordered_map<std::string, size_t> input_index_;
   // Holds buffers of the EP's memory: declared after providers_, so destroyed before them.
   std::unique_ptr<GraphCaptureRunner> graph_capture_;
 };
