@@ -11,11 +11,13 @@ from . import _types
 from ._c_api import _P, _PP, _PSTR, RUN_ASYNC_CALLBACK, api, decode, env
 from ._options import RunOptions, SessionOptions
 from ._value import (Handle, OrtValue, OrtValueVector, make_memory_info, map_from_dict,
-                     map_types, owned_value, sequence_from_list, tensor_from_numpy, to_python,
+                     map_types, owned_value, sequence_from_list, tensor_from_numpy,
+                     tensor_from_plain_numpy, to_python,
                      value_from_python)
 from .capi.onnxruntime_pybind11_state import InvalidArgument
 
 CPU_PROVIDER = "CPUExecutionProvider"
+_NO_PLAN = (None, None, None)  # a feed name the model does not have: the core names it
 _KIND_SEQUENCE = 2
 _KIND_OPTIONAL = 3
 
@@ -339,10 +341,16 @@ class InferenceSession:
                 c.check(c.CreateSessionFromArray(env().handle, data, len(self._model_bytes),
                                                  options.pointer, ctypes.byref(handle)))
         self._session = Handle(handle, c.ReleaseSession)
-        self._requested = requested
+        self._set_requested(requested)
         self._read_interface()
         if not self._announce_fallback():
             self._warn_unused(requested)
+
+    def _set_requested(self, requested):
+        self._requested = requested
+        # The core retries on the CPU provider only when another provider was asked for: a
+        # CPU-only session has no notice to collect after its runs.
+        self._may_fall_back = any(name != CPU_PROVIDER for name, _ in requested)
 
     def _announce_fallback(self):
         """Warns with the core's notice when the session fell back to the CPU provider."""
@@ -387,6 +395,17 @@ class InferenceSession:
         self._overridable_initializers = read(c.SessionGetOverridableInitializerCount,
                                               c.SessionGetOverridableInitializerName,
                                               c.SessionGetOverridableInitializerTypeInfo)
+        # What each run needs, worked out once: the feed name's metadata (inputs before
+        # overridable initializers) with its map types, the required inputs, and the default
+        # output names with their C array.
+        self._feed_plans = {}
+        for meta in self._overridable_initializers + self._inputs_meta:
+            self._feed_plans[meta.name] = (meta, map_types(meta.type), meta.name.encode("utf-8"))
+        self._required_inputs = [m.name for m in self._inputs_meta
+                                 if not m.type.startswith("optional(")]
+        self._default_outputs = [m.name for m in self._outputs_meta]
+        encoded = [n.encode("utf-8") for n in self._default_outputs]
+        self._default_outputs_c = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
 
     # -- model interface -------------------------------------------------------------------
     def get_session_options(self):
@@ -487,7 +506,7 @@ class InferenceSession:
         options = SessionOptions()._make_c_options()
         _append_providers(options, requested)
         api().check(api().SessionSetProviders(self._session.pointer, options.pointer))
-        self._requested = requested
+        self._set_requested(requested)
         self._warn_unused(requested)
 
     def disable_fallback(self):
@@ -527,12 +546,9 @@ class InferenceSession:
     # -- running ---------------------------------------------------------------------------
     def _feed_value(self, name, item):
         """Converts one feed to a PrismValue, following the input's declared type."""
-        meta = next((m for m in self._inputs_meta if m.name == name), None)
-        if meta is None:
-            meta = next((m for m in self._overridable_initializers if m.name == name), None)
+        meta, declared, _ = self._feed_plans.get(name, _NO_PLAN)
         if isinstance(item, OrtValue):
             return item._handle, item
-        declared = map_types(meta.type) if meta is not None else None
         if declared is not None and meta.type.startswith("map("):
             # A dict for a map input; its pairs are copied.
             return map_from_dict(item, *declared), None
@@ -557,8 +573,7 @@ class InferenceSession:
         return tensor_from_numpy(item)
 
     def _validate_input(self, feed_names):
-        missing = [m.name for m in self._inputs_meta
-                   if m.name not in feed_names and not m.type.startswith("optional(")]
+        missing = [name for name in self._required_inputs if name not in feed_names]
         if missing:
             raise ValueError("Required inputs (%s) are missing from input feed (%s)." %
                              (missing, list(feed_names)))
@@ -577,20 +592,34 @@ class InferenceSession:
                             type(input_feed).__name__)
         if run_options is not None and not isinstance(run_options, RunOptions):
             raise TypeError("run_options must be a prismrt.RunOptions")
-        self._validate_input(input_feed.keys())
-        names = self._output_names(output_names)
+        self._validate_input(input_feed)
         keep = []
         feed_names = []
         feed_pointers = []
+        plans = self._feed_plans
         for name, item in input_feed.items():
-            handle, keepalive = self._feed_value(name, item)
+            # The common feed, a contiguous numeric numpy array for a tensor input, in one call.
+            plan = plans.get(name, _NO_PLAN)
+            if type(item) is np.ndarray and plan[1] is None:
+                handle = tensor_from_plain_numpy(item)
+                keepalive = item
+                if handle is None:
+                    handle, keepalive = self._feed_value(name, item)
+            else:
+                handle, keepalive = self._feed_value(name, item)
             keep.append((handle, keepalive))
-            feed_names.append(str(name).encode("utf-8"))
+            feed_names.append(plan[2] if plan[2] is not None else str(name).encode("utf-8"))
             feed_pointers.append(handle.pointer.value)
         count = len(feed_names)
+        if not output_names:
+            names = self._default_outputs
+            output_array = self._default_outputs_c
+        else:
+            names = self._output_names(output_names)
+            output_array = (ctypes.c_char_p * max(len(names), 1))(
+                *[str(n).encode("utf-8") for n in names])
         arrays = ((ctypes.c_char_p * max(count, 1))(*feed_names),
-                  (ctypes.c_void_p * max(count, 1))(*feed_pointers), count,
-                  (ctypes.c_char_p * max(len(names), 1))(*[str(n).encode("utf-8") for n in names]),
+                  (ctypes.c_void_p * max(count, 1))(*feed_pointers), count, output_array,
                   len(names))
         return names, keep, arrays
 
@@ -599,9 +628,11 @@ class InferenceSession:
         names, keep, arrays = self._prepare_run(output_names, input_feed, run_options)
         results = (ctypes.c_void_p * max(len(names), 1))()
         c = api()
-        c.check(c.Run(self._session.pointer,
-                      run_options._handle.pointer if run_options is not None else None,
-                      *arrays, results))
+        feed_names, feeds, feed_count, fetch_names, fetch_count = arrays
+        c.check(c.Run_unchecked(self._session.pointer,
+                                run_options._handle.pointer if run_options is not None else None,
+                                feed_names, feeds, ctypes.c_size_t(feed_count), fetch_names,
+                                ctypes.c_size_t(fetch_count), results))
         # Results may alias feed buffers (Identity), so they keep the feeds alive.
         return [owned_value(results[i]) for i in range(len(names))], keep
 
@@ -704,8 +735,8 @@ class InferenceSession:
         try:
             return action()
         finally:
-            if self._announce_fallback():
-                self._requested = [(CPU_PROVIDER, {})]
+            if self._may_fall_back and self._announce_fallback():
+                self._set_requested([(CPU_PROVIDER, {})])
 
     def run(self, output_names, input_feed, run_options=None):
         """Computes output_names (None or [] = all outputs) from input_feed {name: value};

@@ -155,6 +155,39 @@ def tensor_from_numpy(array, element_type=None, memory_info=None):
     return Handle(handle, api().ReleaseValue), buffer
 
 
+# Numpy dtypes (native byte order) whose arrays the core reads in place as they are: every
+# fixed-size type but strings and the packed sub-byte ones.
+_PLAIN_ELEMENT_TYPES = {dtype: element_type for dtype, element_type in _types._TYPE_OF_DTYPE.items()
+                        if element_type != _types.STRING and
+                        element_type not in _types.PACKED_BITS}
+_PLAIN_DTYPES = {element_type: dtype for dtype, element_type in _PLAIN_ELEMENT_TYPES.items()}
+_SHAPE_TYPES = [ctypes.c_int64 * max(rank, 1) for rank in range(9)]
+_BYTE = ctypes.c_char
+
+
+def tensor_from_plain_numpy(array):
+    """tensor_from_numpy's common case in one C call: a C-contiguous numpy array of a plain
+    element type, read in place (the caller keeps the array alive). None for any other array."""
+    element_type = _PLAIN_ELEMENT_TYPES.get(array.dtype)
+    if element_type is None or not array.flags.c_contiguous:
+        return None
+    shape = array.shape
+    rank = len(shape)
+    if rank >= len(_SHAPE_TYPES):
+        return None
+    try:
+        data = ctypes.addressof(_BYTE.from_buffer(array))  # half the cost of array.ctypes.data
+    except (TypeError, ValueError):  # read-only, empty, or a dtype the buffer protocol lacks
+        data = array.ctypes.data
+    handle = _P()
+    c = api()
+    c.check(c.CreateTensorWithDataAsValue_unchecked(
+        cpu_memory_info(), ctypes.c_void_p(data), ctypes.c_size_t(array.nbytes),
+        _SHAPE_TYPES[rank](*shape), ctypes.c_size_t(rank), ctypes.c_int(element_type),
+        ctypes.byref(handle)))
+    return Handle(handle, c.ReleaseValue)
+
+
 def value_from_python(item):
     """A PrismValue for a feed: an OrtValue, a numpy array (or anything np.asarray takes), a list
     of arrays for sequence inputs, or None for an empty optional. Returns (handle, keepalive)."""
@@ -318,6 +351,7 @@ class _Description(threading.local):
         self.element_type = ctypes.c_int(0)
         self.rank = ctypes.c_size_t(0)
         self.dims = (ctypes.c_int64 * 8)()
+        self.capacity = ctypes.c_size_t(len(self.dims))
         self.size = ctypes.c_size_t(0)
         self.data = ctypes.c_void_p()
         self.device_type = ctypes.c_int(0)
@@ -335,16 +369,25 @@ def describe(pointer):
     size in bytes, data address or None, device type); tensors only have the last four set."""
     d = _description
     c = api()
-    c.check(c.DescribeValue(pointer, *d.head, d.dims, len(d.dims), *d.tail))
+    if type(pointer) is not ctypes.c_void_p:  # the unchecked call takes ctypes objects only
+        pointer = ctypes.c_void_p(pointer)
+    c.check(c.DescribeValue_unchecked(pointer, *d.head, d.dims, d.capacity, *d.tail))
     if not d.has_value.value:
         return None
     rank = d.rank.value
     dims = d.dims
     if rank > len(dims):
         dims = (ctypes.c_int64 * rank)()
-        c.check(c.DescribeValue(pointer, *d.head, dims, rank, *d.tail))
+        c.check(c.DescribeValue_unchecked(pointer, *d.head, dims, ctypes.c_size_t(rank), *d.tail))
     return (d.kind.value, d.element_type.value, dims[:rank], d.size.value, d.data.value,
             d.device_type.value)
+
+
+def _element_count(shape):
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
 
 
 def _cpu_tensor_to_numpy(pointer, description=None):
@@ -356,7 +399,11 @@ def _cpu_tensor_to_numpy(pointer, description=None):
         if size:
             ctypes.memmove(packed.ctypes.data, data, size)
         return _types.unpack(packed, element_type, shape)
-    result = np.empty(shape, dtype=_types.numpy_dtype(element_type))
+    dtype = _types.numpy_dtype(element_type)
+    if size and size == dtype.itemsize * _element_count(shape):
+        # One copy out of the value's buffer (cheaper than an empty array and a memmove into it).
+        return np.frombuffer((ctypes.c_char * size).from_address(data), dtype).reshape(shape).copy()
+    result = np.empty(shape, dtype=dtype)
     if result.nbytes != size:
         raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : tensor of %s %s holds %d "
                               "bytes, expected %d" % (_types.type_string(element_type), shape,
@@ -408,7 +455,12 @@ def to_python(pointer, session=None):
     description = describe(pointer)
     if description is None:
         return None
-    kind = description[0]
+    kind, element_type, shape, size, data, device_type = description
+    if kind == _KIND_TENSOR and device_type == _DEVICE_CPU and size:
+        # The common result, a CPU tensor of a plain type: one copy out of its buffer.
+        dtype = _PLAIN_DTYPES.get(element_type)
+        if dtype is not None and size == dtype.itemsize * _element_count(shape):
+            return np.frombuffer((_BYTE * size).from_address(data), dtype).reshape(shape).copy()
     if kind == _KIND_TENSOR:
         return tensor_to_numpy(pointer, session, description)
     if kind == _KIND_MAP:

@@ -224,6 +224,23 @@ def test_numpy_unicode_and_bytes_string_arrays(sessions):
     assert sess.run(None, {"x": bytes_array})[0].tolist() == ["ab", "c"]
 
 
+@pytest.mark.parametrize("name", model_cases())
+def test_read_only_arrays_and_results_that_do_not_alias_the_feed(sessions, name):
+    # A read-only feed takes the binding's other way to its address; Identity's output is the
+    # fed buffer itself inside the run, so the result must be a copy of it, not a view.
+    sess, _ = sessions(name)
+    data = make_array(name, (3, 4))
+    data.setflags(write=False)
+    result = sess.run(None, {"x": data})[0]
+    assert_same(result, data)
+    writable = make_array(name, (3, 4))
+    before = writable.copy()
+    result = sess.run(None, {"x": writable})[0]
+    if result.dtype != object:
+        result.view(np.uint8)[...] ^= 0xFF  # every bit flipped in the result only
+        assert_same(writable, before)
+
+
 def test_big_endian_arrays_are_converted(sessions):
     sess, _ = sessions("int32")
     data = np.arange(5, dtype=">i4")
