@@ -291,7 +291,7 @@ _TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 
           _TABLE_V8)
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 # The members with an argument-unchecked twin (NAME_unchecked): those every run calls.
-UNCHECKED_MEMBER_NAMES = ["Run", "CreateTensorWithDataAsValue", "DescribeValue"]
+UNCHECKED_MEMBER_NAMES = ["Run", "CreateTensorWithDataAsValue", "DescribeValue", "ReleaseValue"]
 
 
 class _PrismApiStruct(ctypes.Structure):

@@ -41,7 +41,7 @@ class Handle:
 
 
 def owned_value(pointer):
-    return Handle(ctypes.c_void_p(pointer), api().ReleaseValue)
+    return Handle(ctypes.c_void_p(pointer), api().ReleaseValue_unchecked)
 
 
 def memory_name(device_type):
@@ -185,7 +185,7 @@ def tensor_from_plain_numpy(array):
         cpu_memory_info(), ctypes.c_void_p(data), ctypes.c_size_t(array.nbytes),
         _SHAPE_TYPES[rank](*shape), ctypes.c_size_t(rank), ctypes.c_int(element_type),
         ctypes.byref(handle)))
-    return Handle(handle, c.ReleaseValue)
+    return Handle(handle, c.ReleaseValue_unchecked)
 
 
 def value_from_python(item):
