@@ -98,6 +98,15 @@ make_seeds() {  # make_seeds TARGET DIR
       esac
     done
   done
+  # Sizes, axes and attributes at the int64 limits (fuzz/make_hostile_models.py), for the model
+  # target: each runs once under the sanitizers, and the mutator starts from them too.
+  if [ "$target" = model ]; then
+    if [ -x "$root/.venv/bin/python" ]; then
+      "$root/.venv/bin/python" "$root/fuzz/make_hostile_models.py" "$dir"
+    else
+      echo "fuzz.sh: no .venv (scripts/setup.sh makes it): the hostile-size seeds are left out"
+    fi
+  fi
   # The C ABI target's scripts are its own bytes: it starts from its regression inputs only.
   echo "fuzz.sh: $(ls "$dir" | wc -l) seeds for $target in $dir"
 }

@@ -263,6 +263,81 @@ write("model", "slice-step-int64-max.onnx", model_bytes(
      helper.make_tensor("steps", TensorProto.INT64, [1], [9223372036854775807])],
     opset=13))
 
+# Col2Im multiplied image_shape's values (a run-time input) into its pixel count unchecked:
+# 9223372036854775807 * 9223372036854775807 (UBSan; CI's fuzz smoke of session 34). Every size
+# it derives is now checked.
+write("model", "col2im-huge-image-shape.onnx", model_bytes(
+    [helper.make_node("Col2Im", ["X", "image_shape", "block_shape"], ["Y"], name="col2im")],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 1])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("image_shape", TensorProto.INT64, [2],
+                        [9223372036854775807, 9223372036854775807]),
+     helper.make_tensor("block_shape", TensorProto.INT64, [2], [2, 2])], opset=18))
+
+# The rest of this section came from fuzz/make_hostile_models.py's first sweep (sizes and
+# attributes at the int64 limits), each here in its smallest form.
+INT64_MAX = 9223372036854775807
+INT64_MIN = -9223372036854775808
+
+
+def one_node(name, node, inputs, initializers=(), opset=21):
+    write("model", name, model_bytes(
+        [node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in node.output],
+        initializers, opset=opset))
+
+
+ones_2x2 = helper.make_tensor("W", TensorProto.FLOAT, [1, 1, 2, 2], [1.0] * 4)
+# ConvTranspose's kernel formed stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1
+# and subtracted pads without checks (UBSan: 9223372036854775807 * 3, 6 + 9223372036854775807,
+# 5 - -9223372036854775808); negative pads, output_padding and output_shape were accepted.
+for attribute, value in (("strides", [INT64_MAX, 1]), ("dilations", [INT64_MAX, 1]),
+                         ("output_padding", [INT64_MAX, 0]), ("pads", [0, INT64_MIN, 0, 0]),
+                         ("output_shape", [INT64_MIN, 4])):
+    one_node("convtranspose-%s-%s.onnx" % (attribute.replace("_", "-"),
+                                           "int64-max" if value[0] == INT64_MAX else "int64-min"),
+             helper.make_node("ConvTranspose", ["X", "W"], ["Y"], name="convtranspose",
+                              **{attribute: value}),
+             [("X", [1, 1, 4, 4])], [ones_2x2])
+# The NCHWc Conv (the layout transformer's rewrite of a Conv with constant weights) bounded its
+# strides, dilations and pads from below only: (kernel - 1) * dilation, in + pads and the
+# kernels' byte offsets overflowed (UBSan in nchwc_conv.cc and nchwc_kernels.h).
+for attribute, value in (("strides", [INT64_MAX, 1]), ("dilations", [INT64_MAX, 1]),
+                         ("pads", [INT64_MAX, 0, 0, 0])):
+    one_node("nchwc-conv-%s-int64-max.onnx" % attribute,
+             helper.make_node("Conv", ["X", "W"], ["Y"], name="conv", **{attribute: value}),
+             [("X", [1, 1, 4, 4])], [ones_2x2])
+# DepthToSpace's and SpaceToDepth's shape inference (and kernel) formed blocksize * blocksize:
+# 4294967296^2 overflowed (UBSan in selection_shapes.cc).
+for op in ("DepthToSpace", "SpaceToDepth"):
+    one_node("%s-blocksize-2-pow-32.onnx" % op.lower(),
+             helper.make_node(op, ["X"], ["Y"], name=op.lower(), blocksize=1 << 32),
+             [("X", [1, 4, 3, 3])])
+# EyeLike negated k for the first row of the diagonal: -INT64_MIN (UBSan in eye_like.cc).
+one_node("eyelike-k-int64-min.onnx",
+         helper.make_node("EyeLike", ["X"], ["Y"], name="eyelike", k=INT64_MIN), [("X", [3, 3])])
+# Blocked QuantizeLinear / DequantizeLinear counted blocks as (dim + block_size - 1) / block_size:
+# 4 + 9223372036854775807 overflowed (UBSan in quantize_linear.cc).
+for op, elem in (("QuantizeLinear", TensorProto.FLOAT), ("DequantizeLinear", TensorProto.INT8)):
+    write("model", "%s-block-size-int64-max.onnx" % op.lower(), model_bytes(
+        [helper.make_node(op, ["X", "scale"], ["Y"], name=op.lower(), axis=1,
+                          block_size=INT64_MAX)],
+        [helper.make_tensor_value_info("X", elem, [2, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.UNDEFINED, None)],
+        [helper.make_tensor("scale", TensorProto.FLOAT, [2, 2], [1.0] * 4)], opset=21))
+# Pooling with ceil_mode divided (span + stride - 1) / stride: 2 + 9223372036854775807 overflowed
+# (UBSan in pool_attributes.cc).
+one_node("maxpool-ceil-mode-stride-int64-max.onnx",
+         helper.make_node("MaxPool", ["X"], ["Y"], name="maxpool", kernel_shape=[2, 2],
+                          strides=[INT64_MAX, 1], ceil_mode=1), [("X", [1, 1, 4, 4])])
+# Multinomial allocated sample_size draws per row before making its output, so an absurd
+# sample_size ran out of memory (libFuzzer: malloc(17179869184)) instead of failing the output's
+# size check.
+write("model", "multinomial-sample-size-int64-max.onnx", model_bytes(
+    [helper.make_node("Multinomial", ["X"], ["Y"], name="multinomial", sample_size=INT64_MAX)],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.INT32, None)], opset=21))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

@@ -73,15 +73,18 @@ class NchwcConv final : public OpKernel {
                   ": NCHWc Conv is 2-D: strides and dilations need 2 values and pads 4, got "
                   "strides ",
                   Join(strides_), ", dilations ", Join(dilations_), ", pads ", Join(pads_));
+    // The upper bounds (as the plain Conv's) keep the geometry's arithmetic far from int64
+    // overflow; the kernels' byte offsets too.
+    constexpr int64_t kLimit = int64_t{1} << 31;
     for (int64_t v : strides_)
-      PRISM_ENFORCE(v >= 1, kInvalidArgument, node, ": NCHWc Conv strides must be >= 1, got ",
-                    Join(strides_));
+      PRISM_ENFORCE(v >= 1 && v <= kLimit, kInvalidArgument, node,
+                    ": NCHWc Conv strides must be in [1, 2^31], got ", Join(strides_));
     for (int64_t v : dilations_)
-      PRISM_ENFORCE(v >= 1, kInvalidArgument, node, ": NCHWc Conv dilations must be >= 1, got ",
-                    Join(dilations_));
+      PRISM_ENFORCE(v >= 1 && v <= kLimit, kInvalidArgument, node,
+                    ": NCHWc Conv dilations must be in [1, 2^31], got ", Join(dilations_));
     for (int64_t v : pads_)
-      PRISM_ENFORCE(v >= 0, kInvalidArgument, node, ": NCHWc Conv pads must be >= 0, got ",
-                    Join(pads_));
+      PRISM_ENFORCE(v >= 0 && v <= kLimit, kInvalidArgument, node,
+                    ": NCHWc Conv pads must be in [0, 2^31], got ", Join(pads_));
     PRISM_ENFORCE(group_ >= 1, kInvalidArgument, node, ": NCHWc Conv group must be >= 1, got ",
                   group_);
     ParseActivation(info);
@@ -386,6 +389,9 @@ class NchwcConv final : public OpKernel {
     const int64_t kernel[2] = {s.kernel_h, s.kernel_w};
     int64_t out[2], begin[2], end[2];
     for (int d = 0; d < 2; ++d) {
+      PRISM_ENFORCE(kernel[d] >= 1 && kernel[d] <= (int64_t{1} << 31), kInvalidArgument, node,
+                    ": NCHWc Conv kernel dims must be in [1, 2^31], got ", kernel[0], "x",
+                    kernel[1]);
       const int64_t window = (kernel[d] - 1) * dilations_[d] + 1;
       begin[d] = pads_[d];
       end[d] = pads_[d + 2];

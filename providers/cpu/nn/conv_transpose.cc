@@ -195,16 +195,46 @@ class ConvTranspose final : public OpKernel {
     if (wanted.size() == rank + 2) wanted.erase(wanted.begin(), wanted.begin() + 2);
     PRISM_ENFORCE(wanted.empty() || wanted.size() == rank, kInvalidArgument, node.Describe(),
                   ": output_shape ", Join(output_shape_), " must have ", rank, " values");
+    // Sizes from attributes (any int64): every step is checked, so that an absurd stride,
+    // dilation, padding or output_shape is refused rather than wrapped.
+    bool overflow = false;
+    const auto mul = [&](int64_t x, int64_t y) {
+      int64_t product = 0;
+      overflow = overflow || __builtin_mul_overflow(x, y, &product);
+      return product;
+    };
+    const auto add = [&](int64_t x, int64_t y) {
+      int64_t sum = 0;
+      overflow = overflow || __builtin_add_overflow(x, y, &sum);
+      return sum;
+    };
+    const auto sub = [&](int64_t x, int64_t y) {
+      int64_t difference = 0;
+      overflow = overflow || __builtin_sub_overflow(x, y, &difference);
+      return difference;
+    };
     if (wanted.empty() && (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER"))
-      for (size_t a = 0; a < rank; ++a) wanted.push_back(g.input[a] * g.strides[a]);
+      for (size_t a = 0; a < rank; ++a) wanted.push_back(mul(g.input[a], g.strides[a]));
     if (auto_pad_ == "VALID") std::fill(pads.begin(), pads.end(), 0);
+    for (size_t a = 0; a < rank; ++a)
+      PRISM_ENFORCE(pads[a] >= 0 && pads[a + rank] >= 0 && output_padding[a] >= 0 &&
+                        (wanted.empty() || wanted[a] >= 0),
+                    kInvalidArgument, node.Describe(), ": pads ", Join(pads), ", output_padding ",
+                    Join(output_padding), " and output_shape ", Join(output_shape_),
+                    " must not be negative");
     g.output.resize(rank);
     g.pad_begin.resize(rank);
     for (size_t a = 0; a < rank; ++a) {
-      const int64_t full = g.strides[a] * (g.input[a] - 1) + output_padding[a] +
-                           (g.kernel[a] - 1) * g.dilations[a] + 1;
+      const int64_t full = add(add(add(mul(g.strides[a], g.input[a] - 1), output_padding[a]),
+                                   mul(g.kernel[a] - 1, g.dilations[a])),
+                               1);
+      const int64_t total = wanted.empty() ? 0 : sub(full, wanted[a]);
+      const int64_t unpadded = wanted.empty() ? sub(sub(full, pads[a]), pads[a + rank]) : 0;
+      PRISM_ENFORCE(!overflow, kInvalidArgument, node.Describe(), ": strides ", Join(g.strides),
+                    ", dilations ", Join(g.dilations), ", output_padding ", Join(output_padding),
+                    " and output_shape ", Join(output_shape_),
+                    " give an output size that overflows int64 on spatial axis ", a);
       if (!wanted.empty()) {
-        const int64_t total = full - wanted[a];
         // As the spec's equations (SAME_UPPER puts the smaller half first), with floor
         // division: an output_shape larger than the full result gives a negative total, and
         // the extra cells go to the end.
@@ -213,7 +243,7 @@ class ConvTranspose final : public OpKernel {
         g.output[a] = wanted[a];
       } else {
         g.pad_begin[a] = pads[a];
-        g.output[a] = full - pads[a] - pads[a + rank];
+        g.output[a] = unpadded;
       }
       PRISM_ENFORCE(g.output[a] >= 0, kInvalidArgument, node.Describe(),
                     ": the output would have negative size ", g.output[a], " on spatial axis ", a);

@@ -32,9 +32,9 @@ int64_t CheckedAdd(int64_t a, int64_t b, const Node& node) {
   return sum;
 }
 
-// ceil(a / b) for a >= 0, b > 0.
+// ceil(a / b) for a >= 0, b > 0 (without forming a + b - 1, which overflows for a huge b).
 int64_t CeilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
+  return a / b + (a % b != 0 ? 1 : 0);
 }
 
 }  // namespace

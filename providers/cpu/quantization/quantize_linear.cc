@@ -93,7 +93,8 @@ ScaleLayout ResolveLayout(const Node& node, const Tensor& x, const Tensor& scale
     layout.mode = ScaleLayout::Mode::kPerAxis;
     return layout;
   }
-  const int64_t blocks = (layout.axis_dim + block_size - 1) / block_size;
+  // ceil(axis_dim / block_size) without forming axis_dim + block_size - 1 (any int64 attribute).
+  const int64_t blocks = layout.axis_dim / block_size + (layout.axis_dim % block_size != 0 ? 1 : 0);
   bool shape_ok = static_cast<int64_t>(s_shape.Rank()) == rank;
   for (int64_t k = 0; shape_ok && k < rank; ++k) {
     const int64_t expected = k == a ? blocks : x_shape[static_cast<size_t>(k)];

@@ -272,7 +272,10 @@ class Multinomial final : public RandomKernel {
     std::vector<double> logits(static_cast<size_t>(input.NumElements()));
     DispatchByType<ReadProbabilities, FloatTypes>(input.Type(), node.OpType(), input, logits);
     const uint64_t key = StreamKey();
-    std::vector<int64_t> drawn(static_cast<size_t>(batch * sample_size_));
+    // The output first: its shape check and the session's tensor limits bound sample_size (an
+    // attribute, any int64) before anything of its size is allocated here.
+    Tensor& output = context.Output(0, TensorShape({batch, sample_size_}), output_type_);
+    std::vector<int64_t> drawn(static_cast<size_t>(output.NumElements()));
     std::vector<double> cumulative(static_cast<size_t>(classes));
     for (int64_t b = 0; b < batch && sample_size_ > 0; ++b) {
       const double* row = logits.data() + b * classes;
@@ -302,7 +305,6 @@ class Multinomial final : public RandomKernel {
         drawn[index] = chosen;
       }
     }
-    Tensor& output = context.Output(0, TensorShape({batch, sample_size_}), output_type_);
     DispatchByType<WriteClasses, TypeList<int32_t, int64_t>>(output_type_, node.OpType(), drawn,
                                                              output);
   }

@@ -24,8 +24,11 @@ class DepthSpace final : public OpKernel {
     PRISM_ENFORCE(mode == "DCR" || mode == "CRD", kInvalidArgument, info.GetNode().Describe(),
                   ": mode '", mode, "' is not DCR or CRD");
     crd_ = mode == "CRD";
-    PRISM_ENFORCE(blocksize_ > 0, kInvalidArgument, info.GetNode().Describe(), ": blocksize ",
-                  blocksize_, " must be positive");
+    int64_t square = 0;
+    PRISM_ENFORCE(
+        blocksize_ > 0 && !__builtin_mul_overflow(blocksize_, blocksize_, &square),
+        kInvalidArgument, info.GetNode().Describe(), ": blocksize ", blocksize_,
+        blocksize_ > 0 ? " is too large (its square overflows int64)" : " must be positive");
   }
 
   void Compute(OpKernelContext& context) const override {
@@ -50,14 +53,22 @@ class DepthSpace final : public OpKernel {
         view = {n, b, b, oc, h, w};
         perm = {0, 3, 4, 1, 5, 2};
       }
-      out_dims = {n, oc, h * b, w * b};
+      int64_t out_h = 0, out_w = 0;
+      PRISM_ENFORCE(!__builtin_mul_overflow(h, b, &out_h) && !__builtin_mul_overflow(w, b, &out_w),
+                    kInvalidArgument, node.Describe(), ": the output of input shape ",
+                    shape.ToString(), " with blocksize ", b, " has dims that overflow int64");
+      out_dims = {n, oc, out_h, out_w};
     } else {
       PRISM_ENFORCE(h % b == 0 && w % b == 0, kInvalidArgument, node.Describe(),
                     ": spatial dims of input shape ", shape.ToString(),
                     " are not multiples of blocksize ", b);
       view = {n, c, h / b, b, w / b, b};
       perm = crd_ ? std::vector<size_t>{0, 1, 3, 5, 2, 4} : std::vector<size_t>{0, 3, 5, 1, 2, 4};
-      out_dims = {n, c * b * b, h / b, w / b};
+      int64_t out_c = 0;
+      PRISM_ENFORCE(!__builtin_mul_overflow(c, b * b, &out_c), kInvalidArgument, node.Describe(),
+                    ": the output of input shape ", shape.ToString(), " with blocksize ", b,
+                    " has channels that overflow int64");
+      out_dims = {n, out_c, h / b, w / b};
     }
     Tensor& output = context.Output(0, TensorShape(out_dims), input.Type());
     PermuteElements(input, view, perm, output);

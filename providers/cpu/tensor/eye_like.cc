@@ -16,7 +16,10 @@ struct EyeImpl {
   void operator()(Tensor& output, int64_t rows, int64_t cols, int64_t k) const {
     T* out = output.MutableData<T>();
     std::memset(static_cast<void*>(out), 0, static_cast<size_t>(output.SizeInBytes()));
-    for (int64_t i = std::max<int64_t>(0, -k); i < rows && i + k < cols; ++i) {
+    // The diagonal's first row, and its end, without forming -k or i + k for a k near the
+    // int64 limits (k is an attribute: any value).
+    const int64_t first = k >= 0 ? 0 : (k < -rows ? rows : -k);
+    for (int64_t i = first; i < rows && k < cols - i; ++i) {
       if constexpr (std::is_same_v<T, bool>)
         out[i * cols + i + k] = true;
       else

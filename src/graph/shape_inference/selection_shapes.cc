@@ -21,12 +21,20 @@ Dim DividedBy(const InferenceContext& context, const Dim& dim, int64_t divisor) 
   return KnownDim(dim.value / divisor);
 }
 
+// DepthToSpace's and SpaceToDepth's blocksize: positive, and small enough that its square (the
+// channel factor) is an int64.
+int64_t BlockSize(InferenceContext& context) {
+  const int64_t b = context.IntAttr("blocksize", 0);
+  if (b <= 0) context.Fail("blocksize must be positive");
+  if (!CheckedMul(b, b)) context.Fail(MakeString("blocksize ", b, " is too large"));
+  return b;
+}
+
 void DepthToSpace(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
   if (x->dims.size() != 4) context.Fail("input must be 4-D");
-  const int64_t b = context.IntAttr("blocksize", 0);
-  if (b <= 0) context.Fail("blocksize must be positive");
+  const int64_t b = BlockSize(context);
   SymbolicShape out{{x->dims[0], DividedBy(context, x->dims[1], b * b), Times(x->dims[2], b),
                      Times(x->dims[3], b)}};
   context.SetOutput(0, context.InputElem(0), out);
@@ -36,8 +44,7 @@ void SpaceToDepth(InferenceContext& context) {
   const SymbolicShape* x = context.InputShape(0);
   if (!x) return context.SetOutput(0, context.InputElem(0), std::nullopt);
   if (x->dims.size() != 4) context.Fail("input must be 4-D");
-  const int64_t b = context.IntAttr("blocksize", 0);
-  if (b <= 0) context.Fail("blocksize must be positive");
+  const int64_t b = BlockSize(context);
   SymbolicShape out{{x->dims[0], Times(x->dims[1], b * b), DividedBy(context, x->dims[2], b),
                      DividedBy(context, x->dims[3], b)}};
   context.SetOutput(0, context.InputElem(0), out);

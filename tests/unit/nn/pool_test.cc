@@ -65,6 +65,21 @@ TEST(AveragePoolTest, HandCheckedCeilModeDropsWindowStartingInRightPad) {
   test.Run();
 }
 
+// A stride at the int64 limit with ceil_mode: one window per axis (the ceil division is formed
+// without in - kernel + stride - 1, which overflows). Rows 0-1 of the 4x4 plane 0..15, windows
+// 2x2 at columns 0, 1, 2: their maxima are x[1][1..3].
+TEST(MaxPoolTest, CeilModeWithAStrideAtTheInt64Limit) {
+  OpTester test("MaxPool", 12);
+  std::vector<float> plane(16);
+  for (int i = 0; i < 16; ++i) plane[i] = static_cast<float>(i);
+  test.Input<float>("x", {1, 1, 4, 4}, plane);
+  test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  test.Attr("strides", std::vector<int64_t>{std::numeric_limits<int64_t>::max(), 1});
+  test.Attr("ceil_mode", int64_t{1});
+  test.Output<float>("y", {1, 1, 1, 3}, {5, 6, 7});
+  test.Run();
+}
+
 // Hand-checked: ceil-mode cells beyond the end pad are never counted, even with
 // count_include_pad (window at 2 covers x[2] and pad x[3]; x[4] lies past the pad).
 TEST(AveragePoolTest, HandCheckedCeilOverhangNotCounted) {

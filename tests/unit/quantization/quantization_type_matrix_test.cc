@@ -6,6 +6,7 @@
 // and per-column zero points, per-channel QLinearConv, and errors that name what is wrong.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -320,6 +321,19 @@ TEST(QuantizationCornerTest, QuantizeBlockedWithPartialLastBlock) {
   test.Attr("block_size", int64_t{2});
   // row 0: 1, 2, 1.5 -> 2 (+1), 2 (+1), 1.25 -> 1 (-1); row 1: 12 (+2), 14 (+2), 8, 9, 1.
   test.Output<int8_t>("y", {2, 5}, {1, 2, 3, 3, 0, 14, 16, 8, 9, 1});
+  test.Run();
+}
+
+// block_size at the int64 limit: one block per row (the count is ceil(4 / block_size) = 1,
+// formed without block_size + 3, which overflows).
+TEST(QuantizationCornerTest, QuantizeBlockSizeAtTheInt64LimitIsOneBlock) {
+  OpTester test("QuantizeLinear", 21);
+  test.Input<float>("x", {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  test.Input<float>("y_scale", {2, 1}, {1, 2});
+  test.Attr("axis", int64_t{1});
+  test.Attr("block_size", std::numeric_limits<int64_t>::max());
+  // row 1 / 2: 2.5 -> 2 and 3.5 -> 4 (half to even).
+  test.Output<uint8_t>("y", {2, 4}, {1, 2, 3, 4, 2, 3, 4, 4});
   test.Run();
 }
 

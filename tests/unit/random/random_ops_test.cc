@@ -316,6 +316,16 @@ TEST(RandomOpsTest, MultinomialSeededMatchesTheDocumentedGenerator) {
   test.Run();
 }
 
+// sample_size is an attribute (any int64): the output's size is checked before anything of that
+// size is allocated (it used to allocate its draws first: out of memory, not an error).
+TEST(RandomOpsTest, MultinomialRefusesASampleSizeBeyondTheAddressSpace) {
+  OpTester test("Multinomial", 22);
+  test.Input<float>("input", {1, 3}, {0, 0, 0});
+  test.Attr("sample_size", std::numeric_limits<int64_t>::max());
+  test.Output<int32_t>("output", {1, 1}, {0});
+  test.ExpectFailure("overflows the address space");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Statistics over many draws.
 

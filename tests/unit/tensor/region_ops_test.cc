@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -308,6 +309,13 @@ TEST(EyeLikeTest, OffDiagonalsBeyondTheMatrixAndErrors) {
   beyond.Input<float>("input", {2, 2}, {1, 1, 1, 1}).Attr("k", int64_t{5});
   beyond.Output<float>("output", {2, 2}, {0, 0, 0, 0});
   beyond.Run();
+  // k at the int64 limits: no diagonal inside, and no -k or i + k formed on the way.
+  for (int64_t k : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+    OpTester extreme("EyeLike", 9);
+    extreme.Input<float>("input", {2, 3}, {1, 1, 1, 1, 1, 1}).Attr("k", k);
+    extreme.Output<float>("output", {2, 3}, {0, 0, 0, 0, 0, 0});
+    extreme.Run();
+  }
   OpTester rank("EyeLike", 9);
   rank.Input<float>("input", {2}, {1, 1});
   rank.Output<float>("output", {2}, {0, 0});

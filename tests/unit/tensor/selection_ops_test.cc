@@ -47,6 +47,13 @@ TEST(DepthSpaceTest, BothModesAndTheirInverses) {
   odd.Input<float>("input", {1, 3, 1, 1}, {1, 2, 3}).Attr("blocksize", int64_t{2});
   odd.Output<float>("output", {1, 1, 2, 2}, {0, 0, 0, 0});
   odd.ExpectFailure("are not a multiple of blocksize^2 = 4");
+  // A blocksize whose square overflows int64 (2^32) is refused, not wrapped to 0.
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+    OpTester huge(op, 13);
+    huge.Input<float>("input", {1, 4, 2, 2}, Iota(16)).Attr("blocksize", int64_t{1} << 32);
+    huge.Output<float>("output", {1, 4, 2, 2}, Iota(16));
+    huge.ExpectFailure("blocksize 4294967296 is too large");
+  }
 }
 
 TEST(CompressTest, FlattenedShortConditionAndErrors) {
