@@ -7,7 +7,9 @@ scripts/fuzz.sh adds them to the model target's seeds: each runs once under Addr
 and UndefinedBehaviorSanitizer before the mutations start, and the mutator starts from them.
 The first sweep (2026-11-29) found ten kernels and shape functions that formed sizes without
 overflow checks (ConvTranspose, the NCHWc Conv, DepthToSpace/SpaceToDepth, EyeLike, blocked
-QuantizeLinear/DequantizeLinear, ceil-mode pooling, Multinomial; Col2Im before it).
+QuantizeLinear/DequantizeLinear, ceil-mode pooling, Multinomial; Col2Im before it), the second
+(com.microsoft and ai.onnx.ml ops) four more (MatMulNBits, QLinearAveragePool's shape function,
+the tree ensembles' feature ids, FeatureVectorizer).
 
     .venv/bin/python fuzz/make_hostile_models.py OUTPUT_DIR
 """
@@ -242,6 +244,105 @@ def one_value(w, k, v):
         w.model("%s-%d" % (name, k), nodes, inputs, outputs, initializers, opset, extra)
 
 
+def u8(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.uint8), name)
+
+
+def contrib_and_ml(w, k, v):
+    """com.microsoft and ai.onnx.ml ops with an attribute or index at v."""
+    def ms(op, inputs, outputs, **attributes):
+        return helper.make_node(op, inputs, outputs, domain="com.microsoft", **attributes)
+
+    def ml(op, inputs, outputs, **attributes):
+        return helper.make_node(op, inputs, outputs, domain="ai.onnx.ml", **attributes)
+
+    microsoft = [helper.make_opsetid("com.microsoft", 1)]
+    nbits_b = [u8("b", np.zeros((1, 1, 8))), f32("s", [1.0])]
+    qparams = [f32("ys", 1.0), u8("yz", 0)]
+    qpool_inputs = [f32("s", 1.0), u8("z", 0)] + qparams
+    qkv = [floats("q", [1, 2, 4]), floats("k", [1, 2, 4]), floats("v", [1, 2, 4])]
+    x23 = floats("x", [2, 3])
+    tree = dict(nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2],
+                nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.5, 0, 0],
+                nodes_truenodeids=[1, 0, 0], target_treeids=[0, 0], target_nodeids=[1, 2],
+                target_ids=[0, 0], target_weights=[1.0, 2.0])
+    cases = [
+        ("MatMulNBits-N", [ms("MatMulNBits", ["a", "b", "s"], ["y"], K=16, N=v, bits=4,
+                              block_size=16)], [floats("a", [1, 16])], nbits_b),
+        ("MatMulNBits-K", [ms("MatMulNBits", ["a", "b", "s"], ["y"], K=v, N=1, bits=4,
+                              block_size=16)], [floats("a", [1, 16])], nbits_b),
+        ("MatMulNBits-block_size", [ms("MatMulNBits", ["a", "b", "s"], ["y"], K=16, N=1, bits=4,
+                                       block_size=v)], [floats("a", [1, 16])], nbits_b),
+        ("Attention-num_heads", [ms("Attention", ["x", "w", "b"], ["y"], num_heads=v)],
+         [floats("x", [1, 2, 4])], [f32("w", np.ones((4, 12))), f32("b", np.zeros(12))]),
+        ("MultiHeadAttention-num_heads", [ms("MultiHeadAttention", ["q", "k", "v"], ["y"],
+                                             num_heads=v)], qkv, []),
+        ("GroupQueryAttention-num_heads",
+         [ms("GroupQueryAttention", ["q", "k", "v", "", "", "sl", "tl"], ["y", "pk", "pv"],
+             num_heads=v, kv_num_heads=v)], qkv,
+         [numpy_helper.from_array(np.array([1], np.int32), "sl"),
+          numpy_helper.from_array(np.array(2, np.int32), "tl")]),
+        ("RotaryEmbedding-position", [ms("RotaryEmbedding", ["x", "p", "c", "s"], ["y"])],
+         [floats("x", [1, 2, 4])],
+         [i64("p", [[v, 0]]), f32("c", np.ones((2, 2))), f32("s", np.ones((2, 2)))]),
+        ("QLinearConcat-axis", [ms("QLinearConcat", ["ys", "yz", "a", "as", "az"], ["y"], axis=v)],
+         [floats("a", [2, 2], TensorProto.UINT8)], qparams + [f32("as", 1.0), u8("az", 0)]),
+        ("QLinearAveragePool-strides",
+         [ms("QLinearAveragePool", ["x", "s", "z", "ys", "yz"], ["y"], kernel_shape=[2, 2],
+             strides=[v, 1], ceil_mode=1)], [floats("x", [1, 1, 4, 4], TensorProto.UINT8)],
+         qpool_inputs),
+        ("QLinearAveragePool-pads",
+         [ms("QLinearAveragePool", ["x", "s", "z", "ys", "yz"], ["y"], kernel_shape=[v, 2],
+             pads=[v, 0, v, 0])], [floats("x", [1, 1, 4, 4], TensorProto.UINT8)], qpool_inputs),
+        ("FusedMatMul-trans", [ms("FusedMatMul", ["a", "b"], ["y"], transA=v, transBatchA=v)],
+         [floats("a", [2, 2]), floats("b", [2, 2])], []),
+        ("LabelEncoder", [ml("LabelEncoder", ["x"], ["y"], keys_int64s=[v, 1], values_int64s=[v, 2],
+                             default_int64=v)], [floats("x", [3], TensorProto.INT64)], []),
+        ("TreeEnsembleRegressor-ids",
+         [ml("TreeEnsembleRegressor", ["x"], ["y"], n_targets=1, nodes_featureids=[v, 0, 0],
+             nodes_falsenodeids=[v, 0, 0], **tree)], [x23], []),
+        ("TreeEnsembleRegressor-feature",
+         [ml("TreeEnsembleRegressor", ["x"], ["y"], n_targets=1, nodes_featureids=[v, 0, 0],
+             nodes_falsenodeids=[2, 0, 0], **tree)], [x23], []),
+        ("TreeEnsembleRegressor-targets",
+         [ml("TreeEnsembleRegressor", ["x"], ["y"], n_targets=v, nodes_featureids=[0, 0, 0],
+             nodes_falsenodeids=[2, 0, 0], **dict(tree, target_ids=[v, 0]))], [x23], []),
+        ("TreeEnsembleClassifier-class_ids",
+         [ml("TreeEnsembleClassifier", ["x"], ["y", "z"], classlabels_int64s=[0, 1],
+             nodes_treeids=[0], nodes_nodeids=[0], nodes_featureids=[0], nodes_modes=["LEAF"],
+             nodes_values=[0.0], nodes_truenodeids=[0], nodes_falsenodeids=[0],
+             class_treeids=[0], class_nodeids=[0], class_ids=[v], class_weights=[1.0])],
+         [x23], []),
+        ("TreeEnsemble-feature",
+         [ml("TreeEnsemble", ["x"], ["y"], n_targets=1, nodes_splits=f32("ns", [0.5]),
+             nodes_featureids=[v], nodes_modes=u8("nm", [0]), nodes_truenodeids=[0],
+             nodes_falsenodeids=[1], nodes_trueleafs=[1], nodes_falseleafs=[1],
+             leaf_targetids=[0, 0], leaf_weights=f32("lw", [1.0, 2.0]), tree_roots=[0])],
+         [x23], [], 21, [helper.make_opsetid("ai.onnx.ml", 5)]),
+        ("ArrayFeatureExtractor-2d", [ml("ArrayFeatureExtractor", ["x", "i"], ["y"])],
+         [floats("x", [2, 4])], [i64("i", [[v, 0]])]),
+        ("OneHotEncoder", [ml("OneHotEncoder", ["x"], ["y"], cats_int64s=[v, 1, 2])],
+         [floats("x", [2], TensorProto.INT64)], []),
+        ("FeatureVectorizer", [ml("FeatureVectorizer", ["x"], ["y"], inputdimensions=[v])],
+         [x23], []),
+        ("Imputer", [ml("Imputer", ["x"], ["y"], imputed_value_int64s=[v],
+                        replaced_value_int64=v)], [floats("x", [2, 3], TensorProto.INT64)], []),
+        ("SVMRegressor", [ml("SVMRegressor", ["x"], ["y"], n_supports=v, coefficients=[1.0],
+                             support_vectors=[1.0, 2.0, 3.0], rho=[0.0])], [x23], []),
+        ("LinearClassifier", [ml("LinearClassifier", ["x"], ["y", "z"],
+                                 coefficients=[1.0, 2, 3], classlabels_ints=[v],
+                                 intercepts=[0.0])], [x23], []),
+    ]
+    for case in cases:
+        name, nodes, inputs, initializers = case[:4]
+        opset = case[4] if len(case) > 4 else 21
+        extra = list(case[5]) if len(case) > 5 else [ML]
+        if any(n.domain == "com.microsoft" for n in nodes):
+            extra = microsoft
+        w.model("%s-%d" % (name, k), nodes, inputs, [untyped(o) for o in nodes[-1].output],
+                initializers, opset, extra)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -251,6 +352,7 @@ def main():
     shape_inputs(writer)
     for k, v in enumerate(EXTREMES):
         one_value(writer, k, v)
+        contrib_and_ml(writer, k, v)
     print("make_hostile_models.py: %d models in %s" % (writer.count, folder))
 
 

@@ -338,6 +338,64 @@ write("model", "multinomial-sample-size-int64-max.onnx", model_bytes(
     [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3])],
     [helper.make_tensor_value_info("Y", TensorProto.INT32, None)], opset=21))
 
+# The second sweep (com.microsoft and ai.onnx.ml ops):
+MICROSOFT = helper.make_opsetid("com.microsoft", 1)
+ONNX_ML = helper.make_opsetid("ai.onnx.ml", 3)
+
+
+def model_with(nodes, inputs, outputs, initializers, opsets):
+    graph = helper.make_graph(nodes, "regression", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8,
+                             producer_name="prism-fuzz-regression").SerializeToString()
+
+
+# MatMulNBits formed N * blocks * blob unchecked (UBSan: 9223372036854775807 * 8); the K file
+# guards the first fix, whose blocks * block_size overflowed for K near the limit.
+for attribute in ("N", "K"):
+    sizes = {"K": 16, "N": 1, attribute: INT64_MAX}
+    write("model", "matmulnbits-%s-int64-max.onnx" % attribute.lower(), model_with(
+        [helper.make_node("MatMulNBits", ["A", "B", "scales"], ["Y"], name="matmulnbits",
+                          domain="com.microsoft", bits=4, block_size=16, **sizes)],
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, 16])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("B", TensorProto.UINT8, [1, 1, 8], [0] * 8),
+         helper.make_tensor("scales", TensorProto.FLOAT, [1], [1.0])],
+        [helper.make_opsetid("", 21), MICROSOFT]))
+# QLinearAveragePool's shape function formed the window, the padded span and the ceil division
+# in int64 (UBSan: 2 + 9223372036854775807 in contrib_quant_shapes.cc).
+write("model", "qlinearaveragepool-stride-int64-max.onnx", model_with(
+    [helper.make_node("QLinearAveragePool", ["X", "s", "z", "ys", "yz"], ["Y"],
+                      name="qlinearaveragepool", domain="com.microsoft", kernel_shape=[2, 2],
+                      strides=[INT64_MAX, 1], ceil_mode=1)],
+    [helper.make_tensor_value_info("X", TensorProto.UINT8, [1, 1, 4, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.UINT8, None)],
+    [helper.make_tensor("s", TensorProto.FLOAT, [], [1.0]),
+     helper.make_tensor("z", TensorProto.UINT8, [], [0]),
+     helper.make_tensor("ys", TensorProto.FLOAT, [], [1.0]),
+     helper.make_tensor("yz", TensorProto.UINT8, [], [0])],
+    [helper.make_opsetid("", 21), MICROSOFT]))
+# The tree ensembles counted features as the largest id + 1 (UBSan: 9223372036854775807 + 1)
+# and took negative feature ids as column indices.
+write("model", "treeensembleregressor-feature-int64-max.onnx", model_with(
+    [helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], name="trees", domain="ai.onnx.ml",
+                      n_targets=1, nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2],
+                      nodes_featureids=[INT64_MAX, 0, 0],
+                      nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.5, 0, 0],
+                      nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0],
+                      target_treeids=[0, 0], target_nodeids=[1, 2], target_ids=[0, 0],
+                      target_weights=[1.0, 2.0])],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], [],
+    [helper.make_opsetid("", 21), ONNX_ML]))
+# FeatureVectorizer summed inputdimensions and multiplied by the rows unchecked, and allocated
+# the result before making its output (UBSan: 2 * 9223372036854775807; out of memory for 2^32).
+write("model", "featurevectorizer-inputdimensions-int64-max.onnx", model_with(
+    [helper.make_node("FeatureVectorizer", ["X"], ["Y"], name="vectorizer", domain="ai.onnx.ml",
+                      inputdimensions=[INT64_MAX])],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], [],
+    [helper.make_opsetid("", 21), ONNX_ML]))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

@@ -48,9 +48,18 @@ class MatMulNBits final : public OpKernel {
                   block_size_);
     PRISM_ENFORCE(k_ >= 1 && n_ >= 1, kInvalidArgument, where, ": K and N must be >= 1, got K ", k_,
                   ", N ", n_);
+    // N * (K rounded up to whole blocks) bounds every size below (B's bytes, the scales, the
+    // dequantized weights): it must be an int64.
+    int64_t padded_k = 0, padded_weights = 0;
+    PRISM_ENFORCE(!__builtin_mul_overflow(Blocks(), block_size_, &padded_k) &&
+                      !__builtin_mul_overflow(n_, padded_k, &padded_weights),
+                  kInvalidArgument, where, ": K ", k_, " and N ", n_, " are too large");
     PRISM_ENFORCE(accuracy_level_ >= 0 && accuracy_level_ <= 4, kInvalidArgument, where,
                   ": accuracy_level must be in [0, 4], got ", accuracy_level_);
   }
+
+  // ceil(K / block_size), without forming K + block_size - 1.
+  int64_t Blocks() const { return k_ / block_size_ + (k_ % block_size_ != 0 ? 1 : 0); }
 
   void Compute(OpKernelContext& context) const override {
     const std::string where = GetNode().Describe();
@@ -108,7 +117,7 @@ class MatMulNBits final : public OpKernel {
     const Tensor& b = context.RequiredInput(1);
     const Tensor& scales = context.RequiredInput(2);
     const Tensor* zeros = context.Input(3);
-    const int64_t blocks = (k_ + block_size_ - 1) / block_size_;
+    const int64_t blocks = Blocks();
     const int64_t blob = block_size_ * bits_ / 8;
     PRISM_ENFORCE(b.Type() == E::kUint8 && b.NumElements() == n_ * blocks * blob, kInvalidArgument,
                   where, ": B must be uint8 [N, ceil(K / block_size), block_size * bits / 8] = [",

@@ -273,9 +273,16 @@ class FeatureVectorizer final : public OpKernel {
       PRISM_ENFORCE(rows < 0 || x.Shape()[0] == rows, kInvalidArgument, node.Describe(), ": input ",
                     i, " has ", x.Shape()[0], " rows, input 0 has ", rows);
       rows = x.Shape()[0];
-      width += dimensions_[i];
+      // inputdimensions is an attribute (any int64): the width is summed with checks, and the
+      // output (whose size the session's limits check) is made before anything of its size.
+      PRISM_ENFORCE(dimensions_[i] >= 0 && !__builtin_add_overflow(width, dimensions_[i], &width),
+                    kInvalidArgument, node.Describe(), ": inputdimensions[", i,
+                    "] = ", dimensions_[i],
+                    ": the dimensions must not be negative, and their sum must be "
+                    "an int64");
     }
-    std::vector<double> out(static_cast<size_t>(rows * width), 0.0);
+    Tensor& output = context.Output(0, TensorShape({rows, width}), E::kFloat);
+    std::vector<double> out(static_cast<size_t>(output.NumElements()), 0.0);
     int64_t offset = 0;
     for (size_t i = 0; i < context.InputCount(); ++i) {
       const Tensor& x = context.RequiredInput(i);
@@ -288,7 +295,7 @@ class FeatureVectorizer final : public OpKernel {
               values[static_cast<size_t>(r * columns + c)];
       offset += dimensions_[i];
     }
-    WriteFloats(out, context.Output(0, TensorShape({rows, width}), E::kFloat));
+    WriteFloats(out, output);
   }
 
  private:

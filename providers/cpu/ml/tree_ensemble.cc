@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -322,6 +323,9 @@ void ReadLegacyForest(const OpKernelInfo& info, const std::string& prefix, Fores
                     "BRANCH_GT, BRANCH_EQ, BRANCH_NEQ or LEAF, got '",
                     modes[i], "'");
       Branch branch;
+      PRISM_ENFORCE(features[i] >= 0 && features[i] < std::numeric_limits<int64_t>::max(),
+                    kInvalidArgument, node.Describe(), ": node ", i, " reads feature ", features[i],
+                    ", which is not a column index");
       branch.feature = features[i];
       branch.threshold = thresholds[i];
       branch.rule = rule->second;
@@ -529,6 +533,9 @@ class TreeEnsemble final : public OpKernel {
       PRISM_ENFORCE(true_ids[i] >= 0 && false_ids[i] >= 0, kInvalidArgument, node.Describe(),
                     ": node ", i, " has a negative child id (", true_ids[i], ", ", false_ids[i],
                     ")");
+      PRISM_ENFORCE(features[i] >= 0 && features[i] < std::numeric_limits<int64_t>::max(),
+                    kInvalidArgument, node.Describe(), ": node ", i, " reads feature ", features[i],
+                    ", which is not a column index");
       forest_.branches.push_back(branch);
       forest_.feature_count = std::max(forest_.feature_count, features[i] + 1);
     }

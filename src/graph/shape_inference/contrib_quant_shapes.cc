@@ -65,25 +65,27 @@ std::vector<Dim> SlidingOutput(const InferenceContext& context, const std::vecto
       out.emplace_back();
       continue;
     }
-    const int64_t in = spatial[i].value;
-    const int64_t window = (kernel[i] - 1) * dilations[i] + 1;
+    // In 128 bits: kernel, dilations, strides and pads are attributes (any int64), and a size
+    // outside int64 becomes an unknown dim (the kernel then refuses the node).
+    const WideInt in = spatial[i].value, stride = strides[i];
+    const WideInt window = (WideInt{kernel[i]} - 1) * dilations[i] + 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out.push_back(KnownDim((in + strides[i] - 1) / strides[i]));
+      out.push_back(WideDim((in + stride - 1) / stride));
       continue;
     }
     const bool valid = auto_pad == "VALID";
-    const int64_t begin = valid ? 0 : pads[i], end = valid ? 0 : pads[i + rank];
-    const int64_t span = in + begin + end - window;
+    const WideInt begin = valid ? 0 : pads[i], end = valid ? 0 : pads[i + rank];
+    const WideInt span = in + begin + end - window;
     if (span < 0)
-      context.Fail("spatial axis " + std::to_string(i) + " of size " + std::to_string(in) +
-                   " is smaller than the window " + std::to_string(window));
-    int64_t size = span / strides[i] + 1;
+      context.Fail("spatial axis " + std::to_string(i) + " of size " +
+                   std::to_string(spatial[i].value) + " is smaller than the window");
+    WideInt size = span / stride + 1;
     if (ceil_mode && !valid) {
-      size = (span + strides[i] - 1) / strides[i] + 1;
+      size = (span + stride - 1) / stride + 1;
       // The last window must start inside the input or its begin padding.
-      if ((size - 1) * strides[i] >= in + begin) --size;
+      if ((size - 1) * stride >= in + begin) --size;
     }
-    out.push_back(KnownDim(size));
+    out.push_back(WideDim(size));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // tests/python/test_contrib_quant_oracle.py.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "../graph/strict_inference_util.h"
@@ -202,6 +203,25 @@ TEST(ContribQLinearAveragePoolTest, TwoByTwoWindows) {
   test.Run();
 }
 
+// A stride at the int64 limit with ceil_mode: one row of windows (the shape function's sizes are
+// formed in 128 bits). Rows 0-1 of 0..15, 2x2 windows at columns 0-2: 2.5, 3.5, 4.5 rounded
+// half to even.
+TEST(ContribQLinearAveragePoolTest, CeilModeWithAStrideAtTheInt64Limit) {
+  OpTester test("QLinearAveragePool", 1, kMs);
+  test.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  test.Attr("strides", std::vector<int64_t>{std::numeric_limits<int64_t>::max(), 1});
+  test.Attr("ceil_mode", int64_t{1});
+  std::vector<uint8_t> plane(16);
+  for (int i = 0; i < 16; ++i) plane[i] = static_cast<uint8_t>(i);
+  test.Input<uint8_t>("X", {1, 1, 4, 4}, plane);
+  test.Input<float>("x_scale", {}, {1.0f});
+  test.Input<uint8_t>("x_zero_point", {}, {0});
+  test.Input<float>("y_scale", {}, {1.0f});
+  test.Input<uint8_t>("y_zero_point", {}, {0});
+  test.Output<uint8_t>("Y", {1, 1, 1, 3}, {2, 4, 4});
+  test.Run();
+}
+
 // The first window covers a pad and 4: 4 / 2 with count_include_pad, 4 / 1 without.
 TEST(ContribQLinearAveragePoolTest, CountIncludePad) {
   for (int64_t include : {0, 1}) {
@@ -307,6 +327,22 @@ TEST(ContribMatMulNBitsTest, UnsupportedBitsAndBlockSizeAreRefused) {
     test.Output<float>("Y", {1, 1}, {0.0f});
     test.ExpectFailure(bits == 3 ? "bits 3 is not supported (2, 4 or 8)"
                                  : "block_size must be a power of two");
+  }
+}
+
+// K or N so large that N * K (rounded up to whole blocks) is not an int64: refused when the
+// kernel is made, before any size is formed from them.
+TEST(ContribMatMulNBitsTest, SizesBeyondInt64AreRefused) {
+  for (bool large_n : {true, false}) {
+    OpTester test("MatMulNBits", 1, kMs);
+    const int64_t huge = std::numeric_limits<int64_t>::max();
+    test.Attr("K", large_n ? int64_t{16} : huge).Attr("N", large_n ? huge : int64_t{1});
+    test.Attr("bits", int64_t{4}).Attr("block_size", int64_t{16});
+    test.Input<float>("A", {1, 16}, std::vector<float>(16, 1.0f));
+    test.Input<uint8_t>("B", {1, 1, 8}, Ramp4Bit(), true);
+    test.Input<float>("scales", {1}, {0.5f}, true);
+    test.Output<float>("Y", {1, 1}, {0.0f});
+    test.ExpectFailure("are too large");
   }
 }
 

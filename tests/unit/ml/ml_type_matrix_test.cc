@@ -4,6 +4,7 @@
 // is what tests/coverage/check_type_coverage.py --strict counts for the ai.onnx.ml ops.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -261,6 +262,20 @@ TEST(MlTypeMatrixTest, FeatureVectorizerEveryType) {
     test.Attr("inputdimensions", std::vector<int64_t>{1, 2});  // A cut to 1, B padded to 2
     test.Output<float>("Y", {2, 3}, {1, 5, 0, 3, 6, 0});
     test.Run();
+  }
+}
+
+TEST(MlTypeMatrixTest, FeatureVectorizerRefusesNegativeAndOverflowingDimensions) {
+  for (const auto& [dimensions, why] :
+       {std::pair<std::vector<int64_t>, const char*>{{-1}, "must be >= 0"},
+        {{std::numeric_limits<int64_t>::max(), 1}, "their sum must be an int64"},
+        {{std::numeric_limits<int64_t>::max()}, "more elements than fit in int64"}}) {
+    OpTester test("FeatureVectorizer", 1, "ai.onnx.ml");
+    for (size_t i = 0; i < dimensions.size(); ++i)
+      test.Input<float>(i == 0 ? "A" : "B", {2, 1}, {1, 2});
+    test.Attr("inputdimensions", dimensions);
+    test.Output<float>("Y", {2, 1}, {1, 2});
+    test.ExpectFailure(why);
   }
 }
 

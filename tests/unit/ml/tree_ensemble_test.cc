@@ -239,6 +239,18 @@ TEST(TreeEnsembleTest, RefusesAFeatureOutsideX) {
   test.ExpectFailure("the trees read feature 3, but input X [1,2] has 2 features");
 }
 
+TEST(TreeEnsembleTest, RefusesAFeatureIdThatIsNotAColumnIndex) {
+  for (int64_t feature : {int64_t{-1}, std::numeric_limits<int64_t>::max()}) {
+    V5Tree t = Stump(0, 0);
+    t.features = {feature};
+    OpTester test("TreeEnsemble", 5, "ai.onnx.ml");
+    test.Input<float>("X", {1, 2}, {1, 2});
+    t.AddTo(test);
+    test.Output<float>("Y", {1, 1}, {0});
+    test.ExpectFailure("which is not a column index");
+  }
+}
+
 TEST(TreeEnsembleTest, RefusesACycle) {
   // node 0 -> node 1 -> node 0.
   V5Tree t = Stump(0, 0);
