@@ -9,7 +9,7 @@ The first sweep (2026-11-29) found ten kernels and shape functions that formed s
 overflow checks (ConvTranspose, the NCHWc Conv, DepthToSpace/SpaceToDepth, EyeLike, blocked
 QuantizeLinear/DequantizeLinear, ceil-mode pooling, Multinomial; Col2Im before it), the second
 (com.microsoft and ai.onnx.ml ops) four more (MatMulNBits, QLinearAveragePool's shape function,
-the tree ensembles' feature ids, FeatureVectorizer).
+the tree ensembles' feature ids, FeatureVectorizer), the third LSTM and GRU's hidden_size.
 
     .venv/bin/python fuzz/make_hostile_models.py OUTPUT_DIR
 """
@@ -194,6 +194,15 @@ def one_value(w, k, v):
          [floats("c", [1, 4, 2]), floats("u", [1, 1, 2])], [i64("w", [v])], 24),
         ("Col2Im", [node("Col2Im", ["x", "i", "b"], ["y"])], [floats("x", [1, 4, 1])],
          [i64("i", [v, 2]), i64("b", [2, 2])], 18),
+        ("LSTM-hidden_size", [node("LSTM", ["x", "w", "r"], ["y"], hidden_size=v)],
+         [floats("x", [1, 1, 2])], [f32("w", np.ones((1, 4, 2))), f32("r", np.ones((1, 4, 1)))],
+         14),
+        ("GRU-hidden_size", [node("GRU", ["x", "w", "r"], ["y"], hidden_size=v)],
+         [floats("x", [1, 1, 2])], [f32("w", np.ones((1, 3, 2))), f32("r", np.ones((1, 3, 1)))],
+         14),
+        ("RNN-hidden_size", [node("RNN", ["x", "w", "r"], ["y"], hidden_size=v)],
+         [floats("x", [1, 1, 2])], [f32("w", np.ones((1, 1, 2))), f32("r", np.ones((1, 1, 1)))],
+         14),
     ]
     for attr_op, attribute in [("DepthToSpace", "blocksize"), ("SpaceToDepth", "blocksize"),
                                ("Shape", "start"), ("Shape", "end"), ("Flatten", "axis"),

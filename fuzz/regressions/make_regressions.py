@@ -396,6 +396,15 @@ write("model", "featurevectorizer-inputdimensions-int64-max.onnx", model_with(
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], [],
     [helper.make_opsetid("", 21), ONNX_ML]))
 
+# The recurrent ops formed gates * hidden_size unchecked (UBSan: 4 * 9223372036854775807 in
+# recurrent.cc; third sweep, LSTM and GRU).
+write("model", "lstm-hidden-size-int64-max.onnx", model_bytes(
+    [helper.make_node("LSTM", ["X", "W", "R"], ["Y"], name="lstm", hidden_size=INT64_MAX)],
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 2])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("W", TensorProto.FLOAT, [1, 4, 2], [1.0] * 8),
+     helper.make_tensor("R", TensorProto.FLOAT, [1, 4, 1], [1.0] * 4)], opset=14))
+
 # ---- tensor_proto target
 
 # A bool tensor whose raw_data holds the byte 2: loaded as is, undefined behaviour for every

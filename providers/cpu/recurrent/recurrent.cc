@@ -280,12 +280,18 @@ RunShape CheckShapes(const Node& node, const CellConfig& config, OpKernelContext
                 " * hidden_size, hidden_size], got ", r.Shape().ToString());
   shape.hidden = config.hidden_size > 0 ? config.hidden_size : r.Shape()[2];
   const int64_t d = config.num_directions;
-  const int64_t rows = shape.gates * shape.hidden;
+  // hidden_size is an attribute (any int64): the gate rows (and B's twice as many) must be an
+  // int64 before the inputs' shapes are compared with them.
+  int64_t rows = 0, bias_rows = 0;
+  PRISM_ENFORCE(!__builtin_mul_overflow(shape.gates, shape.hidden, &rows) &&
+                    !__builtin_mul_overflow(rows, int64_t{2}, &bias_rows),
+                kInvalidArgument, node.Describe(), ": hidden_size ", shape.hidden,
+                " is too large (", shape.gates, " gates of it overflow int64)");
   const char* per_direction = "([num_directions, gates * hidden_size, ...])";
   ExpectShape(node, "W", w, {d, rows, shape.input_size}, per_direction);
   ExpectShape(node, "R", r, {d, rows, shape.hidden}, per_direction);
   if (const Tensor* b = context.Input(3))
-    ExpectShape(node, "B", *b, {d, 2 * rows}, "([num_directions, 2 * gates * hidden_size])");
+    ExpectShape(node, "B", *b, {d, bias_rows}, "([num_directions, 2 * gates * hidden_size])");
   if (const Tensor* lens = context.Input(4))
     ExpectShape(node, "sequence_lens", *lens, {shape.batch}, "([batch_size])");
   const std::vector<int64_t> state_shape = config.layout == 0

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,20 @@ TEST(LstmTest, OneStepOneUnitByHand) {
   test.Output<float>("Y_c", {1, 1, 1}, {-0.048287856627593f});
   test.SetTolerance(1e-7, 1e-5, "float sigmoid and tanh of a few operations");
   test.Run();
+}
+
+// hidden_size is an attribute: one whose gate rows overflow int64 is refused by name (the shapes
+// of W and R were compared with the wrapped product before).
+TEST(LstmTest, HiddenSizeWhoseGatesOverflowIsRefused) {
+  for (const char* op : {"LSTM", "GRU"}) {
+    OpTester test(op, 14);
+    test.Attr("hidden_size", std::numeric_limits<int64_t>::max() / 2);
+    test.Input<float>("X", {1, 1, 2}, {1, 2});
+    test.Input<float>("W", {1, 4, 2}, std::vector<float>(8, 1.0f));
+    test.Input<float>("R", {1, 4, 1}, std::vector<float>(4, 1.0f));
+    test.Output<float>("Y", {1, 1, 1, 1}, {0});
+    test.ExpectFailure("is too large");
+  }
 }
 
 TEST(RnnTest, ReverseStartsAtEachSequenceLength) {
