@@ -275,11 +275,10 @@ class FeatureVectorizer final : public OpKernel {
       rows = x.Shape()[0];
       // inputdimensions is an attribute (any int64): the width is summed with checks, and the
       // output (whose size the session's limits check) is made before anything of its size.
-      PRISM_ENFORCE(dimensions_[i] >= 0 && !__builtin_add_overflow(width, dimensions_[i], &width),
-                    kInvalidArgument, node.Describe(), ": inputdimensions[", i,
-                    "] = ", dimensions_[i],
-                    ": the dimensions must not be negative, and their sum must be "
-                    "an int64");
+      // (Negative dimensions were refused when the kernel was made.)
+      PRISM_ENFORCE(!__builtin_add_overflow(width, dimensions_[i], &width), kInvalidArgument,
+                    node.Describe(), ": inputdimensions up to [", i,
+                    "]: their sum must be an int64");
     }
     Tensor& output = context.Output(0, TensorShape({rows, width}), E::kFloat);
     std::vector<double> out(static_cast<size_t>(output.NumElements()), 0.0);
