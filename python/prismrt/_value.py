@@ -390,6 +390,12 @@ def _element_count(shape):
     return count
 
 
+def _copy_out(data, size, dtype, shape):
+    """A numpy copy of size bytes at data (one copy: cheaper than an empty array and a memmove
+    into it)."""
+    return np.frombuffer((_BYTE * size).from_address(data), dtype).reshape(shape).copy()
+
+
 def _cpu_tensor_to_numpy(pointer, description=None):
     _, element_type, shape, size, data, _ = description or describe(pointer)
     if element_type == _types.STRING:
@@ -401,8 +407,7 @@ def _cpu_tensor_to_numpy(pointer, description=None):
         return _types.unpack(packed, element_type, shape)
     dtype = _types.numpy_dtype(element_type)
     if size and size == dtype.itemsize * _element_count(shape):
-        # One copy out of the value's buffer (cheaper than an empty array and a memmove into it).
-        return np.frombuffer((ctypes.c_char * size).from_address(data), dtype).reshape(shape).copy()
+        return _copy_out(data, size, dtype, shape)
     result = np.empty(shape, dtype=dtype)
     if result.nbytes != size:
         raise InvalidArgument("[PrismError] : 2 : INVALID_ARGUMENT : tensor of %s %s holds %d "
@@ -460,7 +465,7 @@ def to_python(pointer, session=None):
         # The common result, a CPU tensor of a plain type: one copy out of its buffer.
         dtype = _PLAIN_DTYPES.get(element_type)
         if dtype is not None and size == dtype.itemsize * _element_count(shape):
-            return np.frombuffer((_BYTE * size).from_address(data), dtype).reshape(shape).copy()
+            return _copy_out(data, size, dtype, shape)
     if kind == _KIND_TENSOR:
         return tensor_to_numpy(pointer, session, description)
     if kind == _KIND_MAP:
