@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define PRISM_API_VERSION 8
+#define PRISM_API_VERSION 9
 
 #if defined(__GNUC__)
 #define PRISM_EXPORT __attribute__((visibility("default")))
@@ -191,6 +191,32 @@ typedef enum PrismCustomOpInputOutputCharacteristic {
 
 /* Called by KernelContextParallelFor once for each index, on the session's intra-op threads. */
 typedef void (*PrismParallelForFunction)(void* user_data, size_t index);
+
+/* Version 9: a CPU tensor over caller memory, a feed of RunWithBuffers. data holds
+   size_in_bytes bytes (at least the tensor's: packed for the 4-bit and 2-bit types) and is only
+   read; dims holds rank dims (NULL allowed when rank is 0). Not for strings. */
+typedef struct PrismTensorBuffer {
+  PrismElementType element_type;
+  size_t rank;
+  const int64_t* dims;
+  const void* data;
+  size_t size_in_bytes;
+} PrismTensorBuffer;
+
+/* Version 9: what RunWithBuffers tells of a result: DescribeValue's out arguments in one
+   struct. For an empty optional has_value is 0 and the rest 0/NULL. dims_offset: where the
+   result's dims start in the call's dims array, or (size_t)-1 when they did not fit (read them
+   with DescribeValue). */
+typedef struct PrismValueDescription {
+  int has_value;
+  PrismValueKind kind;
+  PrismElementType element_type;
+  PrismDeviceType device_type;
+  size_t rank;
+  size_t dims_offset;
+  size_t size_in_bytes;
+  const void* data;
+} PrismValueDescription;
 
 /* The PrismCustomOp members below; a later version appends members, and the library reads only
    those of the version an op declares. */
@@ -888,6 +914,24 @@ typedef struct PrismApi {
                                 PrismElementType* element_type, size_t* rank, int64_t* dims,
                                 size_t dims_capacity, size_t* size_in_bytes, const void** data,
                                 PrismDeviceType* device_type);
+
+  /* --- version 9: a run in one call for bindings --- */
+  /* Run, with CPU tensors over caller memory as the feeds and every result described as
+     DescribeValue does, in one call (each foreign call costs a binding microseconds: through
+     Python's ctypes a run of a one-input, one-output model took four). inputs [in, borrowed]:
+     input_count PrismTensorBuffer, their memory read during the call only; a result may alias a
+     feed's memory (Identity), so keep the feeds alive and unchanged while reading the results.
+     outputs: output_count slots, each NULL on entry (preallocated outputs go through Run),
+     receiving [out, owned] ReleaseValue. descriptions: output_count entries. dims: the results'
+     dims one after another (result i's at descriptions[i].dims_offset) while they fit in
+     dims_capacity (may be NULL when 0). run_options may be NULL. A failure leaves outputs,
+     descriptions and dims untouched. Safe to call from several threads on one session. */
+  PrismStatus* (*RunWithBuffers)(PrismSession* session, const PrismRunOptions* run_options,
+                                 const char* const* input_names, const PrismTensorBuffer* inputs,
+                                 size_t input_count, const char* const* output_names,
+                                 size_t output_count, PrismValue** outputs,
+                                 PrismValueDescription* descriptions, int64_t* dims,
+                                 size_t dims_capacity);
 } PrismApi;
 
 /* Frozen forever: two members, in this order. */

@@ -1,4 +1,4 @@
-"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 8).
+"""ctypes binding of Prism's stable C ABI (include/prism/prism_c_api.h, PRISM_API_VERSION 9).
 
 libprism.so exports one symbol, PrismGetApiBase(); everything else is reached through the
 function table it returns. The table layout below must follow the header member by member:
@@ -10,7 +10,7 @@ import threading
 
 from .capi.onnxruntime_pybind11_state import _error_from_status
 
-API_VERSION = 8
+API_VERSION = 9
 
 # Opaque handles and strings.
 _P = ctypes.c_void_p
@@ -37,6 +37,26 @@ RUN_ASYNC_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctyp
                                       ctypes.c_size_t, ctypes.c_void_p)
 # Version 6: PrismParallelForFunction(user_data, index).
 PARALLEL_FOR_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t)
+
+
+
+class TensorBuffer(ctypes.Structure):
+    """PrismTensorBuffer (version 9): a CPU tensor over caller memory, a feed of RunWithBuffers.
+    dims and data are addresses (c_void_p: set from Python ints)."""
+    _fields_ = [("element_type", ctypes.c_int), ("rank", ctypes.c_size_t),
+                ("dims", ctypes.c_void_p), ("data", ctypes.c_void_p),
+                ("size_in_bytes", ctypes.c_size_t)]
+
+
+class ValueDescription(ctypes.Structure):
+    """PrismValueDescription (version 9): what RunWithBuffers tells of a result."""
+    _fields_ = [("has_value", ctypes.c_int), ("kind", ctypes.c_int),
+                ("element_type", ctypes.c_int), ("device_type", ctypes.c_int),
+                ("rank", ctypes.c_size_t), ("dims_offset", ctypes.c_size_t),
+                ("size_in_bytes", ctypes.c_size_t), ("data", ctypes.c_void_p)]
+
+
+DIMS_NOT_WRITTEN = ctypes.c_size_t(-1).value  # ValueDescription.dims_offset: did not fit
 
 # (member, return type, argument types) in the header's order.
 _TABLE_V1 = [
@@ -287,11 +307,20 @@ _TABLE_V8 = [
      [_P, _PINT, _PENUM, _PENUM, _PSIZE, _PI64, _SIZE, _PSIZE, _PP, _PENUM]),
 ]
 
+# Appended by version 9.
+_TABLE_V9 = [
+    # a run in one call for bindings
+    ("RunWithBuffers", _STATUS,
+     [_P, _P, _PSTR, ctypes.POINTER(TensorBuffer), _SIZE, _PSTR, _SIZE, _PP,
+      ctypes.POINTER(ValueDescription), _PI64, _SIZE]),
+]
+
 _TABLE = (_TABLE_V1 + _TABLE_V2 + _TABLE_V3 + _TABLE_V4 + _TABLE_V5 + _TABLE_V6 + _TABLE_V7 +
-          _TABLE_V8)
+          _TABLE_V8 + _TABLE_V9)
 TABLE_MEMBER_NAMES = [name for name, _, _ in _TABLE]
 # The members with an argument-unchecked twin (NAME_unchecked): those every run calls.
-UNCHECKED_MEMBER_NAMES = ["Run", "CreateTensorWithDataAsValue", "DescribeValue", "ReleaseValue"]
+UNCHECKED_MEMBER_NAMES = ["Run", "CreateTensorWithDataAsValue", "DescribeValue", "ReleaseValue",
+                          "RunWithBuffers"]
 
 
 class _PrismApiStruct(ctypes.Structure):

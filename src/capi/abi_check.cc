@@ -39,16 +39,34 @@ constexpr size_t Scaled(size_t recorded) {
 #include "capi/abi_offsets_v6.inc"
 #include "capi/abi_offsets_v7.inc"
 #include "capi/abi_offsets_v8.inc"
+#include "capi/abi_offsets_v9.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 
 // Bumping PRISM_API_VERSION means recording the new members in abi_offsets_v<N>.inc, including
 // it above, and checking the table size against that version here.
-static_assert(PRISM_API_VERSION == 8, "record the new version's members in abi_offsets_v<N>.inc");
-static_assert(sizeof(PrismApi) == kRecordedSizeV8,
+static_assert(PRISM_API_VERSION == 9, "record the new version's members in abi_offsets_v<N>.inc");
+static_assert(sizeof(PrismApi) == kRecordedSizeV9,
               "PrismApi has members that no abi_offsets_v<N>.inc records");
 
 static_assert(offsetof(PrismApiBase, GetApi) == 0, "PrismApiBase is frozen");
+
+// The structs version 9 passes by address are frozen too (LP64 layout; bindings mirror it).
+static_assert(sizeof(void*) != 8 || (offsetof(PrismTensorBuffer, rank) == 8 &&
+                                     offsetof(PrismTensorBuffer, dims) == 16 &&
+                                     offsetof(PrismTensorBuffer, data) == 24 &&
+                                     offsetof(PrismTensorBuffer, size_in_bytes) == 32 &&
+                                     sizeof(PrismTensorBuffer) == 40),
+              "PrismTensorBuffer is frozen");
+static_assert(sizeof(void*) != 8 || (offsetof(PrismValueDescription, kind) == 4 &&
+                                     offsetof(PrismValueDescription, element_type) == 8 &&
+                                     offsetof(PrismValueDescription, device_type) == 12 &&
+                                     offsetof(PrismValueDescription, rank) == 16 &&
+                                     offsetof(PrismValueDescription, dims_offset) == 24 &&
+                                     offsetof(PrismValueDescription, size_in_bytes) == 32 &&
+                                     offsetof(PrismValueDescription, data) == 40 &&
+                                     sizeof(PrismValueDescription) == 48),
+              "PrismValueDescription is frozen");
 static_assert(offsetof(PrismApiBase, GetVersionString) == sizeof(void (*)()),
               "PrismApiBase is frozen");
 static_assert(sizeof(PrismApiBase) == 2 * sizeof(void (*)()), "PrismApiBase is frozen");

@@ -40,6 +40,12 @@ DeviceType DeviceOfMemoryName(const std::string& name);
 PrismValueKind ToValueKind(TypeKind kind);
 // An allocator's statistics under onnxruntime's names (NumAllocs, InUse, MaxInUse, ...).
 std::vector<std::pair<std::string, int64_t>> AllocatorStatsEntries(const AllocatorStats& stats);
+// DescribeValue's fields of a value (dims_offset left 0; the dims are the tensor's shape).
+PrismValueDescription DescribeContents(const PrismValue& value);
+// A tensor over caller memory (CreateTensorWithDataAsValue, RunWithBuffers' feeds), checked: a
+// known non-string element type, data_length at least the tensor's bytes, data non-NULL then.
+Tensor TensorOverCallerMemory(const MemoryInfo& location, const void* data, size_t data_length,
+                              const int64_t* shape, size_t shape_length, int type);
 // The C view of a graph value's type: kind, onnxruntime's type string, and the tensor part.
 std::unique_ptr<PrismTypeInfo> MakeTypeInfo(const ValueInfo& info);
 

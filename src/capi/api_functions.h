@@ -119,6 +119,12 @@ PrismStatus* DescribeValue(const PrismValue* value, int* has_value, PrismValueKi
                            PrismElementType* element_type, size_t* rank, int64_t* dims,
                            size_t dims_capacity, size_t* size_in_bytes, const void** data,
                            PrismDeviceType* device_type) noexcept;
+PrismStatus* RunWithBuffers(PrismSession* session, const PrismRunOptions* run_options,
+                            const char* const* input_names, const PrismTensorBuffer* inputs,
+                            size_t input_count, const char* const* output_names,
+                            size_t output_count, PrismValue** outputs,
+                            PrismValueDescription* descriptions, int64_t* dims,
+                            size_t dims_capacity) noexcept;
 PrismStatus* FillStringTensor(PrismValue* value, const char* const* strings, const size_t* lengths,
                               size_t count) noexcept;
 PrismStatus* GetStringTensorElement(const PrismValue* value, size_t index, const char** out,

@@ -197,6 +197,8 @@ constexpr PrismApi kApiV1 = {
     .SessionOptionsAppendExecutionProvider_CUDA_V2 = SessionOptionsAppendExecutionProvider_CUDA_V2,
     // version 8
     .DescribeValue = DescribeValue,
+    // version 9
+    .RunWithBuffers = RunWithBuffers,
 };
 
 #if defined(PRISM_SANITIZED_BUILD) && !defined(__clang__)
@@ -216,6 +218,7 @@ constexpr PrismApi kApiV1 = {
 #include "capi/abi_offsets_v6.inc"
 #include "capi/abi_offsets_v7.inc"
 #include "capi/abi_offsets_v8.inc"
+#include "capi/abi_offsets_v9.inc"
 #undef PRISM_ABI_OFFSET
 #undef PRISM_ABI_SIZE
 

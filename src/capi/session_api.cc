@@ -441,6 +441,77 @@ PrismStatus* Run(PrismSession* session, const PrismRunOptions* run_options,
   });
 }
 
+PrismStatus* RunWithBuffers(PrismSession* session, const PrismRunOptions* run_options,
+                            const char* const* input_names, const PrismTensorBuffer* inputs,
+                            size_t input_count, const char* const* output_names,
+                            size_t output_count, PrismValue** outputs,
+                            PrismValueDescription* descriptions, int64_t* dims,
+                            size_t dims_capacity) noexcept {
+  return Guard(__func__, [&] {
+    Require(session, "session");
+    if (input_count > 0) {
+      Require(input_names, "input_names");
+      Require(inputs, "inputs");
+    }
+    Require(output_names, "output_names");
+    Require(outputs, "outputs");
+    Require(descriptions, "descriptions");
+    if (dims_capacity > 0) Require(dims, "dims");
+    PRISM_ENFORCE(output_count > 0, kInvalidArgument,
+                  "RunWithBuffers: output_count must be at least 1 (name the outputs to compute)");
+    RunArguments arguments;
+    arguments.feed_names.reserve(input_count);
+    arguments.feeds.reserve(input_count);
+    const MemoryInfo cpu;
+    for (size_t i = 0; i < input_count; ++i) {
+      PRISM_ENFORCE(input_names[i] != nullptr, kInvalidArgument, "RunWithBuffers: input_names[", i,
+                    "] is NULL");
+      const PrismTensorBuffer& buffer = inputs[i];
+      try {
+        arguments.feeds.emplace_back(TensorOverCallerMemory(cpu, buffer.data, buffer.size_in_bytes,
+                                                            buffer.dims, buffer.rank,
+                                                            EnumArgument(buffer.element_type)));
+      } catch (const NullArgument& null) {
+        // The buffer's fields by their names here (the shared check calls dims "shape").
+        const std::string field = std::string(null.argument) == "shape" ? "dims" : null.argument;
+        PRISM_THROW(kInvalidArgument, "RunWithBuffers: inputs[", i, "] (input '", input_names[i],
+                    "'): ", field, " is NULL");
+      } catch (const Exception& error) {
+        throw Exception(error.Code(), MakeString("RunWithBuffers: inputs[", i, "] (input '",
+                                                 input_names[i], "'): ", error.what()));
+      }
+      arguments.feed_names.emplace_back(input_names[i]);
+    }
+    for (size_t i = 0; i < output_count; ++i) {
+      PRISM_ENFORCE(output_names[i] != nullptr, kInvalidArgument, "RunWithBuffers: output_names[",
+                    i, "] is NULL");
+      PRISM_ENFORCE(outputs[i] == nullptr, kInvalidArgument, "RunWithBuffers: outputs[", i,
+                    "] (output '", output_names[i],
+                    "') is not NULL; preallocated outputs go through Run");
+      arguments.fetch_names.emplace_back(output_names[i]);
+      arguments.preallocated.push_back(nullptr);
+    }
+    std::vector<PrismValue*> results(output_count, nullptr);
+    RunInto(*session->session, run_options, arguments, results.data());
+    // Nothing below can fail: describe, then hand everything out.
+    size_t dims_used = 0;
+    for (size_t i = 0; i < output_count; ++i) {
+      PrismValueDescription description = DescribeContents(*results[i]);
+      description.dims_offset = static_cast<size_t>(-1);
+      if (results[i]->value.IsTensor()) {
+        const std::vector<int64_t>& shape = results[i]->value.GetTensor().Shape().Dims();
+        if (shape.size() <= dims_capacity - dims_used) {
+          std::copy(shape.begin(), shape.end(), dims + dims_used);
+          description.dims_offset = dims_used;
+          dims_used += shape.size();
+        }
+      }
+      descriptions[i] = description;
+      outputs[i] = results[i];
+    }
+  });
+}
+
 PrismStatus* RunAsync(PrismSession* session, const PrismRunOptions* run_options,
                       const char* const* input_names, const PrismValue* const* inputs,
                       size_t input_count, const char* const* output_names, size_t output_count,

@@ -76,18 +76,8 @@ PrismStatus* CreateTensorWithDataAsValue(const PrismMemoryInfo* info, void* data
   return Guard(__func__, [&] {
     Require(info, "info");
     Require(out, "out");
-    const ElementType element_type = CheckedElementType(EnumArgument(type));
-    PRISM_ENFORCE(element_type != ElementType::kString, kInvalidArgument,
-                  "string tensors cannot wrap caller memory: use CreateTensorAsValue and "
-                  "FillStringTensor");
-    TensorShape tensor_shape = MakeShape(shape, shape_length);
-    const size_t needed = StorageBytes(element_type, tensor_shape.Size());
-    PRISM_ENFORCE(data_length >= needed, kInvalidArgument, "data_length ", data_length,
-                  " bytes is smaller than the ", needed, " bytes a tensor(",
-                  ElementTypeName(element_type), ")", tensor_shape.ToString(), " needs");
-    if (needed > 0) Require(data, "data");
-    Tensor tensor(element_type, std::move(tensor_shape), data, info->info);
-    *out = new PrismValue(Value(std::move(tensor)));
+    *out = new PrismValue(Value(TensorOverCallerMemory(info->info, data, data_length, shape,
+                                                       shape_length, EnumArgument(type))));
   });
 }
 
@@ -220,6 +210,42 @@ PrismStatus* GetTensorMemoryInfo(const PrismValue* value, const PrismMemoryInfo*
   });
 }
 
+PrismValueDescription DescribeContents(const PrismValue& value) {
+  PrismValueDescription description{};
+  const Value& contents = value.value;
+  description.has_value = contents.HasValue() ? 1 : 0;
+  if (!contents.HasValue()) return description;
+  description.kind = ToValueKind(contents.Kind());
+  description.element_type = PRISM_TYPE_UNDEFINED;
+  description.device_type = PRISM_DEVICE_CPU;
+  if (!contents.IsTensor()) return description;
+  const Tensor& tensor = contents.GetTensor();
+  description.element_type = static_cast<PrismElementType>(tensor.Type());
+  description.rank = tensor.Shape().Dims().size();
+  if (tensor.Type() != ElementType::kString) {
+    description.size_in_bytes = tensor.SizeInBytes();
+    description.data = tensor.SizeInBytes() == 0 ? nullptr : tensor.RawData();
+  }
+  description.device_type = static_cast<PrismDeviceType>(value.location.info.device);
+  return description;
+}
+
+Tensor TensorOverCallerMemory(const MemoryInfo& location, const void* data, size_t data_length,
+                              const int64_t* shape, size_t shape_length, int type) {
+  const ElementType element_type = CheckedElementType(type);
+  PRISM_ENFORCE(element_type != ElementType::kString, kInvalidArgument,
+                "string tensors cannot wrap caller memory: use CreateTensorAsValue and "
+                "FillStringTensor");
+  TensorShape tensor_shape = MakeShape(shape, shape_length);
+  const size_t needed = StorageBytes(element_type, tensor_shape.Size());
+  PRISM_ENFORCE(data_length >= needed, kInvalidArgument, "data_length ", data_length,
+                " bytes is smaller than the ", needed, " bytes a tensor(",
+                ElementTypeName(element_type), ")", tensor_shape.ToString(), " needs");
+  if (needed > 0) Require(data, "data");
+  // The library never writes a feed: the tensor is read-only in use, whatever its type says.
+  return Tensor(element_type, std::move(tensor_shape), const_cast<void*>(data), location);
+}
+
 PrismStatus* DescribeValue(const PrismValue* value, int* has_value, PrismValueKind* kind,
                            PrismElementType* element_type, size_t* rank, int64_t* dims,
                            size_t dims_capacity, size_t* size_in_bytes, const void** data,
@@ -234,26 +260,19 @@ PrismStatus* DescribeValue(const PrismValue* value, int* has_value, PrismValueKi
     Require(size_in_bytes, "size_in_bytes");
     Require(data, "data");
     Require(device_type, "device_type");
-    const Value& contents = value->value;
-    *has_value = contents.HasValue() ? 1 : 0;
-    if (!contents.HasValue()) return;
-    *kind = ToValueKind(contents.Kind());
-    *element_type = PRISM_TYPE_UNDEFINED;
-    *rank = 0;
-    *size_in_bytes = 0;
-    *data = nullptr;
-    *device_type = PRISM_DEVICE_CPU;
-    if (!contents.IsTensor()) return;
-    const Tensor& tensor = contents.GetTensor();
-    *element_type = static_cast<PrismElementType>(tensor.Type());
-    const std::vector<int64_t>& shape = tensor.Shape().Dims();
-    *rank = shape.size();
-    std::copy_n(shape.begin(), std::min(shape.size(), dims_capacity), dims);
-    if (tensor.Type() != ElementType::kString) {
-      *size_in_bytes = tensor.SizeInBytes();
-      *data = tensor.SizeInBytes() == 0 ? nullptr : tensor.RawData();
+    const PrismValueDescription description = DescribeContents(*value);
+    *has_value = description.has_value;
+    if (!description.has_value) return;
+    *kind = description.kind;
+    *element_type = description.element_type;
+    *rank = description.rank;
+    *size_in_bytes = description.size_in_bytes;
+    *data = description.data;
+    *device_type = description.device_type;
+    if (value->value.IsTensor()) {
+      const std::vector<int64_t>& shape = value->value.GetTensor().Shape().Dims();
+      std::copy_n(shape.begin(), std::min(shape.size(), dims_capacity), dims);
     }
-    *device_type = static_cast<PrismDeviceType>(value->location.info.device);
   });
 }
 

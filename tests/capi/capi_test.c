@@ -254,6 +254,101 @@ static void RunMnist(PrismSession* session, const PrismRunOptions* run_options) 
   free(data);
 }
 
+/* Version 9: feeds as raw CPU buffers and the results described, in one call. */
+static void TestRunWithBuffers(PrismSession* session) {
+  static const int64_t kShape[4] = {1, 1, 28, 28};
+  const char* input_names[1] = {"input"};
+  const char* output_names[1] = {"output"};
+  const char* unknown_names[1] = {"no_such_input"};
+  PrismTensorBuffer feed;
+  PrismValue* output = NULL;
+  PrismValue* taken = (PrismValue*)&feed; /* any non-NULL slot */
+  PrismValueDescription description;
+  int64_t dims[4] = {-1, -1, -1, -1};
+  size_t size = 0;
+  float* data = (float*)ReadFile("mnist_input.bin", &size);
+  CHECK(size == 784 * sizeof(float));
+  feed.element_type = PRISM_TYPE_FLOAT;
+  feed.rank = 4;
+  feed.dims = kShape;
+  feed.data = data;
+  feed.size_in_bytes = size;
+
+  memset(&description, 0x5a, sizeof(description));
+  OK(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                           &description, dims, 4));
+  CheckOutputValue(output);
+  CHECK(description.has_value == 1 && description.kind == PRISM_VALUE_TENSOR);
+  CHECK(description.element_type == PRISM_TYPE_FLOAT &&
+        description.device_type == PRISM_DEVICE_CPU);
+  CHECK(description.rank == 2 && description.dims_offset == 0 && dims[0] == 1 && dims[1] == 10);
+  CHECK(dims[2] == -1 && description.size_in_bytes == 10 * sizeof(float));
+  {
+    /* The description's data is the result's buffer. */
+    int has_value = 0;
+    PrismValueKind kind = PRISM_VALUE_UNKNOWN;
+    PrismElementType type = PRISM_TYPE_UNDEFINED;
+    size_t rank = 0, bytes = 0;
+    const void* buffer = NULL;
+    PrismDeviceType device = PRISM_DEVICE_GPU;
+    OK(g_api->DescribeValue(output, &has_value, &kind, &type, &rank, NULL, 0, &bytes, &buffer,
+                            &device));
+    CHECK(buffer != NULL && buffer == description.data && bytes == description.size_in_bytes);
+  }
+  g_api->ReleaseValue(output);
+  output = NULL;
+
+  /* Dims that do not fit: the offset says so; the rank is still there. */
+  OK(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                           &description, dims, 1));
+  CHECK(description.rank == 2 && description.dims_offset == (size_t)-1);
+  CheckOutputValue(output);
+  g_api->ReleaseValue(output);
+  output = NULL;
+
+  /* Refusals name the input; nothing is handed out. */
+  memset(&description, 0x5a, sizeof(description));
+  feed.element_type = PRISM_TYPE_INT64;
+  feed.size_in_bytes = 784 * sizeof(int64_t);
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "input");
+  feed.element_type = PRISM_TYPE_FLOAT;
+  feed.size_in_bytes = size - 4;
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "inputs[0] (input 'input'): data_length 3132 bytes");
+  feed.size_in_bytes = size;
+  feed.dims = NULL;
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "inputs[0] (input 'input'): dims is NULL");
+  feed.dims = kShape;
+  feed.element_type = PRISM_TYPE_STRING;
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "string tensors cannot wrap caller memory");
+  feed.element_type = (PrismElementType)999;
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "inputs[0]");
+  feed.element_type = PRISM_TYPE_FLOAT;
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, unknown_names, &feed, 1, output_names, 1,
+                                     &output, &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "no_such_input");
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &taken,
+                                     &description, dims, 4),
+               PRISM_INVALID_ARGUMENT, "preallocated outputs go through Run");
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     NULL, dims, 4),
+               PRISM_INVALID_ARGUMENT, "descriptions");
+  EXPECT_ERROR(g_api->RunWithBuffers(session, NULL, input_names, &feed, 1, output_names, 1, &output,
+                                     &description, NULL, 4),
+               PRISM_INVALID_ARGUMENT, "dims");
+  CHECK(output == NULL && description.has_value == 0x5a5a5a5a);
+  free(data);
+}
+
 static void TestIoBinding(PrismSession* session) {
   static const int64_t kInputShape[4] = {1, 1, 28, 28};
   static const int64_t kOutputShape[2] = {1, 10};
@@ -428,6 +523,7 @@ static void TestMnist(PrismEnv* env) {
   TestMnistInspection(session);
   RunMnist(session, NULL);
   TestIoBinding(session);
+  TestRunWithBuffers(session);
   TestRunErrors(session);
 
   bytes = ReadFile("mnist_cnn.onnx", &size);
