@@ -14,7 +14,7 @@ import prismrt as ort
 _RNG = np.random.RandomState(20261130)
 
 
-def _run_both(inputs, outputs, attrs, opset=23):
+def _run_both(inputs, outputs, attrs, opset=23, threads=0):
     names = [name for name, _ in inputs]
     node = helper.make_node("Attention", [n if n else "" for n in names], outputs, **attrs)
     graph = helper.make_graph(
@@ -33,7 +33,10 @@ def _run_both(inputs, outputs, attrs, opset=23):
     except Exception:  # noqa: BLE001 (a case onnxruntime does not implement)
         expected = onnx.reference.ReferenceEvaluator(model).run(None, feeds)
         oracle = "reference"
-    actual = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, feeds)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    actual = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]).run(
+        None, feeds)
     named = [name for name in outputs if name]
     assert len(actual) == len(expected) == len(named)
     for a, e, name in zip(actual, expected, named):
@@ -110,3 +113,25 @@ def test_float16():
     inputs = [("Q", _x(1, 2, 3, 8, dtype=np.float16)), ("K", _x(1, 2, 4, 8, dtype=np.float16)),
               ("V", _x(1, 2, 4, 8, dtype=np.float16))]
     _run_both(inputs, ["Y"], {"is_causal": 1})
+
+
+@pytest.mark.parametrize("layout", ["3d", "4d"])
+@pytest.mark.parametrize("causal", [0, 1])
+def test_bert_sized_heads_on_two_threads(layout, causal):
+    # Sizes where the float kernel's (batch, head) pairs split over the intra-op pool and its
+    # products run the blocked SGEMM: grouped heads, a KV cache, a boolean key mask.
+    b, q_heads, kv_heads, q_len, past, head = 2, 6, 3, 40, 24, 32
+    total = past + q_len
+    mask = _RNG.uniform(size=(b, 1, q_len, total)) > 0.2
+    mask[..., 0] = True
+    if layout == "3d":
+        inputs = [("Q", _x(b, q_len, q_heads * head)), ("K", _x(b, q_len, kv_heads * head)),
+                  ("V", _x(b, q_len, kv_heads * head))]
+        attrs = {"q_num_heads": q_heads, "kv_num_heads": kv_heads, "is_causal": causal}
+    else:
+        inputs = [("Q", _x(b, q_heads, q_len, head)), ("K", _x(b, kv_heads, q_len, head)),
+                  ("V", _x(b, kv_heads, q_len, head))]
+        attrs = {"is_causal": causal}
+    inputs += [("attn_mask", mask), ("past_key", _x(b, kv_heads, past, head)),
+               ("past_value", _x(b, kv_heads, past, head))]
+    _run_both(inputs, ["Y", "present_key", "present_value"], attrs, threads=2)

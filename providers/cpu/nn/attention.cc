@@ -14,7 +14,10 @@
 //   everywhere has no key to attend: its probabilities (and output) are 0.
 // - qk_matmul_output: mode 0 and 1 the (softcapped) scores, 2 the scores plus bias, 3 the
 //   probabilities (the reference's numbering).
-// Arithmetic in double, rounded to the output types once.
+// float Q/K/V run the float attention core (providers/cpu/contrib/attention_core.h: the two
+// products through the SGEMM, vector softmax, (batch, head) pairs over the intra-op pool), the
+// sliding windows (25) and qk_matmul_output modes 0-2 excepted; those, and the other types,
+// compute in double and round to the output types once.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "providers/cpu/common/compute_type.h"
+#include "providers/cpu/contrib/attention_core.h"
 #include "providers/cpu/cpu_kernel_families.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -73,15 +77,11 @@ std::vector<double> Doubles(const Tensor& tensor, const Node& node) {
 
 // A [B, seq, heads * size] tensor's values as [B, heads, seq, size] (4-D ones as they are).
 std::vector<double> AsHeads(const std::vector<double>& values, const std::vector<int64_t>& dims,
-                            int64_t heads, int64_t& seq, int64_t& size) {
-  if (dims.size() == 4) {
-    seq = dims[2];
-    size = dims[3];
-    return values;
-  }
+                            int64_t heads) {
+  if (dims.size() == 4) return values;
   const int64_t batch = dims[0];
-  seq = dims[1];
-  size = dims[2] / heads;
+  const int64_t seq = dims[1];
+  const int64_t size = dims[2] / heads;
   std::vector<double> out(values.size());
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t s = 0; s < seq; ++s)
@@ -107,6 +107,88 @@ std::vector<double> Concatenate(const std::vector<double>* past, int64_t past_le
   }
   return out;
 }
+
+// A 3-D [B, seq, heads * size] or 4-D [B, heads, seq, size] input's sequence length and head
+// size.
+void SeqAndSize(const std::vector<int64_t>& dims, int64_t heads, int64_t& seq, int64_t& size) {
+  seq = dims.size() == 4 ? dims[2] : dims[1];
+  size = dims.size() == 4 ? dims[3] : dims[2] / heads;
+}
+
+// past_key [B, kv_heads, past, head] and past_value [B, kv_heads, past, v_head], checked; the past
+// length (0 without them).
+int64_t CheckedPastLength(const Node& node, const Tensor* past_key, const Tensor* past_value,
+                          int64_t batch, int64_t kv_heads, int64_t head, int64_t v_head) {
+  if (past_key == nullptr) return 0;
+  const auto& pk = past_key->Shape();
+  const auto& pv = past_value->Shape();
+  PRISM_ENFORCE(pk.Rank() == 4 && pk[0] == batch && pk[1] == kv_heads && pk[3] == head &&
+                    pv.Rank() == 4 && pv[0] == batch && pv[1] == kv_heads && pv[2] == pk[2] &&
+                    pv[3] == v_head,
+                kInvalidArgument, node.Describe(), ": past_key ", pk.ToString(), " and past_value ",
+                pv.ToString(), " must be [", batch, ", ", kv_heads, ", past, ", head, "] and [",
+                batch, ", ", kv_heads, ", past, ", v_head, "]");
+  return pk[2];
+}
+
+// nonpad_kv_seqlen's lengths, checked to lie in [0, total]; empty without it.
+std::vector<int64_t> CheckedNonpadLengths(const Node& node, const Tensor* nonpad, int64_t batch,
+                                          int64_t total) {
+  std::vector<int64_t> lengths;
+  if (nonpad == nullptr) return lengths;
+  PRISM_ENFORCE(nonpad->Shape().Rank() == 1 && nonpad->Shape()[0] == batch, kInvalidArgument,
+                node.Describe(), ": nonpad_kv_seqlen must have shape [", batch, "], got ",
+                nonpad->Shape().ToString());
+  lengths.assign(nonpad->Data<int64_t>(), nonpad->Data<int64_t>() + batch);
+  // Lengths of the keys: the window and causal arithmetic needs them in range (the fuzzer fed
+  // INT64_MIN).
+  for (int64_t b = 0; b < batch; ++b)
+    PRISM_ENFORCE(lengths[b] >= 0 && lengths[b] <= total, kInvalidArgument, node.Describe(),
+                  ": nonpad_kv_seqlen[", b, "] is ", lengths[b], ", outside [0, ", total,
+                  "] (the number of keys)");
+  return lengths;
+}
+
+// attn_mask broadcast right-aligned over [B, heads, q, kv]: its dims (1 where it has none) and
+// element strides (0 where it broadcasts; its last dim may be shorter than the keys).
+struct MaskLayout {
+  std::vector<int64_t> dims = std::vector<int64_t>(4, 1);
+  std::vector<int64_t> strides = std::vector<int64_t>(4, 0);
+};
+
+MaskLayout CheckedMaskLayout(const Node& node, const Tensor& mask, int64_t batch, int64_t q_heads,
+                             int64_t q_len, int64_t total) {
+  MaskLayout layout;
+  const auto& dims = mask.Shape().Dims();
+  PRISM_ENFORCE(dims.size() >= 2 && dims.size() <= 4, kInvalidArgument, node.Describe(),
+                ": attn_mask must have rank 2 to 4, got ", mask.Shape().ToString());
+  std::copy(dims.begin(), dims.end(), layout.dims.end() - static_cast<int64_t>(dims.size()));
+  const int64_t want[4] = {batch, q_heads, q_len, total};
+  for (int a = 0; a < 4; ++a)
+    PRISM_ENFORCE(
+        layout.dims[a] == 1 || layout.dims[a] == want[a] || (a == 3 && layout.dims[a] < total),
+        kInvalidArgument, node.Describe(), ": attn_mask ", mask.Shape().ToString(),
+        " does not broadcast to [", batch, ", ", q_heads, ", ", q_len, ", ", total, "]");
+  int64_t stride = 1;
+  for (int a = 3; a >= 0; --a) {
+    layout.strides[a] = layout.dims[a] == 1 && a != 3 ? 0 : stride;
+    stride *= layout.dims[a];
+  }
+  return layout;
+}
+
+// A float input's [B, heads, seq, size] view: 3-D inputs are read in place through strides.
+contrib::HeadView<const float> FloatHeads(const Tensor& tensor, int64_t heads, int64_t seq,
+                                          int64_t size) {
+  const float* data = tensor.Data<float>();
+  if (tensor.Shape().Rank() == 4) return {data, heads * seq * size, seq * size, size};
+  return {data, seq * heads * size, size, heads * size};
+}
+
+// The sizes of one call, checked.
+struct Geometry {
+  int64_t batch, q_heads, kv_heads, q_len, head, v_head, past, total;
+};
 
 class Attention final : public OpKernel {
  public:
@@ -167,33 +249,36 @@ class Attention final : public OpKernel {
                   " query heads are not a multiple of ", kv_heads, " key/value heads");
 
     int64_t q_len = 0, head = 0, kv_len = 0, k_head = 0, v_len = 0, v_head = 0;
-    const std::vector<double> q =
-        AsHeads(Doubles(q_in, node), q_in.Shape().Dims(), q_heads, q_len, head);
-    std::vector<double> k =
-        AsHeads(Doubles(k_in, node), k_in.Shape().Dims(), kv_heads, kv_len, k_head);
-    std::vector<double> v =
-        AsHeads(Doubles(v_in, node), v_in.Shape().Dims(), kv_heads, v_len, v_head);
+    SeqAndSize(q_in.Shape().Dims(), q_heads, q_len, head);
+    SeqAndSize(k_in.Shape().Dims(), kv_heads, kv_len, k_head);
+    SeqAndSize(v_in.Shape().Dims(), kv_heads, v_len, v_head);
     PRISM_ENFORCE(k_head == head && v_len == kv_len, kInvalidArgument, node.Describe(),
                   ": K's head size ", k_head, " must equal Q's ", head, " and V's sequence ", v_len,
                   " K's ", kv_len);
+    const int64_t past =
+        CheckedPastLength(node, past_key, past_value, batch, kv_heads, head, v_head);
+    const int64_t total = past + kv_len;
+    const std::vector<int64_t> nonpad_lengths = CheckedNonpadLengths(node, nonpad, batch, total);
+    MaskLayout mask_layout;
+    if (mask != nullptr) mask_layout = CheckedMaskLayout(node, *mask, batch, q_heads, q_len, total);
+    const Geometry geometry{batch, q_heads, kv_heads, q_len, head, v_head, past, total};
 
-    int64_t past = 0;
+    const bool wants_qk = context.OutputCount() > 3 && context.IsOutputRequested(3);
+    if (q_in.Type() == ElementType::kFloat && v_in.Type() == ElementType::kFloat &&
+        (!wants_qk || mode_ == 3) && left_window_ < 0 && right_window_ < 0) {
+      ComputeFloat(context, geometry, mask, mask_layout, nonpad_lengths);
+      return;
+    }
+
+    std::vector<double> q = AsHeads(Doubles(q_in, node), q_in.Shape().Dims(), q_heads);
+    std::vector<double> k = AsHeads(Doubles(k_in, node), k_in.Shape().Dims(), kv_heads);
+    std::vector<double> v = AsHeads(Doubles(v_in, node), v_in.Shape().Dims(), kv_heads);
     if (past_key != nullptr) {
-      const auto& pk = past_key->Shape();
-      const auto& pv = past_value->Shape();
-      PRISM_ENFORCE(pk.Rank() == 4 && pk[0] == batch && pk[1] == kv_heads && pk[3] == head &&
-                        pv.Rank() == 4 && pv[0] == batch && pv[1] == kv_heads && pv[2] == pk[2] &&
-                        pv[3] == v_head,
-                    kInvalidArgument, node.Describe(), ": past_key ", pk.ToString(),
-                    " and past_value ", pv.ToString(), " must be [", batch, ", ", kv_heads,
-                    ", past, ", head, "] and [", batch, ", ", kv_heads, ", past, ", v_head, "]");
-      past = pk[2];
       const std::vector<double> past_k = Doubles(*past_key, node);
       const std::vector<double> past_v = Doubles(*past_value, node);
       k = Concatenate(&past_k, past, k, batch, kv_heads, kv_len, head);
       v = Concatenate(&past_v, past, v, batch, kv_heads, kv_len, v_head);
     }
-    const int64_t total = past + kv_len;
 
     // present_key / present_value: the whole cache.
     if (context.OutputCount() > 1 && context.IsOutputRequested(1)) {
@@ -205,41 +290,10 @@ class Attention final : public OpKernel {
       DispatchByType<WriteDoubles, FloatTypes>(v_in.Type(), node.OpType(), v, out);
     }
 
-    std::vector<int64_t> nonpad_lengths;
-    if (nonpad != nullptr) {
-      PRISM_ENFORCE(nonpad->Shape().Rank() == 1 && nonpad->Shape()[0] == batch, kInvalidArgument,
-                    node.Describe(), ": nonpad_kv_seqlen must have shape [", batch, "], got ",
-                    nonpad->Shape().ToString());
-      nonpad_lengths.assign(nonpad->Data<int64_t>(), nonpad->Data<int64_t>() + batch);
-      // Lengths of the keys: the window and causal arithmetic below needs them in range (the
-      // fuzzer fed INT64_MIN).
-      for (int64_t b = 0; b < batch; ++b)
-        PRISM_ENFORCE(nonpad_lengths[b] >= 0 && nonpad_lengths[b] <= total, kInvalidArgument,
-                      node.Describe(), ": nonpad_kv_seqlen[", b, "] is ", nonpad_lengths[b],
-                      ", outside [0, ", total, "] (the number of keys)");
-    }
-
-    // The mask broadcast right-aligned over [B, heads, q, kv]; its last dim may be shorter.
     std::vector<double> mask_values;
-    std::vector<int64_t> mask_dims(4, 1), mask_strides(4, 0);
-    if (mask != nullptr) {
-      const auto& dims = mask->Shape().Dims();
-      PRISM_ENFORCE(dims.size() >= 2 && dims.size() <= 4, kInvalidArgument, node.Describe(),
-                    ": attn_mask must have rank 2 to 4, got ", mask->Shape().ToString());
-      mask_values = Doubles(*mask, node);
-      std::copy(dims.begin(), dims.end(), mask_dims.end() - static_cast<int64_t>(dims.size()));
-      const int64_t want[4] = {batch, q_heads, q_len, total};
-      for (int a = 0; a < 4; ++a)
-        PRISM_ENFORCE(
-            mask_dims[a] == 1 || mask_dims[a] == want[a] || (a == 3 && mask_dims[a] < total),
-            kInvalidArgument, node.Describe(), ": attn_mask ", mask->Shape().ToString(),
-            " does not broadcast to [", batch, ", ", q_heads, ", ", q_len, ", ", total, "]");
-      int64_t stride = 1;
-      for (int a = 3; a >= 0; --a) {
-        mask_strides[a] = mask_dims[a] == 1 && a != 3 ? 0 : stride;
-        stride *= mask_dims[a];
-      }
-    }
+    if (mask != nullptr) mask_values = Doubles(*mask, node);
+    const std::vector<int64_t>& mask_dims = mask_layout.dims;
+    const std::vector<int64_t>& mask_strides = mask_layout.strides;
     const auto bias_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) {
       double bias = 0;
       if (mask != nullptr) {
@@ -334,6 +388,115 @@ class Attention final : public OpKernel {
   }
 
  private:
+  // float Q, K, V through the float attention core. K and V are read in place without a past;
+  // with one (or when present_key/present_value are asked for) they are gathered into the
+  // present outputs (or a scratch copy): past rows, then the new ones.
+  void ComputeFloat(OpKernelContext& context, const Geometry& g, const Tensor* mask,
+                    const MaskLayout& mask_layout, const std::vector<int64_t>& nonpad) const {
+    const Node& node = GetNode();
+    const Tensor& q_in = context.RequiredInput(0);
+    const Tensor& k_in = context.RequiredInput(1);
+    const Tensor& v_in = context.RequiredInput(2);
+    const Tensor* past_key = context.Input(4);
+    const Tensor* past_value = context.Input(5);
+    const int64_t kv_len = g.total - g.past;
+    contrib::AttentionProblem p;
+    p.batch = g.batch;
+    p.heads = g.q_heads;
+    p.kv_heads = g.kv_heads;
+    p.q_len = g.q_len;
+    p.total = g.total;
+    p.head_size = g.head;
+    p.v_head_size = g.v_head;
+    p.scale = scale_ ? *scale_ : 1.0f / std::sqrt(static_cast<float>(g.head));
+    p.softcap = static_cast<float>(softcap_);
+    p.q = FloatHeads(q_in, g.q_heads, g.q_len, g.head);
+
+    // K and V: [B, kv_heads, total, size], the past's rows first.
+    std::vector<float> key_scratch, value_scratch;
+    const auto gather = [&](const Tensor& now, const Tensor* past, int output, int64_t size,
+                            std::vector<float>& scratch) -> contrib::HeadView<const float> {
+      const bool wanted =
+          context.OutputCount() > static_cast<size_t>(output) && context.IsOutputRequested(output);
+      const contrib::HeadView<const float> fresh = FloatHeads(now, g.kv_heads, kv_len, size);
+      if (past == nullptr && !wanted) return fresh;
+      float* cache = nullptr;
+      if (wanted) {
+        cache = context
+                    .Output(output, TensorShape({g.batch, g.kv_heads, g.total, size}),
+                            ElementType::kFloat)
+                    .MutableData<float>();
+      } else {
+        scratch.resize(static_cast<size_t>(g.batch * g.kv_heads * g.total * size));
+        cache = scratch.data();
+      }
+      for (int64_t b = 0; b < g.batch; ++b)
+        for (int64_t h = 0; h < g.kv_heads; ++h) {
+          float* rows = cache + (b * g.kv_heads + h) * g.total * size;
+          if (past != nullptr)
+            std::copy_n(past->Data<float>() + (b * g.kv_heads + h) * g.past * size, g.past * size,
+                        rows);
+          const float* source = fresh.At(b, h);
+          for (int64_t s = 0; s < kv_len; ++s)
+            std::copy_n(source + s * fresh.row_stride, size, rows + (g.past + s) * size);
+        }
+      return {cache, g.kv_heads * g.total * size, g.total * size, size};
+    };
+    p.k = gather(k_in, past_key, 1, g.head, key_scratch);
+    p.v = gather(v_in, past_value, 2, g.v_head, value_scratch);
+
+    // The mask as an additive float term [1 or B, 1 or heads, q, total]: rows expanded, keys
+    // past a shorter mask excluded (as the double path reads it), batch and heads broadcast by
+    // strides.
+    std::vector<float> mask_values;
+    if (mask != nullptr) {
+      const std::vector<double> given = Doubles(*mask, node);
+      const std::vector<int64_t>& d = mask_layout.dims;
+      const std::vector<int64_t>& stride = mask_layout.strides;
+      mask_values.resize(static_cast<size_t>(d[0] * d[1] * g.q_len * g.total));
+      float* out = mask_values.data();
+      for (int64_t b = 0; b < d[0]; ++b)
+        for (int64_t h = 0; h < d[1]; ++h)
+          for (int64_t i = 0; i < g.q_len; ++i)
+            for (int64_t j = 0; j < g.total; ++j) {
+              const int64_t at =
+                  b * stride[0] + h * stride[1] + (d[2] == 1 ? 0 : i) * stride[2] + j;
+              *out++ = j >= d[3] ? -std::numeric_limits<float>::infinity()
+                                 : static_cast<float>(given[static_cast<size_t>(at)]);
+            }
+      p.mask = {mask_values.data(), d[0] == 1 ? 0 : d[1] * g.q_len * g.total,
+                d[1] == 1 ? 0 : g.q_len * g.total, g.total};
+    }
+
+    p.causal = is_causal_;
+    p.causal_value = -std::numeric_limits<float>::infinity();
+    p.causal_offset = g.past;
+    std::vector<int64_t> causal_offsets;
+    if (!nonpad.empty()) {
+      causal_offsets.resize(nonpad.size());
+      for (size_t b = 0; b < nonpad.size(); ++b) causal_offsets[b] = nonpad[b] - g.q_len;
+      p.causal_offsets = causal_offsets.data();
+      p.key_lengths = nonpad.data();
+    }
+
+    const bool three_d = q_in.Shape().Rank() == 3;
+    const TensorShape y_shape = three_d ? TensorShape({g.batch, g.q_len, g.q_heads * g.v_head})
+                                        : TensorShape({g.batch, g.q_heads, g.q_len, g.v_head});
+    float* y = context.Output(0, y_shape, ElementType::kFloat).MutableData<float>();
+    p.out = three_d ? contrib::HeadView<float>{y, g.q_len * g.q_heads * g.v_head, g.v_head,
+                                               g.q_heads * g.v_head}
+                    : contrib::HeadView<float>{y, g.q_heads * g.q_len * g.v_head,
+                                               g.q_len * g.v_head, g.v_head};
+    if (context.OutputCount() > 3 && context.IsOutputRequested(3)) {  // mode 3: probabilities
+      float* probs =
+          context
+              .Output(3, TensorShape({g.batch, g.q_heads, g.q_len, g.total}), ElementType::kFloat)
+              .MutableData<float>();
+      p.probs_out = {probs, g.q_heads * g.q_len * g.total, g.q_len * g.total, g.total};
+    }
+    if (g.batch * g.q_heads * g.q_len > 0) contrib::RunAttention(p, context.IntraOpThreadPool());
+  }
+
   bool is_causal_ = false;
   std::optional<float> scale_;
   double softcap_ = 0;
