@@ -5,7 +5,8 @@ reads wrongly, and STFT without window and frame_length, which onnxruntime fails
 from the spec (MelWeightMatrix computed in float, whose bins can differ from the reference's).
 Corners: sizes 0 and 1, symmetric and periodic, every output_datatype, zero-width mel triangles,
 frame_step longer than the frame, one frame covering the signal, empty batches, and the inputs
-that are refused by name."""
+that are refused by name. Long STFTs: 997 frames of 512 against onnxruntime, and mixed-radix,
+prime and power-of-two frames in double against numpy's FFT."""
 import numpy as np
 import onnxruntime
 import pytest
@@ -235,3 +236,37 @@ def test_stft_errors():
     inputs["frame_step"] = np.array(2, np.int64)
     with pytest.raises(Exception, match=r"frame_length 20 must be in \[1, signal length 16\]"):
         session.run(None, inputs)
+
+
+def _hann(frame):
+    return np.sin(np.pi * np.arange(frame) / frame) ** 2
+
+
+def test_stft_997_frames_of_512_against_onnxruntime():
+    """The benchmark's shape (benchmarks/signal_bench.py): 997 frames of 512, step 128, Hann."""
+    signal = _RNG.standard_normal((1, 128 * 996 + 512, 1)).astype(np.float32)
+    actual, expected = _run_all("STFT", _stft_feeds(signal, 128, _hann(512).astype(np.float32),
+                                                    512))
+    assert actual.shape == expected.shape == (1, 997, 257, 2)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("frame", [400, 509, 512, 1009])
+@pytest.mark.parametrize("onesided", [0, 1])
+def test_stft_long_frames_in_double_against_numpy(frame, onesided):
+    """Mixed-radix, prime (Bluestein) and power-of-two frames in double against numpy's FFT of
+    the windowed frames: equal to rounding (1e-12 of the largest bin)."""
+    step, frames = 97, 9
+    signal = _RNG.standard_normal((2, step * (frames - 1) + frame, 1))
+    window = _hann(frame)
+    model = _model("STFT", _stft_feeds(signal, step, window, frame), TensorProto.DOUBLE,
+                   onesided=onesided)
+    actual = ort.InferenceSession(model.SerializeToString()).run(
+        None, {"signal": signal, "frame_step": np.array(step, np.int64), "window": window,
+               "frame_length": np.array(frame, np.int64)})[0]
+    starts = np.arange(frames) * step
+    windowed = signal[:, starts[:, None] + np.arange(frame), 0] * window
+    expected = np.fft.rfft(windowed) if onesided else np.fft.fft(windowed)
+    assert actual.shape == expected.shape + (2,)
+    np.testing.assert_allclose(actual[..., 0] + 1j * actual[..., 1], expected, rtol=0,
+                               atol=1e-12 * np.abs(expected).max())

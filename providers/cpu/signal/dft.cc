@@ -6,14 +6,15 @@
 // e^(2 pi i jk/n); with onesided, the input is a half spectrum and the output the real signal
 // (numpy's irfft: the imaginary parts of the first and, for even n, the middle bin are ignored).
 // Output: [..., bins, ..., 2], or [..., n, ..., 1] for the one-sided inverse. Computed in double
-// by the direct sum.
+// by the FFT (fft.h), one plan per call.
 #include <cmath>
 #include <complex>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
-#include "providers/cpu/signal/twiddle.h"
+#include "providers/cpu/signal/fft.h"
 #include "providers/cpu/tensor/int_list_input.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -30,55 +31,63 @@ struct DftPlan {
   bool inverse, onesided;
 };
 
-std::vector<double> Transform(const std::vector<Complex>& signal, const DftPlan& p) {
+// One signal: the input along the axis gathered into `buffer` (zero-padded or cut to n), the
+// transform, and the bins (or samples) written back along the axis.
+template <typename T>
+void TransformSignal(const T* in, T* out, int64_t o, int64_t i, const DftPlan& p,
+                     const FftPlan& fft, Complex* buffer, Complex* scratch) {
   const int64_t n = p.n;
-  std::vector<double> out;  // interleaved (re, im), or real samples for irfft
+  const auto load = [&](int64_t j) {
+    if (j >= p.in_len) return Complex(0, 0);
+    const int64_t at = ((o * p.in_len + j) * p.inner + i) * p.components;
+    return Complex(ToDouble(in[at]), p.components == 2 ? ToDouble(in[at + 1]) : 0.0);
+  };
+  const auto at_out = [&](int64_t k, int64_t components) {
+    return ((o * p.out_len + k) * p.inner + i) * components;
+  };
   if (p.inverse && p.onesided) {
-    const int64_t m = n / 2 + 1;
-    for (int64_t k = 0; k < n; ++k) {
-      double sum = 0;
-      for (int64_t j = 0; j < m && j < static_cast<int64_t>(signal.size()); ++j) {
-        const Complex twiddle = Twiddle(j * k % n, n, 1.0);
-        const bool edge = j == 0 || (n % 2 == 0 && j == n / 2);
-        sum += edge ? signal[j].real() * twiddle.real() : 2 * (signal[j] * twiddle).real();
+    // The full Hermitian spectrum X[n - j] = conj(X[j]); the first and (even n) middle bins are
+    // their own mirrors, so only their real parts count.
+    buffer[0] = Complex(load(0).real(), 0);
+    for (int64_t j = 1; j <= n / 2; ++j) {
+      const Complex value = load(j);
+      if (2 * j == n) {
+        buffer[j] = Complex(value.real(), 0);
+      } else {
+        buffer[j] = value;
+        buffer[n - j] = std::conj(value);
       }
-      out.push_back(sum / static_cast<double>(n));
     }
-    return out;
+    fft.Execute(buffer, scratch);
+    for (int64_t k = 0; k < n; ++k)
+      out[at_out(k, 1)] = FromCompute<T>(buffer[k].real() / static_cast<double>(n));
+    return;
   }
-  const double sign = p.inverse ? 1.0 : -1.0;
+  for (int64_t j = 0; j < n; ++j) buffer[j] = load(j);
+  fft.Execute(buffer, scratch);
   for (int64_t k = 0; k < p.out_len; ++k) {
-    Complex sum = 0;
-    for (int64_t j = 0; j < n && j < static_cast<int64_t>(signal.size()); ++j) {
-      sum += signal[j] * Twiddle(j * k % n, n, sign);
-    }
-    if (p.inverse) sum /= static_cast<double>(n);
-    out.push_back(sum.real());
-    out.push_back(sum.imag());
+    const Complex bin = p.inverse ? buffer[k] / static_cast<double>(n) : buffer[k];
+    T* to = out + at_out(k, 2);
+    to[0] = FromCompute<T>(bin.real());
+    to[1] = FromCompute<T>(bin.imag());
   }
-  return out;
 }
 
 template <typename T>
 struct DftImpl {
-  void operator()(const Tensor& input, Tensor& output, const DftPlan& p) const {
+  void operator()(const Tensor& input, Tensor& output, const DftPlan& p, ThreadPool* pool) const {
     const T* in = input.Data<T>();
     T* out = output.MutableData<T>();
-    const int64_t out_components = p.inverse && p.onesided ? 1 : 2;
-    std::vector<Complex> signal(static_cast<size_t>(p.in_len));
-    for (int64_t o = 0; o < p.outer; ++o) {
-      for (int64_t i = 0; i < p.inner; ++i) {
-        for (int64_t j = 0; j < p.in_len; ++j) {
-          const int64_t at = ((o * p.in_len + j) * p.inner + i) * p.components;
-          signal[j] = Complex(ToDouble(in[at]), p.components == 2 ? ToDouble(in[at + 1]) : 0.0);
-        }
-        const std::vector<double> result = Transform(signal, p);
-        for (int64_t k = 0; k < p.out_len; ++k)
-          for (int64_t c = 0; c < out_components; ++c)
-            out[((o * p.out_len + k) * p.inner + i) * out_components + c] =
-                FromCompute<T>(result[k * out_components + c]);
-      }
-    }
+    const FftPlan fft(p.n, p.inverse);
+    // The signals are independent: split them over the intra-op pool, one buffer per chunk.
+    const double n = static_cast<double>(p.n);
+    const double cost = 10.0 * n * (std::log2(n) + 1.0) * (fft.UsesBluestein() ? 6.0 : 1.0);
+    ThreadPool::TryParallelFor(pool, p.outer * p.inner, cost, [&](int64_t first, int64_t last) {
+      std::vector<Complex> buffer(static_cast<size_t>(p.n)), scratch(fft.ScratchSize());
+      for (int64_t index = first; index < last; ++index)
+        TransformSignal(in, out, index / p.inner, index % p.inner, p, fft, buffer.data(),
+                        scratch.data());
+    });
   }
 };
 
@@ -135,8 +144,8 @@ class Dft final : public OpKernel {
     dims[rank - 1] = inverse_ && onesided_ ? 1 : 2;
     Tensor& output = context.Output(0, TensorShape(dims), input.Type());
     if (output.NumElements() == 0) return;
-    DispatchByType<DftImpl, TypeList<float, double, Float16, BFloat16>>(input.Type(), node.OpType(),
-                                                                        input, output, p);
+    DispatchByType<DftImpl, TypeList<float, double, Float16, BFloat16>>(
+        input.Type(), node.OpType(), input, output, p, context.IntraOpThreadPool());
   }
 
  private:

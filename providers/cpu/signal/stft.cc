@@ -3,16 +3,17 @@
 // frames = (length - frame_length) / frame_step + 1 frames, frame f starting at f * frame_step;
 // each frame is multiplied by the window (all ones when omitted) and transformed with a DFT of
 // size frame_length: X[k] = sum_j x[j] w[j] e^(-2 pi i jk / n), the first n / 2 + 1 bins when
-// onesided (the default). Output [batch, frames, bins, 2]. Computed in double by the direct sum
-// with exact quarter-turn twiddles, as the DFT kernel does. A one-sided transform of a complex
+// onesided (the default). Output [batch, frames, bins, 2]. Computed in double by the FFT
+// (fft.h), one plan per call, as the DFT kernel does. A one-sided transform of a complex
 // signal is refused: the spec says it is not possible (the spectrum has no conjugate symmetry).
+#include <cmath>
 #include <complex>
 #include <vector>
 
 #include "common/thread_pool.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
-#include "providers/cpu/signal/twiddle.h"
+#include "providers/cpu/signal/fft.h"
 #include "providers/cpu/tensor/int_list_input.h"
 #include "providers/cpu/type_dispatch.h"
 
@@ -36,13 +37,12 @@ struct StftImpl {
     std::vector<double> weights(static_cast<size_t>(n), 1.0);
     if (window != nullptr)
       for (int64_t j = 0; j < n; ++j) weights[j] = ToDouble(window->Data<T>()[j]);
-    // The twiddles of one frame, indexed by (j * k) mod n.
-    std::vector<Complex> twiddles(static_cast<size_t>(n));
-    for (int64_t r = 0; r < n; ++r) twiddles[r] = Twiddle(r, n, -1.0);
+    const FftPlan fft(n, false);
     // Frames are independent: split them over the intra-op pool, one frame buffer per chunk.
-    const double cost = static_cast<double>(n) * static_cast<double>(p.bins) * 8.0;
+    const double size = static_cast<double>(n);
+    const double cost = 10.0 * size * (std::log2(size) + 1.0) * (fft.UsesBluestein() ? 6.0 : 1.0);
     ThreadPool::TryParallelFor(pool, p.batch * p.frames, cost, [&](int64_t first, int64_t last) {
-      std::vector<Complex> frame(static_cast<size_t>(n));
+      std::vector<Complex> frame(static_cast<size_t>(n)), scratch(fft.ScratchSize());
       for (int64_t index = first; index < last; ++index) {
         const int64_t b = index / p.frames, f = index % p.frames;
         for (int64_t j = 0; j < n; ++j) {
@@ -50,17 +50,11 @@ struct StftImpl {
           const double imag = p.components == 2 ? ToDouble(in[at + 1]) : 0.0;
           frame[j] = Complex(ToDouble(in[at]), imag) * weights[j];
         }
+        fft.Execute(frame.data(), scratch.data());
         for (int64_t k = 0; k < p.bins; ++k) {
-          Complex sum = 0;
-          int64_t turn = 0;  // (j * k) mod n, stepped without a division (k < n)
-          for (int64_t j = 0; j < n; ++j) {
-            sum += frame[j] * twiddles[turn];
-            turn += k;
-            if (turn >= n) turn -= n;
-          }
           T* bin = out + (index * p.bins + k) * 2;
-          bin[0] = FromCompute<T>(sum.real());
-          bin[1] = FromCompute<T>(sum.imag());
+          bin[0] = FromCompute<T>(frame[k].real());
+          bin[1] = FromCompute<T>(frame[k].imag());
         }
       }
     });

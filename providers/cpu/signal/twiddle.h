@@ -1,6 +1,7 @@
-// Twiddle factors shared by the signal kernels (DFT, STFT, the windows): e^(sign * 2 pi i r / n)
-// in double, exact at the quarter turns, where cos and sin of the rounded angle would leave
-// 1e-16 residues instead of 0 (a Hann window's first sample, the imaginary part of a DC bin).
+// Twiddle factors shared by the signal kernels (the FFT behind DFT and STFT, the windows):
+// e^(sign * 2 pi i r / n) in double, exact at the quarter turns, where cos and sin of the rounded
+// angle would leave 1e-16 residues instead of 0 (a Hann window's first sample, the imaginary part
+// of a DC bin).
 #pragma once
 
 #include <cmath>
