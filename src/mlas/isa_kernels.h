@@ -41,6 +41,16 @@ constexpr int kActivationNone = 0;
 constexpr int kActivationRelu = 1;
 constexpr int kActivationLeakyRelu = 2;  // a: the slope below 0
 constexpr int kActivationClip = 3;       // a, b: the bounds
+// The elementwise activations activation_f32 applies (a, b: the ONNX op's attributes).
+constexpr int kUnaryLeakyRelu = 0;        // x < 0 ? a x : x
+constexpr int kUnaryElu = 1;              // x < 0 ? a (e^x - 1) : x
+constexpr int kUnarySelu = 2;             // b (x > 0 ? x : a (e^x - 1))
+constexpr int kUnaryCelu = 3;             // max(0, x) + min(0, a (e^(x / a) - 1))
+constexpr int kUnaryHardSigmoid = 4;      // min(1, max(0, a x + b))
+constexpr int kUnaryHardSwish = 5;        // x min(1, max(0, x / 6 + 1 / 2))
+constexpr int kUnaryThresholdedRelu = 6;  // x > a ? x : 0
+constexpr int kUnaryMish = 7;             // x tanh(ln(1 + e^x))
+constexpr int kUnarySoftplus = 8;         // ln(1 + e^x)
 // The constants of an int8 GEMM's requantizing store (QgemmStore::out8), read by the AVX-512
 // kernel's assembly at these offsets: the clamp bounds shifted by the zero point (low -
 // zero_point, high - zero_point, integers), the zero point, and the integer 1 and float 0 its
@@ -319,6 +329,11 @@ struct IsaKernels {
   // sigmoid(2u)) and x sigmoid(alpha x) (QuickGelu). dst may be src.
   void (*gelu_tanh_f32)(const float* src, float* dst, int64_t count);
   void (*quick_gelu_f32)(const float* src, float* dst, int64_t count, float alpha);
+  // dst[i] = f(src[i]), f one of the kUnary* activations with attributes a and b: e^x - 1 within
+  // 6e-7 relative (a Taylor polynomial near 0, no cancellation), ln(1 + e^x) within 4e-7, NaN
+  // kept where the ONNX formulas keep it (ThresholdedRelu gives 0 for NaN, as its comparison
+  // does). dst may be src. (src/mlas/isa/transcendental_kernels.h)
+  void (*activation_f32)(const float* src, float* dst, int64_t count, int kind, float a, float b);
   // One output row of a 2-D pooling window, whose every tap lies inside the input:
   // out[i] = max (NaN wins) or sum over r < row_count, t < taps of
   // rows[r][i * stride + t * dilation], for i < count. out is written, not read; rows are read

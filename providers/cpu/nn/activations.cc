@@ -1,7 +1,9 @@
 // Activations with attributes: Celu, Elu, Gelu (exact and tanh approximation), HardSigmoid,
 // HardSwish, LeakyRelu, Mish, Selu, Shrink, ThresholdedRelu, Swish, and PRelu (a slope tensor
 // broadcast to X). Output has X's shape and type; float16/bfloat16 compute in float, double in
-// double. Shrink also takes integers: computed in double, truncated back toward zero.
+// double; float tensors of the float activations run the dispatched vector kernels
+// (mlas::IsaKernels::activation_f32, gelu_erf_f32, gelu_tanh_f32, quick_gelu_f32). Shrink also
+// takes integers: computed in double, truncated back toward zero.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "mlas/isa_kernels.h"
 #include "providers/cpu/common/broadcast.h"
 #include "providers/cpu/common/compute_type.h"
 #include "providers/cpu/cpu_kernel_families.h"
@@ -31,6 +34,9 @@ struct CeluFn {
     return std::max(C{0}, x) + std::min(C{0}, a * (std::exp(x / a) - C{1}));
   }
   float alpha;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryCelu, alpha, 0.0f);
+  }
 };
 
 struct EluFn {
@@ -42,6 +48,9 @@ struct EluFn {
     return x < C{0} ? static_cast<C>(alpha) * (std::exp(x) - C{1}) : x;
   }
   float alpha;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryElu, alpha, 0.0f);
+  }
 };
 
 struct GeluFn {
@@ -63,6 +72,12 @@ struct GeluFn {
     return C{0.5} * x * (C{1} + std::erf(x * static_cast<C>(0.7071067811865476)));  // 1/sqrt(2)
   }
   bool use_tanh = false;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    if (use_tanh)
+      mlas::ActiveKernels().gelu_tanh_f32(src, dst, count);
+    else
+      mlas::ActiveKernels().gelu_erf_f32(src, nullptr, dst, count);
+  }
 };
 
 struct HardSigmoidFn {
@@ -77,6 +92,9 @@ struct HardSigmoidFn {
     return std::max(C{0}, std::min(C{1}, y));
   }
   float alpha, beta;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryHardSigmoid, alpha, beta);
+  }
 };
 
 struct HardSwishFn {
@@ -86,6 +104,9 @@ struct HardSwishFn {
   template <typename C>
   C operator()(C x) const {
     return x * std::max(C{0}, std::min(C{1}, x / C{6} + C{0.5}));
+  }
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryHardSwish, 0.0f, 0.0f);
   }
 };
 
@@ -98,6 +119,9 @@ struct LeakyReluFn {
     return x < C{0} ? static_cast<C>(alpha) * x : x;
   }
   float alpha;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryLeakyRelu, alpha, 0.0f);
+  }
 };
 
 struct MishFn {
@@ -108,6 +132,9 @@ struct MishFn {
   C operator()(C x) const {
     const C softplus = x > C{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
     return x * std::tanh(softplus);
+  }
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryMish, 0.0f, 0.0f);
   }
 };
 
@@ -126,6 +153,9 @@ struct SeluFn {
     return x > C{0} ? g * x : g * (static_cast<C>(alpha) * std::exp(x) - static_cast<C>(alpha));
   }
   float alpha, gamma;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnarySelu, alpha, gamma);
+  }
 };
 
 struct ShrinkFn {
@@ -164,6 +194,9 @@ struct ThresholdedReluFn {
     return x > static_cast<C>(alpha) ? x : C{0};
   }
   float alpha;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().activation_f32(src, dst, count, mlas::kUnaryThresholdedRelu, alpha, 0.0f);
+  }
 };
 
 struct SwishFn {
@@ -178,6 +211,16 @@ struct SwishFn {
     return x * sigmoid;
   }
   float alpha;
+  void VectorF32(const float* src, float* dst, int64_t count) const {
+    mlas::ActiveKernels().quick_gelu_f32(src, dst, count, alpha);
+  }
+};
+
+// An op with a float vector kernel (VectorF32: the dispatched mlas kernels) runs it on float
+// tensors, in chunks over the intra-op pool; the other types compute element by element.
+template <typename Op>
+concept HasVectorF32 = requires(const Op& op, const float* src, float* dst) {
+  op.VectorF32(src, dst, int64_t{0});
 };
 
 template <typename Op>
@@ -187,6 +230,14 @@ struct ActivationDispatch {
     void operator()(const Op& op, const Tensor& x, Tensor& y, ThreadPool* pool) const {
       const T* in = x.Data<T>();
       T* out = y.MutableData<T>();
+      if constexpr (std::is_same_v<T, float> && HasVectorF32<Op>) {
+        constexpr double kVectorUnitCost = 4.0;
+        ThreadPool::TryParallelFor(pool, x.NumElements(), kVectorUnitCost,
+                                   [&](int64_t begin, int64_t end) {
+                                     op.VectorF32(in + begin, out + begin, end - begin);
+                                   });
+        return;
+      }
       constexpr double kUnitCost = 8.0;
       ThreadPool::TryParallelFor(pool, x.NumElements(), kUnitCost, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) out[i] = FromCompute<T>(op(ToCompute(in[i])));

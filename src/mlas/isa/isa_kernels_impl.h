@@ -15,6 +15,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -2783,6 +2784,7 @@ const IsaKernels kKernels = {.sgemm_tile_rows = kTileRows,
                              .scale_f32 = &ScaleF32,
                              .gelu_tanh_f32 = &GeluTanhF32,
                              .quick_gelu_f32 = &QuickGeluF32,
+                             .activation_f32 = &ActivationF32,
                              .pool_max_row_f32 = &PoolRowF32<true>,
                              .pool_sum_row_f32 = &PoolRowF32<false>,
                              .bias_activation_row_f32 = &BiasActivationRowF32,

@@ -192,3 +192,68 @@ void GeluTanhF32(const float* src, float* dst, int64_t count) {
 void QuickGeluF32(const float* src, float* dst, int64_t count, float alpha) {
   MapErfLanes(src, dst, count, [alpha](ErfF x) { return x * SigmoidLanes(alpha * x); });
 }
+
+// e^x - 1 without the cancellation near 0: x times the Taylor polynomial of (e^x - 1) / x for
+// |x| < 1/4 (the remainder is below 2e-9 relative there), e^x - 1 elsewhere (where e^x is at
+// least a quarter away from 1: under 6e-7 relative). -inf gives -1, +inf infinity, NaN NaN.
+inline ErfF ExpMinusOneLanes(ErfF x) {
+  constexpr float kTaylor[] = {1.0f,          0.5f,          1.0f / 6.0f,   1.0f / 24.0f,
+                               1.0f / 120.0f, 1.0f / 720.0f, 1.0f / 5040.0f};
+  const ErfF small = x * HornerErf(x, kTaylor);
+  const ErfF large = ExpLanes(x) - 1.0f;
+  return AbsErf(x) < 0.25f ? small : large;
+}
+
+// ln(1 + e^x), as max(x, 0) + ln(1 + e^-|x|): the argument of the logarithm stays in (1, 2], and
+// ln(1 + y) is taken as ln(u) y / (u - 1) with u = 1 + y rounded, which cancels u's rounding (y
+// itself where u rounds to 1). +inf gives +inf, -inf 0, NaN NaN.
+inline ErfF SoftplusLanes(ErfF x) {
+  const ErfF y = ExpLanes(-AbsErf(x));
+  const ErfF u = 1.0f + y;
+  const ErfF d = u - 1.0f;
+  const ErfF log1p = d == 0.0f ? y : LogLanes(u) * (y / d);
+  return (x > 0.0f ? x : SplatErf(0.0f)) + log1p;
+}
+
+// The elementwise activations of the ONNX ops (mlas/isa_kernels.h, kUnary*), the branches
+// selected lane by lane, NaN kept wherever the scalar formulas keep it.
+void ActivationF32(const float* src, float* dst, int64_t count, int kind, float a, float b) {
+  const ErfF zero = SplatErf(0.0f);
+  const ErfF one = SplatErf(1.0f);
+  switch (kind) {
+    case kUnaryLeakyRelu:
+      return MapErfLanes(src, dst, count, [a](ErfF x) { return x < 0.0f ? a * x : x; });
+    case kUnaryElu:
+      return MapErfLanes(src, dst, count,
+                         [a](ErfF x) { return x < 0.0f ? a * ExpMinusOneLanes(x) : x; });
+    case kUnarySelu:
+      return MapErfLanes(src, dst, count,
+                         [a, b](ErfF x) { return b * (x > 0.0f ? x : a * ExpMinusOneLanes(x)); });
+    case kUnaryCelu:
+      return MapErfLanes(src, dst, count, [a, zero](ErfF x) {
+        const ErfF negative = a * ExpMinusOneLanes(x / a);
+        const ErfF sum = (x > 0.0f ? x : zero) + (negative < 0.0f ? negative : zero);
+        return x == x ? sum : x;
+      });
+    case kUnaryHardSigmoid:
+      return MapErfLanes(src, dst, count, [a, b, zero, one](ErfF x) {
+        const ErfF y = a * x + b;
+        const ErfF below_one = y > 1.0f ? one : y;  // NaN stays NaN through both
+        return below_one < 0.0f ? zero : below_one;
+      });
+    case kUnaryHardSwish:
+      return MapErfLanes(src, dst, count, [zero, one](ErfF x) {
+        const ErfF y = x / 6.0f + 0.5f;
+        const ErfF below_one = y > 1.0f ? one : y;
+        return x * (below_one < 0.0f ? zero : below_one);
+      });
+    case kUnaryThresholdedRelu:
+      return MapErfLanes(src, dst, count, [a, zero](ErfF x) { return x > a ? x : zero; });
+    case kUnaryMish:
+      return MapErfLanes(src, dst, count, [](ErfF x) { return x * TanhLanes(SoftplusLanes(x)); });
+    case kUnarySoftplus:
+      return MapErfLanes(src, dst, count, [](ErfF x) { return SoftplusLanes(x); });
+    default:
+      std::abort();  // the callers pass the kinds above only
+  }
+}
