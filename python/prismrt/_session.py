@@ -681,6 +681,7 @@ class InferenceSession:
         dims_in = scratch.dims_in
         dims_at = 0
         count = 0
+        taken = []  # the feeds' bytes: a result inside them is copied, never adopted
         for name, item in input_feed.items():
             encoded = encoded_names.get(name)
             if type(item) is not np.ndarray or encoded is None:
@@ -696,6 +697,7 @@ class InferenceSession:
             buffer.dims = scratch.dims_in_address + 8 * dims_at
             buffer.data = data
             buffer.size_in_bytes = item.nbytes
+            taken.append((data, data + item.nbytes))
             feed_names[count] = encoded
             dims_at += rank
             count += 1
@@ -718,19 +720,22 @@ class InferenceSession:
             self._session.pointer, run_options._handle.pointer if run_options is not None else None,
             feed_names, buffers, _size(count), fetch_names, _size(fetch_count), results,
             descriptions, dims, scratch.dims_out_capacity))
-        # Read every result while the feeds live (a result may alias one), then release them all
-        # and leave the slots NULL for the next run.
+        # Read every result while the feeds live (a result may alias one), then release those
+        # not adopted by their arrays, and leave the slots NULL for the next run.
         values = []
         try:
             for i in range(fetch_count):
-                value = plain_result(descriptions[i], dims)
-                if value is None:
+                value, adopted = plain_result(descriptions[i], dims, results[i], taken)
+                if adopted:
+                    results[i] = None
+                elif value is None:
                     value = to_python(results[i], self._session)
                 values.append(value)
         finally:
             for i in range(fetch_count):
-                c.ReleaseValue_unchecked(ctypes.c_void_p(results[i]))
-                results[i] = None
+                if results[i] is not None:
+                    c.ReleaseValue_unchecked(ctypes.c_void_p(results[i]))
+                    results[i] = None
         return values
 
     def run_async(self, output_names, input_feed, callback, user_data, run_options=None):

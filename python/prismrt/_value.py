@@ -205,21 +205,38 @@ def plain_feed_address(array):
 PLAIN_ELEMENT_TYPES = _PLAIN_ELEMENT_TYPES  # numpy dtype -> element type, plain_feed_address's
 
 
-def plain_result(description, dims):
-    """A numpy copy of a result RunWithBuffers described (a ValueDescription and the call's dims
-    array), when it is a non-empty CPU tensor of a plain element type whose dims were written;
-    None for anything else (to_python reads it)."""
+# Results at least this large are handed over without a copy: the array views the result's own
+# buffer and keeps the C value alive (as onnxruntime's arrays keep their OrtValue); below it a
+# copy costs less than the view's bookkeeping.
+ADOPT_BYTES = 1 << 16
+
+
+def plain_result(description, dims, pointer, taken):
+    """A numpy array of a result RunWithBuffers described (a ValueDescription, the call's dims
+    array, the owned PrismValue pointer), when it is a non-empty CPU tensor of a plain element
+    type whose dims were written; None for anything else (to_python reads it). A result of
+    ADOPT_BYTES or more whose bytes overlap none of `taken` (address ranges: the feeds, the
+    results adopted before it) is adopted: the array views its buffer and owns the value (its
+    range is added to taken, and the caller must not release it); smaller ones are copied.
+    Returns (array or None, adopted)."""
     if (description.kind != _KIND_TENSOR or description.device_type != _DEVICE_CPU or
             description.dims_offset == DIMS_NOT_WRITTEN):
-        return None
+        return None, False
     size = description.size_in_bytes
     dtype = _PLAIN_DTYPES.get(description.element_type)
     if not size or dtype is None:
-        return None
+        return None, False
     # The library sizes a plain tensor as its element count times the element size; a view
     # larger than its buffer would be refused by numpy.
     offset = description.dims_offset
-    return _copy_out(description.data, size, dtype, dims[offset:offset + description.rank])
+    shape = dims[offset:offset + description.rank]
+    data = description.data
+    if size < ADOPT_BYTES or any(data < end and start < data + size for start, end in taken):
+        return _copy_out(data, size, dtype, shape), False
+    buffer = (_BYTE * size).from_address(data)
+    buffer.owner = Handle(ctypes.c_void_p(pointer), api().ReleaseValue_unchecked)
+    taken.append((data, data + size))
+    return np.ndarray(shape, dtype, buffer), True
 
 
 def value_from_python(item):

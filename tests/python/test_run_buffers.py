@@ -186,3 +186,53 @@ def test_concurrent_runs_on_one_session_keep_their_own_results():
     for thread in threads:
         thread.join()
     assert not errors, errors[0]
+
+
+# Large results are handed over without a copy (their arrays own the C values); these check that
+# such an array is never a feed's memory or another result's, survives later runs and the
+# session, and is freed with its array.
+_LARGE = _model(
+    [helper.make_node("Relu", ["x"], ["y"]),
+     helper.make_node("Identity", ["x"], ["same"]),
+     helper.make_node("Neg", ["x"], ["n"]),
+     helper.make_node("Identity", ["n"], ["n_again"])],
+    [_info("x", TensorProto.FLOAT, [256, 256])],
+    [_info("y", TensorProto.FLOAT, [256, 256]), _info("same", TensorProto.FLOAT, [256, 256]),
+     _info("n", TensorProto.FLOAT, [256, 256]), _info("n_again", TensorProto.FLOAT, [256, 256])])
+
+
+def test_large_results_are_their_own_memory_and_outlive_runs_and_the_session(monkeypatch):
+    rng = np.random.RandomState(11)
+    sess = ort.InferenceSession(_LARGE)
+    _buffers_only(monkeypatch)
+    x = rng.standard_normal((256, 256)).astype(np.float32)
+    y, same, n, n_again = sess.run(None, {"x": x})
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+    np.testing.assert_array_equal(same, x)
+    np.testing.assert_array_equal(n, -x)
+    np.testing.assert_array_equal(n_again, -x)
+    assert not np.shares_memory(same, x)          # Identity of a feed: copied
+    assert not np.shares_memory(n, n_again)       # one value under two names: one copied
+    assert y.flags.writeable and n_again.flags.writeable
+    kept = [v.copy() for v in (y, same, n, n_again)]
+    for _ in range(3):  # later runs must not write into the arrays handed out
+        sess.run(None, {"x": rng.standard_normal((256, 256)).astype(np.float32)})
+    del sess
+    for value, copy in zip((y, same, n, n_again), kept):
+        np.testing.assert_array_equal(value, copy)
+
+
+def _resident_mib():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 / 2**20
+
+
+def test_large_results_are_freed_with_their_arrays():
+    sess = ort.InferenceSession(_LARGE)
+    x = np.ones((256, 256), np.float32)
+    for _ in range(20):
+        sess.run(None, {"x": x})
+    before = _resident_mib()
+    for _ in range(300):  # 4 results of 256 KiB a run: 300 MiB if none were freed
+        sess.run(None, {"x": x})
+    assert _resident_mib() - before < 64
