@@ -1,8 +1,9 @@
 """Erf, GELU and the other transcendentals, Prism against onnxruntime on the same tensor, one
 thread each: the decomposed GELU that exporters write (Div, Erf, Add, Mul, Mul), com.microsoft
 Gelu, FastGelu, QuickGelu, Erf, Exp, Log (of |x|), Tanh, Sigmoid, Softmax / LogSoftmax over the
-last axis, and a bidirectional LSTM (sigmoid and tanh gates; x is [64, 8, 256] there, hidden
-256, random weights).
+last axis, the ONNX activations (LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish,
+ThresholdedRelu, Softplus, Mish; Gelu of opset 20, exact and tanh), and a bidirectional LSTM
+(sigmoid and tanh gates; x is [64, 8, 256] there, hidden 256, random weights).
 onnxruntime's graph optimizations are off so that both run the nodes as written. Alternating
 rounds, median per round, median of the rounds.
 
@@ -19,12 +20,12 @@ from onnx import TensorProto, helper, numpy_helper
 import prismrt
 
 
-def _model(nodes, shape, initializers=(), contrib=False):
+def _model(nodes, shape, initializers=(), contrib=False, opset=17):
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                          shape)],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
                               initializer=list(initializers))
-    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid("com.microsoft", 1)]
+    opsets = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("com.microsoft", 1)]
                                               if contrib else [])
     model = helper.make_model(graph, opset_imports=opsets)
     model.ir_version = 8
@@ -49,6 +50,12 @@ def models(shape):
         "Erf": _model([helper.make_node("Erf", ["x"], ["y"])], shape),
         **{op: _model([helper.make_node(op, ["x"], ["y"])], shape)
            for op in ("Exp", "Log", "Tanh", "Sigmoid", "Softmax", "LogSoftmax")},
+        **{op: _model([helper.make_node(op, ["x"], ["y"])], shape, opset=18)
+           for op in ("LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish",
+                      "ThresholdedRelu", "Softplus", "Mish")},
+        "Gelu (opset 20)": _model([helper.make_node("Gelu", ["x"], ["y"])], shape, opset=20),
+        "Gelu tanh (opset 20)": _model([helper.make_node("Gelu", ["x"], ["y"],
+                                                         approximate="tanh")], shape, opset=20),
         "LSTM (bidirectional)": _lstm_model(),
     }
 
