@@ -51,6 +51,10 @@ constexpr int kUnaryHardSwish = 5;        // x min(1, max(0, x / 6 + 1 / 2))
 constexpr int kUnaryThresholdedRelu = 6;  // x > a ? x : 0
 constexpr int kUnaryMish = 7;             // x tanh(ln(1 + e^x))
 constexpr int kUnarySoftplus = 8;         // ln(1 + e^x)
+constexpr int kUnaryFloor = 9;            // rounded down, exactly as std::floor
+constexpr int kUnaryCeil = 10;            // rounded up, as std::ceil
+constexpr int kUnaryRound = 11;           // to the nearest, halves to even, as std::nearbyint
+constexpr int kUnarySqrt = 12;            // correctly rounded, NaN below 0, as std::sqrt
 // The constants of an int8 GEMM's requantizing store (QgemmStore::out8), read by the AVX-512
 // kernel's assembly at these offsets: the clamp bounds shifted by the zero point (low -
 // zero_point, high - zero_point, integers), the zero point, and the integer 1 and float 0 its

@@ -20,9 +20,18 @@ namespace {
 
 using FloatTypes = TypeList<float, double, Float16, BFloat16>;
 
+// float: the dispatched kernel (one instruction a vector on the AVX levels, equal results).
+template <int kKind>
+void RoundingF32(const float* in, float* out, int64_t count) {
+  mlas::ActiveKernels().activation_f32(in, out, count, kKind, 0.0f, 0.0f);
+}
+
 struct SqrtFn {
   static constexpr const char* kName = "Sqrt";
   using Types = FloatTypes;
+  static void ComputeF32(const float* in, float* out, int64_t count) {
+    RoundingF32<mlas::kUnarySqrt>(in, out, count);
+  }
   template <typename C>
   C operator()(C x) const {
     return std::sqrt(x);
@@ -170,10 +179,25 @@ struct LogFn {
     }                                           \
   };
 
-PRISM_FLOAT_UNARY(Ceil, std::ceil(x))
-PRISM_FLOAT_UNARY(Floor, std::floor(x))
-// Halves to even, as ONNX (numpy.round) specifies: nearbyint in the default rounding mode.
-PRISM_FLOAT_UNARY(Round, std::nearbyint(x))
+// Ceil, Floor and Round (halves to even, as ONNX (numpy.round) specifies: nearbyint in the
+// default rounding mode) with their float kernels.
+#define PRISM_ROUNDING_UNARY(Name, kind, expression)                     \
+  struct Name##Fn {                                                      \
+    static constexpr const char* kName = #Name;                          \
+    using Types = FloatTypes;                                            \
+    static void ComputeF32(const float* in, float* out, int64_t count) { \
+      RoundingF32<kind>(in, out, count);                                 \
+    }                                                                    \
+    template <typename C>                                                \
+    C operator()(C x) const {                                            \
+      return expression;                                                 \
+    }                                                                    \
+  };
+
+PRISM_ROUNDING_UNARY(Ceil, mlas::kUnaryCeil, std::ceil(x))
+PRISM_ROUNDING_UNARY(Floor, mlas::kUnaryFloor, std::floor(x))
+PRISM_ROUNDING_UNARY(Round, mlas::kUnaryRound, std::nearbyint(x))
+#undef PRISM_ROUNDING_UNARY
 PRISM_FLOAT_UNARY(Reciprocal, C{1} / x)
 PRISM_FLOAT_UNARY(Sin, std::sin(x))
 PRISM_FLOAT_UNARY(Cos, std::cos(x))

@@ -2,7 +2,8 @@
 // Celu, HardSigmoid, HardSwish, ThresholdedRelu, Mish, Softplus) on every instruction-set level
 // against double-precision references: dense sweeps over each function's range, the edges of
 // e^x - 1's Taylor branch and of the logarithm's argument, special values (NaN, infinities,
-// signed zeros, denormals), and every count from 0 to 39 without writing past count.
+// signed zeros, denormals), and every count from 0 to 39 without writing past count; its floor,
+// ceil, round-half-to-even and square root equal to the library's, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,6 +162,48 @@ TEST(ActivationKernelsTest, LevelsAgreeWithTheBaseline) {
         ASSERT_LE(std::fabs(y[i] - base[i]),
                   2 * std::max(c.relative * std::fabs(base[i]), std::max(c.absolute, 1e-7)))
             << c.name << " " << IsaName(level) << "(" << x[i] << ")";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace prism::mlas
+
+namespace prism::mlas {
+namespace {
+
+TEST(ActivationKernelsTest, RoundingAndSquareRootEqualTheLibrary) {
+  std::vector<float> x = {
+      0.0f,        -0.0f,        0.5f,       -0.5f,       1.5f,       -1.5f,       2.5f,  -2.5f,
+      0.49999997f, -0.49999997f, 8388607.5f, -8388607.5f, 8388608.0f, 16777215.0f, 3e38f, -3e38f,
+      kInf,        -kInf,        kNan,       1e-40f,      -1e-40f,    -4.0f,       4.0f};
+  for (int i = -4000; i <= 4000; ++i) x.push_back(static_cast<float>(i) * 0.37f);
+  struct Expect {
+    int kind;
+    float (*reference)(float);
+    const char* name;
+  };
+  const Expect expectations[] = {
+      {kUnaryFloor, [](float v) { return std::floor(v); }, "floor"},
+      {kUnaryCeil, [](float v) { return std::ceil(v); }, "ceil"},
+      {kUnaryRound, [](float v) { return std::nearbyint(v); }, "round"},
+      {kUnarySqrt, [](float v) { return std::sqrt(v); }, "sqrt"},
+  };
+  for (CpuIsa level : Levels()) {
+    SCOPED_TRACE(IsaName(level));
+    for (const Expect& e : expectations) {
+      std::vector<float> y(x.size());
+      KernelsFor(level).activation_f32(x.data(), y.data(), static_cast<int64_t>(x.size()), e.kind,
+                                       0.0f, 0.0f);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float expected = e.reference(x[i]);
+        if (std::isnan(expected)) {
+          ASSERT_TRUE(std::isnan(y[i])) << e.name << "(" << x[i] << ")";
+          continue;
+        }
+        ASSERT_EQ(y[i], expected) << e.name << "(" << x[i] << ")";
+        ASSERT_EQ(std::signbit(y[i]), std::signbit(expected)) << e.name << "(" << x[i] << ")";
       }
     }
   }
