@@ -363,10 +363,10 @@ struct RunArguments {
   std::vector<PrismValue*> preallocated;
 };
 
-RunArguments CollectRunArguments(const char* function, PrismSession* session,
-                                 const char* const* input_names, const PrismValue* const* inputs,
-                                 size_t input_count, const char* const* output_names,
-                                 size_t output_count, PrismValue** outputs) {
+// The array arguments every run entry point takes (inputs: its values or buffers).
+void RequireRunArrays(const char* function, PrismSession* session, const char* const* input_names,
+                      const void* inputs, size_t input_count, const char* const* output_names,
+                      size_t output_count, PrismValue** outputs) {
   Require(session, "session");
   if (input_count > 0) {
     Require(input_names, "input_names");
@@ -376,6 +376,14 @@ RunArguments CollectRunArguments(const char* function, PrismSession* session,
   Require(outputs, "outputs");
   PRISM_ENFORCE(output_count > 0, kInvalidArgument, function,
                 ": output_count must be at least 1 (name the outputs to compute)");
+}
+
+RunArguments CollectRunArguments(const char* function, PrismSession* session,
+                                 const char* const* input_names, const PrismValue* const* inputs,
+                                 size_t input_count, const char* const* output_names,
+                                 size_t output_count, PrismValue** outputs) {
+  RequireRunArrays(function, session, input_names, inputs, input_count, output_names, output_count,
+                   outputs);
   RunArguments arguments;
   for (size_t i = 0; i < input_count; ++i) {
     PRISM_ENFORCE(input_names[i] != nullptr, kInvalidArgument, function, ": input_names[", i,
@@ -448,17 +456,10 @@ PrismStatus* RunWithBuffers(PrismSession* session, const PrismRunOptions* run_op
                             PrismValueDescription* descriptions, int64_t* dims,
                             size_t dims_capacity) noexcept {
   return Guard(__func__, [&] {
-    Require(session, "session");
-    if (input_count > 0) {
-      Require(input_names, "input_names");
-      Require(inputs, "inputs");
-    }
-    Require(output_names, "output_names");
-    Require(outputs, "outputs");
+    RequireRunArrays("RunWithBuffers", session, input_names, inputs, input_count, output_names,
+                     output_count, outputs);
     Require(descriptions, "descriptions");
     if (dims_capacity > 0) Require(dims, "dims");
-    PRISM_ENFORCE(output_count > 0, kInvalidArgument,
-                  "RunWithBuffers: output_count must be at least 1 (name the outputs to compute)");
     RunArguments arguments;
     arguments.feed_names.reserve(input_count);
     arguments.feeds.reserve(input_count);

@@ -190,6 +190,16 @@ struct Geometry {
   int64_t batch, q_heads, kv_heads, q_len, head, v_head, past, total;
 };
 
+// The inputs of one call (the optional ones nullptr when absent).
+struct Inputs {
+  const Tensor& q;
+  const Tensor& k;
+  const Tensor& v;
+  const Tensor* mask;
+  const Tensor* past_key;
+  const Tensor* past_value;
+};
+
 class Attention final : public OpKernel {
  public:
   explicit Attention(const OpKernelInfo& info) : OpKernel(info) {
@@ -266,7 +276,8 @@ class Attention final : public OpKernel {
     const bool wants_qk = context.OutputCount() > 3 && context.IsOutputRequested(3);
     if (q_in.Type() == ElementType::kFloat && v_in.Type() == ElementType::kFloat &&
         (!wants_qk || mode_ == 3) && left_window_ < 0 && right_window_ < 0) {
-      ComputeFloat(context, geometry, mask, mask_layout, nonpad_lengths);
+      ComputeFloat(context, geometry, {q_in, k_in, v_in, mask, past_key, past_value}, mask_layout,
+                   nonpad_lengths);
       return;
     }
 
@@ -391,14 +402,15 @@ class Attention final : public OpKernel {
   // float Q, K, V through the float attention core. K and V are read in place without a past;
   // with one (or when present_key/present_value are asked for) they are gathered into the
   // present outputs (or a scratch copy): past rows, then the new ones.
-  void ComputeFloat(OpKernelContext& context, const Geometry& g, const Tensor* mask,
+  void ComputeFloat(OpKernelContext& context, const Geometry& g, const Inputs& in,
                     const MaskLayout& mask_layout, const std::vector<int64_t>& nonpad) const {
     const Node& node = GetNode();
-    const Tensor& q_in = context.RequiredInput(0);
-    const Tensor& k_in = context.RequiredInput(1);
-    const Tensor& v_in = context.RequiredInput(2);
-    const Tensor* past_key = context.Input(4);
-    const Tensor* past_value = context.Input(5);
+    const Tensor& q_in = in.q;
+    const Tensor& k_in = in.k;
+    const Tensor& v_in = in.v;
+    const Tensor* mask = in.mask;
+    const Tensor* past_key = in.past_key;
+    const Tensor* past_value = in.past_value;
     const int64_t kv_len = g.total - g.past;
     contrib::AttentionProblem p;
     p.batch = g.batch;
