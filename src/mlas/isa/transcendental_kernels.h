@@ -131,18 +131,47 @@ void SigmoidF32(const float* src, float* dst, int64_t count) {
   MapErfLanes(src, dst, count, [](ErfF x) { return SigmoidLanes(x); });
 }
 
+// The sum and the maximum of a vector's lanes by halves (log2 lanes dependent steps, where a lane
+// by lane loop is a chain of one per lane: a softmax row of 128 floats spent about as long
+// reducing its sum and maximum as computing them). HorizontalMax's lanes hold no NaN. (Generic
+// shuffles and selects: GCC 12's AVX-512 reduction, shuffle and max intrinsics, inlined here,
+// warn of an uninitialized operand.)
+template <typename Combine>
+inline float ReduceLanes(ErfF v, Combine combine) {
+#if defined(__AVX512F__)
+  v = combine(v,
+              __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+  v = combine(v,
+              __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11));
+  v = combine(v,
+              __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13));
+  v = combine(v,
+              __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14));
+#else
+  v = combine(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = combine(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
+  v = combine(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+#endif
+  return v[0];
+}
+
+inline float HorizontalSum(ErfF v) {
+  return ReduceLanes(v, [](ErfF a, ErfF b) { return a + b; });
+}
+
+inline float HorizontalMax(ErfF v) {
+  return ReduceLanes(v, [](ErfF a, ErfF b) { return a > b ? a : b; });
+}
+
 // The largest of src[0 .. count) that is not NaN (-inf when there is none), from kErfLanes
 // running maxima: the scalar loop is one compare per element in a chain.
 float MaxF32(const float* src, int64_t count) {
-  const float lowest = -std::numeric_limits<float>::infinity();
-  ErfF largest = SplatErf(lowest);
+  ErfF largest = SplatErf(-std::numeric_limits<float>::infinity());
   int64_t i = 0;
   for (; i + kErfLanes <= count; i += kErfLanes) {
     largest = SelectMax(LoadLanes<ErfF>(src + i), largest);  // a NaN value keeps largest
   }
-  float result = lowest;
-  for (int lane = 0; lane < kErfLanes; ++lane)
-    result = largest[lane] > result ? largest[lane] : result;
+  float result = HorizontalMax(largest);
   for (; i < count; ++i) result = src[i] > result ? src[i] : result;
   return result;
 }
@@ -168,9 +197,7 @@ float ExpShiftedSumF32(const float* src, float* dst, int64_t count, float shift)
     std::memcpy(dst + i, block, sizeof(float) * rest);
     sums += e;
   }
-  float sum = 0.0f;
-  for (int lane = 0; lane < kErfLanes; ++lane) sum += sums[lane];
-  return sum;
+  return HorizontalSum(sums);
 }
 
 // dst[i] = src[i] * factor (a softmax's normalization). dst may be src.
