@@ -19,7 +19,6 @@ from .capi.onnxruntime_pybind11_state import InvalidArgument
 
 CPU_PROVIDER = "CPUExecutionProvider"
 
-
 _SIZES = [ctypes.c_size_t(n) for n in range(64)]  # the counts of a run, made once
 
 
@@ -41,6 +40,8 @@ class _RunScratch:
         self.descriptions = (ValueDescription * max(default_output_count, 1))()
         self.dims_out = (ctypes.c_int64 * 64)()
         self.dims_out_capacity = ctypes.c_size_t(len(self.dims_out))
+
+
 _NO_PLAN = (None, None, None)  # a feed name the model does not have: the core names it
 _KIND_SEQUENCE = 2
 _KIND_OPTIONAL = 3
