@@ -206,7 +206,9 @@ typedef struct PrismTensorBuffer {
 /* Version 9: what RunWithBuffers tells of a result: DescribeValue's out arguments in one
    struct. For an empty optional has_value is 0 and the rest 0/NULL. dims_offset: where the
    result's dims start in the call's dims array, or (size_t)-1 when they did not fit (read them
-   with DescribeValue). */
+   with DescribeValue). sole_owner: 1 when the value alone holds its tensor's memory (no
+   initializer, constant, feed or other result shares it), so that a binding may hand that
+   memory to its caller for as long as it keeps the value; 0 otherwise (copy the data). */
 typedef struct PrismValueDescription {
   int has_value;
   PrismValueKind kind;
@@ -216,6 +218,7 @@ typedef struct PrismValueDescription {
   size_t dims_offset;
   size_t size_in_bytes;
   const void* data;
+  int sole_owner;
 } PrismValueDescription;
 
 /* The PrismCustomOp members below; a later version appends members, and the library reads only

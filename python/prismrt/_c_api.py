@@ -53,7 +53,8 @@ class ValueDescription(ctypes.Structure):
     _fields_ = [("has_value", ctypes.c_int), ("kind", ctypes.c_int),
                 ("element_type", ctypes.c_int), ("device_type", ctypes.c_int),
                 ("rank", ctypes.c_size_t), ("dims_offset", ctypes.c_size_t),
-                ("size_in_bytes", ctypes.c_size_t), ("data", ctypes.c_void_p)]
+                ("size_in_bytes", ctypes.c_size_t), ("data", ctypes.c_void_p),
+                ("sole_owner", ctypes.c_int)]
 
 
 DIMS_NOT_WRITTEN = ctypes.c_size_t(-1).value  # ValueDescription.dims_offset: did not fit

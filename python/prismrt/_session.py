@@ -682,7 +682,6 @@ class InferenceSession:
         dims_in = scratch.dims_in
         dims_at = 0
         count = 0
-        taken = []  # the feeds' bytes: a result inside them is copied, never adopted
         for name, item in input_feed.items():
             encoded = encoded_names.get(name)
             if type(item) is not np.ndarray or encoded is None:
@@ -698,7 +697,6 @@ class InferenceSession:
             buffer.dims = scratch.dims_in_address + 8 * dims_at
             buffer.data = data
             buffer.size_in_bytes = item.nbytes
-            taken.append((data, data + item.nbytes))
             feed_names[count] = encoded
             dims_at += rank
             count += 1
@@ -726,7 +724,7 @@ class InferenceSession:
         values = []
         try:
             for i in range(fetch_count):
-                value, adopted = plain_result(descriptions[i], dims, results[i], taken)
+                value, adopted = plain_result(descriptions[i], dims, results[i])
                 if adopted:
                     results[i] = None
                 elif value is None:

@@ -211,14 +211,13 @@ PLAIN_ELEMENT_TYPES = _PLAIN_ELEMENT_TYPES  # numpy dtype -> element type, plain
 ADOPT_BYTES = 1 << 16
 
 
-def plain_result(description, dims, pointer, taken):
+def plain_result(description, dims, pointer):
     """A numpy array of a result RunWithBuffers described (a ValueDescription, the call's dims
     array, the owned PrismValue pointer), when it is a non-empty CPU tensor of a plain element
     type whose dims were written; None for anything else (to_python reads it). A result of
-    ADOPT_BYTES or more whose bytes overlap none of `taken` (address ranges: the feeds, the
-    results adopted before it) is adopted: the array views its buffer and owns the value (its
-    range is added to taken, and the caller must not release it); smaller ones are copied.
-    Returns (array or None, adopted)."""
+    ADOPT_BYTES or more that alone holds its memory (sole_owner: not an initializer's, a feed's
+    or another result's) is adopted: the array views its buffer and owns the value (the caller
+    must not release it); the others are copied. Returns (array or None, adopted)."""
     if (description.kind != _KIND_TENSOR or description.device_type != _DEVICE_CPU or
             description.dims_offset == DIMS_NOT_WRITTEN):
         return None, False
@@ -231,11 +230,10 @@ def plain_result(description, dims, pointer, taken):
     offset = description.dims_offset
     shape = dims[offset:offset + description.rank]
     data = description.data
-    if size < ADOPT_BYTES or any(data < end and start < data + size for start, end in taken):
+    if size < ADOPT_BYTES or not description.sole_owner:
         return _copy_out(data, size, dtype, shape), False
     buffer = (_BYTE * size).from_address(data)
     buffer.owner = Handle(ctypes.c_void_p(pointer), api().ReleaseValue_unchecked)
-    taken.append((data, data + size))
     return np.ndarray(shape, dtype, buffer), True
 
 

@@ -65,7 +65,8 @@ static_assert(sizeof(void*) != 8 || (offsetof(PrismValueDescription, kind) == 4 
                                      offsetof(PrismValueDescription, dims_offset) == 24 &&
                                      offsetof(PrismValueDescription, size_in_bytes) == 32 &&
                                      offsetof(PrismValueDescription, data) == 40 &&
-                                     sizeof(PrismValueDescription) == 48),
+                                     offsetof(PrismValueDescription, sole_owner) == 48 &&
+                                     sizeof(PrismValueDescription) == 56),
               "PrismValueDescription is frozen");
 static_assert(offsetof(PrismApiBase, GetVersionString) == sizeof(void (*)()),
               "PrismApiBase is frozen");

@@ -40,7 +40,8 @@ DeviceType DeviceOfMemoryName(const std::string& name);
 PrismValueKind ToValueKind(TypeKind kind);
 // An allocator's statistics under onnxruntime's names (NumAllocs, InUse, MaxInUse, ...).
 std::vector<std::pair<std::string, int64_t>> AllocatorStatsEntries(const AllocatorStats& stats);
-// DescribeValue's fields of a value (dims_offset left 0; the dims are the tensor's shape).
+// DescribeValue's fields of a value, and whether it alone holds its tensor's memory (dims_offset
+// left 0; the dims are the tensor's shape).
 PrismValueDescription DescribeContents(const PrismValue& value);
 // A tensor over caller memory (CreateTensorWithDataAsValue, RunWithBuffers' feeds), checked: a
 // known non-string element type, data_length at least the tensor's bytes, data non-NULL then.

@@ -226,6 +226,8 @@ PrismValueDescription DescribeContents(const PrismValue& value) {
     description.size_in_bytes = tensor.SizeInBytes();
     description.data = tensor.SizeInBytes() == 0 ? nullptr : tensor.RawData();
   }
+  // Caller memory has no owner; an initializer's or another value's buffer has more than one.
+  description.sole_owner = tensor.Buffer() != nullptr && tensor.Buffer().use_count() == 1;
   description.device_type = static_cast<PrismDeviceType>(value.location.info.device);
   return description;
 }

@@ -283,6 +283,7 @@ static void TestRunWithBuffers(PrismSession* session) {
         description.device_type == PRISM_DEVICE_CPU);
   CHECK(description.rank == 2 && description.dims_offset == 0 && dims[0] == 1 && dims[1] == 10);
   CHECK(dims[2] == -1 && description.size_in_bytes == 10 * sizeof(float));
+  CHECK(description.sole_owner == 1); /* a fresh result; a shared one is tested from Python */
   {
     /* The description's data is the result's buffer. */
     int has_value = 0;

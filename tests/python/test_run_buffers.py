@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import onnxruntime
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import prismrt as ort
 from prismrt import _session
@@ -236,3 +236,26 @@ def test_large_results_are_freed_with_their_arrays():
     for _ in range(300):  # 4 results of 256 KiB a run: 300 MiB if none were freed
         sess.run(None, {"x": x})
     assert _resident_mib() - before < 64
+
+
+@pytest.mark.parametrize("output", ["initializer", "identity_of_initializer", "constant"])
+def test_results_that_share_the_sessions_memory_are_copies(output):
+    # A graph output that is an initializer or a Constant is the session's own buffer inside
+    # the run: the array handed out must be a copy, or writing into it would change the model.
+    weights = np.arange(256 * 256, dtype=np.float32).reshape(256, 256)
+    tensor = numpy_helper.from_array(weights, "w")
+    nodes, initializers, name = [], [tensor], "w"
+    if output == "identity_of_initializer":
+        nodes, name = [helper.make_node("Identity", ["w"], ["y"])], "y"
+    elif output == "constant":
+        nodes, initializers, name = [helper.make_node("Constant", [], ["y"], value=tensor)], [], "y"
+    graph = helper.make_graph(nodes, "g", [_info("x", TensorProto.FLOAT, [1])],
+                              [_info(name, TensorProto.FLOAT, [256, 256])],
+                              initializer=initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    sess = ort.InferenceSession(model.SerializeToString())
+    feeds = {"x": np.ones(1, np.float32)}
+    first = sess.run(None, feeds)[0]
+    first[...] = -1.0
+    np.testing.assert_array_equal(sess.run(None, feeds)[0], weights)
